@@ -1,0 +1,1 @@
+"""Game descriptions written by this project; ``ggp.load_game(name)`` finds them."""

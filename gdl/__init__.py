@@ -1,0 +1,15 @@
+"""The Game Description Language: reading, printing and validating GDL and GDL-II.
+
+>>> d = parse("(role x) (<= (legal x go) (true on))")
+>>> to_kif(d.rules[1])
+'(<= (legal x go)\\n    (true on))'
+"""
+from .ast import And, Distinct, Not, Or, Position, Rule, Var
+from .errors import Diagnostic, GdlError
+from .parser import Description, parse, parse_file, parse_term
+from .printer import to_kif
+from .validate import check, expand, validate
+
+__all__ = ["And", "Distinct", "Not", "Or", "Position", "Rule", "Var", "Diagnostic",
+           "GdlError", "Description", "parse", "parse_file", "parse_term", "to_kif",
+           "check", "expand", "validate"]

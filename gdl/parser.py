@@ -1,0 +1,346 @@
+"""Reading GDL text (KIF s-expressions, or Stanford's infix dialect) into rules.
+
+Lark reads the structure (``grammar.lark``, ``infix.lark``); one transformer per
+dialect turns Lark's tree into :mod:`gdl.ast` rules.  Symbols are
+case-insensitive, as the Dresden manager requires: every spelling of a symbol is
+read as the first spelling met in the description (keywords always lower case),
+so that moves can be answered in the case the rules use.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import lark
+
+from .ast import And, Distinct, Not, Or, Position, Rule, Var
+from .errors import Diagnostic, GdlError
+
+#: GDL's reserved words (compared lower-case).
+KEYWORDS = frozenset({
+    "role", "init", "true", "next", "legal", "does", "goal", "terminal",
+    "base", "input", "sees", "random", "distinct", "not", "or", "and", "<=",
+})
+
+
+@dataclass(frozen=True)
+class Description:
+    """A parsed game description: its rules in file order, where they came
+    from, the parser's warnings, and the spelling of every symbol."""
+
+    rules: tuple
+    path: str = "<string>"
+    warnings: tuple = ()
+    symbols: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __len__(self):
+        return len(self.rules)
+
+
+class SymbolTable:
+    """Case-insensitive interning: the first spelling of a symbol wins."""
+
+    def __init__(self, spellings: dict | None = None):
+        self.spellings = dict(spellings or {})
+
+    def symbol(self, text: str) -> str:
+        key = text.lower()
+        if key in KEYWORDS:
+            return key
+        return self.spellings.setdefault(key, text)
+
+    def variable(self, text: str) -> Var:
+        return Var(self.spellings.setdefault(text.lower(), text))
+
+
+def _grammar(name: str) -> str:
+    return resources.files("gdl").joinpath(name).read_text()
+
+
+_KIF = lark.Lark(_grammar("grammar.lark"), parser="lalr", propagate_positions=True,
+                 maybe_placeholders=False)
+_INFIX = lark.Lark(_grammar("infix.lark"), parser="lalr", propagate_positions=True,
+                   maybe_placeholders=False)
+
+
+# --- KIF --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Atom:
+    """A symbol or variable token with its position (parse-tree level)."""
+
+    text: str
+    is_var: bool
+    pos: Position
+
+
+@dataclass(frozen=True)
+class _List:
+    items: tuple
+    pos: Position
+
+
+class _KifReader(lark.Transformer):
+    """The one step from Lark's tree to rules, for KIF text."""
+
+    def __init__(self, path: str, symbols: SymbolTable):
+        super().__init__()
+        self.path = path
+        self.symbols = symbols
+        self.warnings: list[Diagnostic] = []
+
+    def _pos(self, line, column) -> Position:
+        return Position(self.path, line, column)
+
+    # Lark callbacks: tokens and lists become _Atom / _List ...
+    def SYMBOL(self, tok):
+        return _Atom(str(tok), False, self._pos(tok.line, tok.column))
+
+    def VARIABLE(self, tok):
+        return _Atom(str(tok), True, self._pos(tok.line, tok.column))
+
+    def list(self, children):
+        lpar = children[0]
+        return _List(tuple(children[1:-1]), self._pos(lpar.line, lpar.column))
+
+    # ... and each top-level s-expression is read as a rule.
+    def start(self, children):
+        return [self.statement(x) for x in children]
+
+    # --- meaning -------------------------------------------------------------
+    def error(self, x, kind: str, message: str):
+        raise GdlError([Diagnostic(x.pos, kind, message)])
+
+    def keyword(self, x) -> str | None:
+        """The lower-case head symbol of a list (or the symbol itself)."""
+        if isinstance(x, _List):
+            x = x.items[0] if x.items else None
+        if isinstance(x, _Atom) and not x.is_var:
+            return x.text.lower()
+        return None
+
+    def statement(self, x):
+        if isinstance(x, _List) and self.keyword(x) == "<=":
+            if len(x.items) < 2:
+                self.error(x, "syntax", "rule '(<= ...)' has no head")
+            if len(x.items) == 2:
+                self.warnings.append(Diagnostic(
+                    x.pos, "style", "rule '(<= head)' has an empty body; read as a fact",
+                    "warning"))
+            body = x.items[2:]
+            return Rule(self.atom(x.items[1], "rule head"),
+                        tuple(self.literal(b) for b in body), x.pos,
+                        tuple(b.pos for b in body))
+        return Rule(self.atom(x, "fact"), (), x.pos, ())
+
+    def atom(self, x, where: str):
+        if isinstance(x, _Atom):
+            if x.is_var:
+                self.error(x, "syntax", f"a variable ({x.text}) cannot stand as a {where}")
+            return self.symbols.symbol(x.text)
+        if not x.items:
+            self.error(x, "syntax", f"empty list '()' cannot stand as a {where}")
+        head = x.items[0]
+        if not isinstance(head, _Atom) or head.is_var:
+            self.error(x, "syntax",
+                       f"a {where} must start with a relation name, not "
+                       f"{'a variable' if isinstance(head, _Atom) else 'a list'}")
+        name = self.symbols.symbol(head.text)
+        if name in ("<=", "not", "or", "and", "distinct"):
+            self.error(x, "syntax", f"'{name}' cannot stand as a {where}")
+        if len(x.items) == 1:
+            self.warnings.append(Diagnostic(
+                x.pos, "style", f"'({head.text})' has no arguments; read as '{head.text}'",
+                "warning"))
+            return name
+        return (name,) + tuple(self.term(a) for a in x.items[1:])
+
+    def literal(self, x):
+        kw = self.keyword(x) if isinstance(x, _List) else None
+        if kw == "not":
+            if len(x.items) != 2:
+                self.error(x, "syntax",
+                           f"'not' takes exactly one literal, got {len(x.items) - 1}")
+            return Not(self.literal(x.items[1]), x.pos)
+        if kw in ("or", "and"):
+            kind = Or if kw == "or" else And
+            return kind(tuple(self.literal(a) for a in x.items[1:]), x.pos)
+        if kw == "distinct":
+            if len(x.items) != 3:
+                self.error(x, "arity",
+                           f"'distinct' takes exactly two terms, got {len(x.items) - 1}")
+            return Distinct(self.term(x.items[1]), self.term(x.items[2]), x.pos)
+        return self.atom(x, "literal")
+
+    def term(self, x):
+        if isinstance(x, _Atom):
+            if x.is_var:
+                return self.symbols.variable(x.text)
+            return self.symbols.symbol(x.text)
+        return self.atom(x, "function term")
+
+
+# --- infix ------------------------------------------------------------------
+
+class _InfixReader(lark.Transformer):
+    """The one step from Lark's tree to rules, for Stanford's infix text."""
+
+    def __init__(self, path: str, symbols: SymbolTable):
+        super().__init__()
+        self.path = path
+        self.symbols = symbols
+        self.warnings: list[Diagnostic] = []
+
+    def _pos(self, meta) -> Position:
+        return Position(self.path, meta.line, meta.column)
+
+    def var(self, children):
+        return self.symbols.variable("?" + str(children[0]))
+
+    def const(self, children):
+        return self.symbols.symbol(str(children[0]))
+
+    def compound(self, children):
+        name = self.symbols.symbol(str(children[0]))
+        args = tuple(c for c in children[1:] if c is not None)
+        return (name,) + args if args else name
+
+    @lark.v_args(meta=True)
+    def negation(self, meta, children):
+        return Not(children[0], self._pos(meta))
+
+    @lark.v_args(meta=True)
+    def disjunction(self, meta, children):
+        return Or(tuple(children), self._pos(meta))
+
+    @lark.v_args(meta=True)
+    def fact(self, meta, children):
+        return Rule(self._literal(children[0], meta), (), self._pos(meta), ())
+
+    @lark.v_args(meta=True)
+    def rule(self, meta, children):
+        head, *body = children
+        pos = self._pos(meta)
+        return Rule(head, tuple(self._literal(b, meta) for b in body), pos,
+                    tuple(getattr(b, "pos", pos) for b in body))
+
+    def _literal(self, x, meta):
+        """``distinct(a, b)`` and ``not(x)`` written as calls."""
+        if isinstance(x, tuple) and x[0] == "distinct" and len(x) == 3:
+            return Distinct(x[1], x[2], self._pos(meta))
+        if isinstance(x, tuple) and x[0] == "not" and len(x) == 2:
+            return Not(x[1], self._pos(meta))
+        return x
+
+    def start(self, children):
+        return list(children)
+
+
+# --- entry points -----------------------------------------------------------
+
+def _unclosed_paren(text: str):
+    """(line, column) of the outermost '(' still open at the end, skipping comments."""
+    stack = []
+    line, col = 1, 1
+    in_comment = False
+    for ch in text:
+        if in_comment:
+            in_comment = ch != "\n"
+        elif ch == ";":
+            in_comment = True
+        elif ch == "(":
+            stack.append((line, col))
+        elif ch == ")" and stack:
+            stack.pop()
+        if ch == "\n":
+            line, col = line + 1, 1
+        else:
+            col += 1
+    return stack[0] if stack else None
+
+
+def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> GdlError:
+    """One actionable line for whatever Lark could not read."""
+    if isinstance(exc, lark.UnexpectedEOF) or (
+            isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END"):
+        opened = None if infix else _unclosed_paren(text)
+        if opened:
+            return GdlError([Diagnostic(Position(path, *opened), "syntax",
+                                        "'(' opened here is never closed")])
+        line = text.count("\n") + 1
+        return GdlError([Diagnostic(Position(path, line, 1), "syntax",
+                                    "unexpected end of text")])
+    line = getattr(exc, "line", 0) or 0
+    col = getattr(exc, "column", 0) or 0
+    if isinstance(exc, lark.UnexpectedToken):
+        tok = str(exc.token)
+        if not infix and tok == ")":
+            msg = "')' closes nothing: there is no '(' open here"
+        else:
+            msg = f"unexpected '{tok}'"
+    elif isinstance(exc, lark.UnexpectedCharacters):
+        msg = f"unexpected character {text[exc.pos_in_stream]!r}"
+    else:
+        msg = str(exc).splitlines()[0]
+    return GdlError([Diagnostic(Position(path, line, col), "syntax", msg)])
+
+
+_INFIX_HINT = re.compile(r":-|^\s*[a-z][A-Za-z0-9_]*\s*\(", re.MULTILINE)
+
+
+def is_infix(text: str) -> bool:
+    """True when the text is in Stanford's infix dialect rather than KIF."""
+    stripped = re.sub(r"(;|%)[^\n]*", "", text)
+    return bool(_INFIX_HINT.search(stripped)) and not stripped.lstrip().startswith("(")
+
+
+def parse(text: str, path: str = "<string>", symbols: dict | None = None) -> Description:
+    """Read a game description (KIF, or infix when it looks like infix).
+
+    Raises :class:`GdlError` naming ``path``, line and column when the text
+    cannot be read.  ``symbols`` seeds the case-insensitive spelling table.
+    """
+    table = SymbolTable(symbols)
+    infix = is_infix(text)
+    grammar, reader = (_INFIX, _InfixReader) if infix else (_KIF, _KifReader)
+    try:
+        tree = grammar.parse(text)
+    except lark.LarkError as exc:
+        raise _syntax_error(exc, text, path, infix) from None
+    r = reader(path, table)
+    try:
+        rules = r.transform(tree)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, GdlError):
+            raise exc.orig_exc from None
+        raise
+    return Description(tuple(rules), path, tuple(r.warnings), table.spellings)
+
+
+def parse_file(path) -> Description:
+    """Read a description from a file; errors name the file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise GdlError([Diagnostic(Position(str(p), 0, 0), "io",
+                                   f"cannot read file: {exc.strerror}")]) from None
+    return parse(text, str(p))
+
+
+def parse_term(text: str, symbols: dict | None = None):
+    """Read one ground or non-ground term, e.g. a move ``(mark 1 1)``.
+
+    With ``symbols`` (a description's spelling table) the term is spelled as
+    the rules spell it, whatever case the text uses.
+    """
+    desc = parse(f"(__term__ {text})", "<term>", symbols)
+    if len(desc.rules) != 1 or desc.rules[0].body or len(desc.rules[0].head) != 2:
+        raise GdlError([Diagnostic(Position("<term>", 1, 1), "syntax",
+                                   f"not a single term: {text!r}")])
+    return desc.rules[0].head[1]

@@ -1,0 +1,288 @@
+"""Static validation of GDL and GDL-II descriptions.
+
+The restrictions are those of the GDL specification (Love, Hinrichs, Haley,
+Schkufza, Genesereth: "General Game Playing: Game Description Language
+Specification", Stanford, 2008, section 3 and its definitions of safety,
+stratification and the recursion restriction) and of GDL-II (Thielscher 2010,
+``sees`` and ``random``).  What only play can show (termination, playability,
+one goal per role) is checked by ``ggp check``.
+
+Every finding is a :class:`~gdl.errors.Diagnostic` naming file, line, column,
+the rule broken, and what is wrong.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .ast import (And, Distinct, Not, Or, Position, Rule, Var, args_of, arity_of, is_ground,
+                  name_of, variables)
+from .errors import Diagnostic, GdlError
+from .printer import to_kif as _show
+
+#: Arities fixed by GDL and GDL-II.
+KEYWORD_ARITY = {"role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2,
+                 "goal": 2, "terminal": 0, "base": 1, "input": 2, "sees": 2}
+_NEVER_IN_BODIES = ("init", "base", "input", "sees")
+_NEVER_IN_HEADS = ("true", "does", "distinct", "not", "or", "and")
+_NEVER_TURN_DEPENDENT = ("init", "base", "input", "role")
+_NEVER_ACTION_DEPENDENT = ("legal", "goal", "terminal")
+
+
+def expand(rule: Rule) -> list[tuple[tuple, tuple]]:
+    """The rule's body as a disjunction of conjunctions (``or``/``and`` expanded).
+
+    Returns ``[(literals, positions), ...]``, one pair per conjunctive body.
+    """
+    bodies = [((), ())]
+    for i, lit in enumerate(rule.body):
+        pos = rule.position_of(i)
+        alternatives = _expand_literal(lit, pos)
+        bodies = [(lits + a_lits, poss + a_poss)
+                  for lits, poss in bodies for a_lits, a_poss in alternatives]
+    return bodies
+
+
+def _expand_literal(lit, pos):
+    if isinstance(lit, Or):
+        return [alt for x in lit.literals for alt in _expand_literal(x, x_pos(x, lit.pos))]
+    if isinstance(lit, And):
+        out = [((), ())]
+        for x in lit.literals:
+            out = [(a + b, pa + pb) for a, pa in out
+                   for b, pb in _expand_literal(x, x_pos(x, lit.pos))]
+        return out
+    return [((lit,), (pos,))]
+
+
+def x_pos(lit, default):
+    """Position of a literal: its own for connectives, ``default`` for atoms."""
+    return getattr(lit, "pos", default)
+
+
+class _Validator:
+    def __init__(self, description):
+        self.rules = list(description)
+        self.path = getattr(description, "path", "<string>")
+        self.found: list[Diagnostic] = list(getattr(description, "warnings", ()))
+
+    def error(self, pos, kind, message):
+        self.found.append(Diagnostic(pos, kind, message))
+
+    def warn(self, pos, kind, message):
+        self.found.append(Diagnostic(pos, kind, message, "warning"))
+
+    # --- the checks, in the order a reader fixes them -----------------------
+    def run(self) -> list[Diagnostic]:
+        self.clauses = [(r, lits, poss) for r in self.rules for lits, poss in expand(r)]
+        self.check_literals()
+        self.check_arities()
+        self.check_keyword_placement()
+        self.check_safety()
+        graph, negative = self.dependency_graph()
+        names = set(graph) | {d for deps in graph.values() for d in deps}
+        self.reach = {n: _reachable(graph, n) for n in names}
+        self.check_stratification(graph, negative)
+        self.check_keyword_dependencies(graph)
+        self.check_recursion(graph)
+        self.check_roles_and_goals()
+        return self.found
+
+    def check_literals(self):
+        for rule, lits, poss in self.clauses:
+            for lit, pos in zip(lits, poss):
+                if isinstance(lit, Not) and not isinstance(lit.literal, (str, tuple)):
+                    what = type(lit.literal).__name__.lower()
+                    self.error(pos, "negation",
+                               f"'not' must apply directly to a sentence, not to '{what}'")
+
+    def atoms(self):
+        """Every (atom, position, where) of the description: heads and body sentences."""
+        for rule, lits, poss in self.clauses:
+            yield rule.head, rule.pos, "head"
+            for lit, pos in zip(lits, poss):
+                if isinstance(lit, Not):
+                    lit = lit.literal
+                if isinstance(lit, (str, tuple)):
+                    yield lit, pos, "body"
+
+    def check_arities(self):
+        sentence = {}
+        function = {}
+        for atom, pos, _ in self.atoms():
+            name, n = name_of(atom), arity_of(atom)
+            fixed = KEYWORD_ARITY.get(name)
+            if fixed is not None and n != fixed:
+                self.error(pos, "arity", f"'{name}' takes {fixed} argument"
+                           f"{'s' if fixed != 1 else ''}, got {n}: {_show(atom)}")
+            elif name in sentence and sentence[name][0] != n:
+                self.warn(pos, "arity", f"relation '{name}' used with {n} arguments here "
+                          f"but {sentence[name][0]} at {sentence[name][1]}")
+            sentence.setdefault(name, (n, pos))
+            for f in _functions(args_of(atom)):
+                fname, fn = f[0], len(f) - 1
+                if fname in function and function[fname][0] != fn:
+                    self.warn(pos, "arity", f"function '{fname}' used with {fn} arguments "
+                              f"here but {function[fname][0]} at {function[fname][1]}")
+                function.setdefault(fname, (fn, pos))
+        for name in sentence.keys() & function.keys():
+            if name not in KEYWORD_ARITY:
+                self.warn(function[name][1], "arity", f"'{name}' is used both as a relation "
+                          f"and as a function; is 'true' missing around it?")
+        self.sentence_names = set(sentence)
+
+    def check_keyword_placement(self):
+        for atom, pos, where in self.atoms():
+            name = name_of(atom)
+            if where == "head" and name in _NEVER_IN_HEADS:
+                self.error(pos, "keyword", f"'{name}' may only appear in rule bodies")
+            if where == "body" and name in _NEVER_IN_BODIES:
+                self.error(pos, "keyword", f"'{name}' may only appear in rule heads")
+        for rule in self.rules:
+            if name_of(rule.head) == "role" and (rule.body or not is_ground(rule.head)):
+                self.error(rule.pos, "keyword",
+                           "roles must be ground facts '(role name)', not rules")
+
+    def check_safety(self):
+        for rule, lits, poss in self.clauses:
+            bound = {v for lit in lits if isinstance(lit, (str, tuple)) for v in variables(lit)}
+            for v in variables(rule.head):
+                if v not in bound:
+                    self.error(rule.pos, "safety",
+                               f"unsafe rule: variable {v} in the head "
+                               f"{_show(rule.head)} occurs in no positive body literal")
+                    break
+            for lit, pos in zip(lits, poss):
+                if isinstance(lit, (Not, Distinct)):
+                    free = [v for v in variables(lit) if v not in bound]
+                    if free:
+                        self.error(pos, "safety",
+                                   f"unsafe rule: variable {free[0]} in {_show(lit)} "
+                                   f"occurs in no positive body literal")
+
+    def dependency_graph(self):
+        graph = defaultdict(set)        # head relation -> relations it depends on
+        negative = defaultdict(dict)    # head -> {relation: position of the negation}
+        for rule, lits, poss in self.clauses:
+            head = name_of(rule.head)
+            graph[head]
+            for lit, pos in zip(lits, poss):
+                if isinstance(lit, Not) and isinstance(lit.literal, (str, tuple)):
+                    graph[head].add(name_of(lit.literal))
+                    negative[head].setdefault(name_of(lit.literal), pos)
+                elif isinstance(lit, (str, tuple)):
+                    graph[head].add(name_of(lit))
+        return graph, negative
+
+    def check_stratification(self, graph, negative):
+        for head, negs in negative.items():
+            for dep, pos in negs.items():
+                if head in self.reach[dep]:
+                    self.error(pos, "stratification",
+                               f"negation is not stratified: '{head}' depends on "
+                               f"(not {dep}) and '{dep}' depends on '{head}'")
+
+    def check_keyword_dependencies(self, graph):
+        for name in _NEVER_TURN_DEPENDENT:
+            bad = self.reach.get(name, set()) & {"true", "does"}
+            if bad:
+                self.error(self._defined_at(name), "keyword",
+                           f"'{name}' must not depend on '{sorted(bad)[0]}'")
+        for name in _NEVER_ACTION_DEPENDENT:
+            if "does" in self.reach.get(name, ()):
+                self.error(self._defined_at(name), "keyword",
+                           f"'{name}' must not depend on 'does'")
+        # Dresden's GDL-II games read (next x) in the bodies of `sees` rules:
+        # the facts of the state being made.  Only percepts may do that.
+        for name in self.reach:
+            if "next" in self.reach[name] and name != "sees" and (
+                    name in KEYWORD_ARITY or self.reach_from_keywords(name)):
+                self.error(self._defined_at(name), "keyword",
+                           f"'{name}' must not depend on 'next' (only 'sees' may)")
+
+    def reach_from_keywords(self, name) -> bool:
+        """True when a keyword other than ``sees`` depends on relation ``name``."""
+        return any(name in self.reach.get(k, ()) for k in KEYWORD_ARITY if k != "sees")
+
+    def _defined_at(self, name):
+        return next(r.pos for r in self.rules if name_of(r.head) == name)
+
+    def check_recursion(self, graph):
+        for rule, lits, poss in self.clauses:
+            head = name_of(rule.head)
+            positive = [(lit, pos) for lit, pos in zip(lits, poss) if isinstance(lit, (str, tuple))]
+            cyclic = [(lit, pos) for lit, pos in positive
+                      if head in self.reach[name_of(lit)]]
+            if not cyclic:
+                continue
+            allowed = set(args_of(rule.head))
+            for lit, _ in positive:
+                if head not in self.reach[name_of(lit)]:
+                    allowed.update(args_of(lit))
+            for lit, pos in cyclic:
+                for arg in args_of(lit):
+                    if not is_ground(arg) and arg not in allowed:
+                        self.error(pos, "recursion",
+                                   f"recursion restriction: argument {_show(arg)} of the "
+                                   f"recursive literal {_show(lit)} is not ground, not an "
+                                   f"argument of the head, and not bound by a "
+                                   f"non-recursive positive literal")
+
+    def check_roles_and_goals(self):
+        first = self.rules[0].pos if self.rules else Position(self.path, 1, 1)
+        roles = [r.head[1] for r in self.rules
+                 if name_of(r.head) == "role" and arity_of(r.head) == 1 and not r.body]
+        if not roles:
+            self.error(first, "roles", "no '(role ...)' fact: a game needs at least one role")
+        for role in {r for r in roles if roles.count(r) > 1}:
+            self.error(first, "roles", f"role '{role}' is declared more than once")
+        if "terminal" not in self.sentence_names or not any(
+                name_of(r.head) == "terminal" for r in self.rules):
+            self.error(first, "terminal", "no rule or fact defines 'terminal'")
+        for keyword, what in (("legal", "legal move"), ("goal", "goal value")):
+            heads = [r.head for r in self.rules if name_of(r.head) == keyword
+                     and arity_of(r.head) == 2]
+            for role in roles:
+                if role == "random" and keyword == "goal":
+                    continue
+                if not any(isinstance(h[1], Var) or h[1] == role for h in heads):
+                    self.error(first, keyword, f"role '{role}' has no {what}: "
+                               f"no '{keyword}' rule or fact names it")
+        for r in self.rules:
+            if name_of(r.head) == "goal" and arity_of(r.head) == 2:
+                value = r.head[2]
+                if isinstance(value, str) and not isinstance(value, Var) and not (
+                        value.isdigit() and 0 <= int(value) <= 100):
+                    self.error(r.pos, "goal",
+                               f"goal value must be an integer 0..100, got {_show(value)}")
+
+
+def _functions(args):
+    for a in args:
+        if isinstance(a, tuple):
+            yield a
+            yield from _functions(a[1:])
+
+
+def _reachable(graph, start) -> set:
+    """Every relation ``start`` depends on, directly or not (itself only via a cycle)."""
+    seen, todo = set(), list(graph.get(start, ()))
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(graph.get(x, ()))
+    return seen
+
+
+def validate(description) -> list[Diagnostic]:
+    """All errors and warnings for a parsed description, in a stable order."""
+    return _Validator(description).run()
+
+
+def check(description) -> list[Diagnostic]:
+    """Raise :class:`GdlError` if the description is invalid; else return its warnings."""
+    found = validate(description)
+    errors = [d for d in found if d.severity == "error"]
+    if errors:
+        raise GdlError(errors)
+    return found
