@@ -212,11 +212,11 @@ class _InfixReader(lark.Transformer):
 
     @lark.v_args(meta=True)
     def negation(self, meta, children):
-        return Not(children[0], self._pos(meta))
+        return Not(self._literal(children[0], meta), self._pos(meta))
 
     @lark.v_args(meta=True)
     def disjunction(self, meta, children):
-        return Or(tuple(children), self._pos(meta))
+        return Or(tuple(self._literal(c, meta) for c in children), self._pos(meta))
 
     @lark.v_args(meta=True)
     def fact(self, meta, children):
@@ -234,7 +234,7 @@ class _InfixReader(lark.Transformer):
         if isinstance(x, tuple) and x[0] == "distinct" and len(x) == 3:
             return Distinct(x[1], x[2], self._pos(meta))
         if isinstance(x, tuple) and x[0] == "not" and len(x) == 2:
-            return Not(x[1], self._pos(meta))
+            return Not(self._literal(x[1], meta), self._pos(meta))
         return x
 
     def start(self, children):
@@ -290,7 +290,7 @@ def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> Gdl
     return GdlError([Diagnostic(Position(path, line, col), "syntax", msg)])
 
 
-_INFIX_HINT = re.compile(r":-|^\s*[a-z][A-Za-z0-9_]*\s*\(", re.MULTILINE)
+_INFIX_HINT = re.compile(r":-|^\s*[a-z][A-Za-z0-9_]*[ \t]*\(", re.MULTILINE)
 
 
 def is_infix(text: str) -> bool:

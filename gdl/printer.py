@@ -36,6 +36,8 @@ def to_kif(obj) -> str:
         return rule_to_kif(obj)
     if isinstance(obj, (Not, Or, And, Distinct)):
         return literal_to_kif(obj)
+    if isinstance(obj, tuple) and (not obj or isinstance(obj[0], Rule)):
+        obj = list(obj)     # a description's rules (``desc.rules``), not a term
     if isinstance(obj, (str, tuple)):
         return term_to_kif(obj)
     return "\n".join(rule_to_kif(r) for r in obj) + "\n"

@@ -185,25 +185,33 @@ class _Validator:
         for name in _NEVER_TURN_DEPENDENT:
             bad = self.reach.get(name, set()) & {"true", "does"}
             if bad:
-                self.error(self._defined_at(name), "keyword",
+                self.error(self._defined_at(name, sorted(bad)[0]), "keyword",
                            f"'{name}' must not depend on '{sorted(bad)[0]}'")
         for name in _NEVER_ACTION_DEPENDENT:
             if "does" in self.reach.get(name, ()):
-                self.error(self._defined_at(name), "keyword",
+                self.error(self._defined_at(name, "does"), "keyword",
                            f"'{name}' must not depend on 'does'")
         # Dresden's GDL-II games read (next x) in the bodies of `sees` rules:
         # the facts of the state being made.  Only percepts may do that.
         for name in self.reach:
             if "next" in self.reach[name] and name != "sees" and (
                     name in KEYWORD_ARITY or self.reach_from_keywords(name)):
-                self.error(self._defined_at(name), "keyword",
+                self.error(self._defined_at(name, "next"), "keyword",
                            f"'{name}' must not depend on 'next' (only 'sees' may)")
 
     def reach_from_keywords(self, name) -> bool:
         """True when a keyword other than ``sees`` depends on relation ``name``."""
         return any(name in self.reach.get(k, ()) for k in KEYWORD_ARITY if k != "sees")
 
-    def _defined_at(self, name):
+    def _defined_at(self, name, bad):
+        """The first rule for ``name`` whose body leads to ``bad`` (else its first rule)."""
+        for rule, lits, _ in self.clauses:
+            if name_of(rule.head) == name:
+                for lit in lits:
+                    lit = lit.literal if isinstance(lit, Not) else lit
+                    if isinstance(lit, (str, tuple)) and (
+                            name_of(lit) == bad or bad in self.reach.get(name_of(lit), ())):
+                        return rule.pos
         return next(r.pos for r in self.rules if name_of(r.head) == name)
 
     def check_recursion(self, graph):
@@ -229,12 +237,17 @@ class _Validator:
 
     def check_roles_and_goals(self):
         first = self.rules[0].pos if self.rules else Position(self.path, 1, 1)
-        roles = [r.head[1] for r in self.rules
-                 if name_of(r.head) == "role" and arity_of(r.head) == 1 and not r.body]
+        declared = {}   # role -> position of its first declaration, in file order
+        repeated = set()
+        for r in self.rules:
+            if name_of(r.head) == "role" and arity_of(r.head) == 1 and not r.body:
+                if r.head[1] in declared and r.head[1] not in repeated:
+                    repeated.add(r.head[1])
+                    self.error(r.pos, "roles", f"role '{r.head[1]}' is declared more than once")
+                declared.setdefault(r.head[1], r.pos)
+        roles = list(declared)
         if not roles:
             self.error(first, "roles", "no '(role ...)' fact: a game needs at least one role")
-        for role in {r for r in roles if roles.count(r) > 1}:
-            self.error(first, "roles", f"role '{role}' is declared more than once")
         if "terminal" not in self.sentence_names or not any(
                 name_of(r.head) == "terminal" for r in self.rules):
             self.error(first, "terminal", "no rule or fact defines 'terminal'")
@@ -245,7 +258,7 @@ class _Validator:
                 if role == "random" and keyword == "goal":
                     continue
                 if not any(isinstance(h[1], Var) or h[1] == role for h in heads):
-                    self.error(first, keyword, f"role '{role}' has no {what}: "
+                    self.error(declared[role], keyword, f"role '{role}' has no {what}: "
                                f"no '{keyword}' rule or fact names it")
         for r in self.rules:
             if name_of(r.head) == "goal" and arity_of(r.head) == 2:
