@@ -1,0 +1,306 @@
+"""The reader and the printer: round trips, case, comments, dialects, odd corners."""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gdl
+from gdl import And, Distinct, Not, Or, Rule, Var
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SHARED = Path(os.environ.get("GGP_SHARED_GAMES", REPO.parent / "shared" / "games"))
+
+
+# --- random rules -------------------------------------------------------------
+
+CONNECTIVES = {"<=", "not", "or", "and", "distinct"}
+# Lower-case names only: symbols are case-insensitive, so 'Ab' and 'ab' would be
+# one symbol and a generated pair of them could not survive a round trip.
+# GDL keywords are fine as relation and function names (e.g. percepts
+# (sees ?r (does ?p ?m))); connectives are not.
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+names = st.one_of(
+    st.builds(str.__add__, st.sampled_from(LOWER), st.text(LOWER + "0123456789_-", max_size=6)),
+    st.sampled_from(["role", "true", "does", "next", "legal", "goal", "init", "sees",
+                     "terminal", "random", "+", "a.b", "x*y", "<", ">=", "1st", "c3po"]),
+).filter(lambda s: s not in CONNECTIVES)
+numbers = st.integers(min_value=-5, max_value=1000).map(str)
+constants = st.one_of(names, numbers, st.sampled_from(sorted(CONNECTIVES)))
+variables = st.builds(lambda a, b: Var("?" + a + b), st.sampled_from(LOWER),
+                      st.text(LOWER + "0123456789_", max_size=4))
+
+terms = st.recursive(
+    st.one_of(constants, variables),
+    lambda inner: st.builds(lambda f, args: (f,) + tuple(args), names,
+                            st.lists(inner, min_size=1, max_size=3)),
+    max_leaves=8,
+)
+atoms = st.one_of(
+    names,
+    st.builds(lambda f, args: (f,) + tuple(args), names, st.lists(terms, min_size=1, max_size=3)),
+)
+literals = st.recursive(
+    st.one_of(atoms, st.builds(Distinct, terms, terms)),
+    lambda inner: st.one_of(
+        st.builds(Not, inner),
+        st.builds(lambda xs: Or(tuple(xs)), st.lists(inner, min_size=1, max_size=3)),
+        st.builds(lambda xs: And(tuple(xs)), st.lists(inner, min_size=1, max_size=3)),
+    ),
+    max_leaves=6,
+)
+rules = st.builds(lambda head, body: Rule(head, tuple(body)), atoms,
+                  st.lists(literals, min_size=0, max_size=4))
+
+# Generating nested rules is what costs time: keep the whole module to a few seconds.
+def fast(n):
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@fast(60)
+@given(st.lists(rules, min_size=0, max_size=5))
+def test_round_trip_random_rules(rs):
+    text = gdl.to_kif(rs)
+    assert gdl.parse(text).rules == tuple(rs)
+    # A description's own tuple of rules prints the same way.
+    assert gdl.to_kif(tuple(rs)) == text
+
+
+@fast(120)
+@given(rules)
+def test_round_trip_one_rule(rule):
+    (back,) = gdl.parse(gdl.to_kif(rule)).rules
+    assert back == rule
+    assert type(back.head) is type(rule.head)
+
+
+@fast(200)
+@given(terms)
+def test_round_trip_terms(t):
+    back = gdl.parse_term(gdl.to_kif(t))
+    assert back == t
+    assert isinstance(back, Var) == isinstance(t, Var)
+
+
+@fast(120)
+@given(literals)
+def test_round_trip_literals(lit):
+    (rule,) = gdl.parse(f"(<= p {gdl.to_kif(lit)})").rules
+    assert rule.body == (lit,)
+
+
+@fast(40)
+@given(st.lists(rules, min_size=0, max_size=5))
+def test_validator_accepts_anything_the_parser_reads(rs):
+    """validate() never crashes; its findings are one-line diagnostics naming the file."""
+    found = gdl.validate(gdl.parse(gdl.to_kif(rs), "fuzz.kif"))
+    for d in found:
+        assert isinstance(d, gdl.Diagnostic) and d.severity in ("error", "warning")
+        assert "\n" not in str(d) and str(d).startswith("fuzz.kif:")
+
+
+# --- round trips of real files ------------------------------------------------------
+
+def kif_files():
+    out = sorted((REPO / "games_gdl").glob("*.kif"))
+    if SHARED.is_dir():
+        out += sorted(SHARED.glob("*/*.kif"))
+    return out
+
+
+@lru_cache(maxsize=None)
+def parsed(path: Path):
+    return gdl.parse_file(path)
+
+
+@pytest.mark.parametrize("path", kif_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_round_trip_game_files(path):
+    desc = parsed(path)
+    text = gdl.to_kif(desc)
+    assert gdl.to_kif(desc.rules) == text       # the rules tuple prints as the description
+    again = gdl.parse(text, str(path))
+    assert again.rules == desc.rules
+    # Printing is stable, and the spelling of every symbol survives.
+    assert gdl.to_kif(again) == text
+    assert again.symbols == desc.symbols
+
+
+# --- case ----------------------------------------------------------------------------
+
+def test_symbols_are_case_insensitive_first_spelling_wins():
+    d = gdl.parse("(ROLE X) (role x) (Role xPlayer) (init (Cell 1 1 B)) (init (CELL 1 2 b))")
+    assert [r.head for r in d.rules] == [
+        ("role", "X"), ("role", "X"), ("role", "xPlayer"),
+        ("init", ("Cell", "1", "1", "B")), ("init", ("Cell", "1", "2", "B"))]
+    assert d.symbols["x"] == "X" and d.symbols["cell"] == "Cell"
+
+
+def test_keywords_are_lower_case_whatever_the_spelling():
+    upper = gdl.parse("(<= (LEGAL ?P NOOP) (ROLE ?P) (TRUE (CONTROL ?P)) (NOT TERMINAL) "
+                      "(DISTINCT ?P RANDOM) (OR (DOES ?P X) (AND (INIT Y) (NEXT Z))))")
+    lower = gdl.parse("(<= (legal ?P NOOP) (role ?P) (true (CONTROL ?P)) (not terminal) "
+                      "(distinct ?P random) (or (does ?P X) (and (init Y) (next Z))))")
+    assert upper.rules == lower.rules
+    rule = upper.rules[0]
+    assert rule.head[0] == "legal"
+    assert isinstance(rule.body[2], Not) and rule.body[2].literal == "terminal"
+    assert isinstance(rule.body[3], Distinct) and rule.body[3].right == "random"
+    assert isinstance(rule.body[4], Or) and isinstance(rule.body[4].literals[1], And)
+
+
+def test_variables_are_case_insensitive_first_spelling_wins():
+    (rule,) = gdl.parse("(<= (p ?X) (q ?x ?X))").rules
+    assert rule == Rule(("p", Var("?X")), (("q", Var("?X"), Var("?X")),))
+    assert all(isinstance(v, Var) for v in rule.body[0][1:])
+
+
+def test_parse_term_spells_as_the_rules_do():
+    d = gdl.parse("(role xPlayer) (init (cell 1 1 b)) (<= (legal xPlayer (Mark ?x ?y)) "
+                  "(true (cell ?x ?y b)))")
+    assert gdl.parse_term("(MARK 1 1)", d.symbols) == ("Mark", "1", "1")
+    assert gdl.parse_term("XPLAYER", d.symbols) == "xPlayer"
+    assert gdl.parse_term("(cell 1 1 B)", d.symbols) == ("cell", "1", "1", "b")
+    assert gdl.parse_term("(DOES XPLAYER NOOP)", d.symbols) == ("does", "xPlayer", "NOOP")
+    # Without a table the text's own spelling is kept; the table is not changed.
+    assert gdl.parse_term("(MARK 1 1)") == ("MARK", "1", "1")
+    assert "noop" not in d.symbols
+    assert gdl.parse_term("?X") == Var("?X")
+    with pytest.raises(gdl.GdlError):
+        gdl.parse_term("a b")
+    with pytest.raises(gdl.GdlError):
+        gdl.parse_term("")
+
+
+# --- comments, numbers, odd corners -------------------------------------------------
+
+def test_comments_are_ignored():
+    text = ("; a header ( with a paren\n"
+            ";; another\n"
+            "(role robot) ; trailing (comment\n"
+            "(<= (legal robot go) ; inside a rule )\n"
+            "    (true (on a)))\n"
+            "; last line without a newline")
+    d = gdl.parse(text)
+    assert d.rules == (Rule(("role", "robot")),
+                       Rule(("legal", "robot", "go"), (("true", ("on", "a")),)))
+    assert d.rules[1].pos.line == 4 and d.rules[1].literal_pos[0].line == 5
+    assert gdl.parse("; nothing but a comment").rules == ()
+    assert gdl.parse("").rules == ()
+
+
+def test_numbers_are_constants():
+    (rule,) = gdl.parse("(<= (goal ?r 100) (role ?r) (score ?r 007) (succ -1 0))").rules
+    assert rule.head == ("goal", Var("?r"), "100")
+    assert not isinstance(rule.head[2], Var) and type(rule.head[2]) is str
+    assert rule.body[1] == ("score", Var("?r"), "007")
+    assert rule.body[2] == ("succ", "-1", "0")
+
+
+def test_zero_arity_parenthesised_relation_reads_as_constant_with_warning():
+    d = gdl.parse("(role r)\n(<= terminal (p) (true (on (b))))\n(p)", "z.kif")
+    assert d.rules[1].body == ("p", ("true", ("on", "b")))
+    assert d.rules[2].head == "p"
+    assert len(d.warnings) == 3
+    for w in d.warnings:
+        assert w.severity == "warning" and w.kind == "style"
+        assert "has no arguments" in w.message
+    assert [(w.pos.line, w.pos.column) for w in d.warnings] == [(2, 14), (2, 28), (3, 1)]
+    # The warnings reach the validator's report.
+    assert set(d.warnings) <= set(gdl.validate(d))
+
+
+def test_keywords_as_function_symbols_inside_percepts():
+    (rule,) = gdl.parse("(<= (sees ?r (does ?p ?m)) (role ?r) (does ?p ?m))").rules
+    assert rule.head == ("sees", Var("?r"), ("does", Var("?p"), Var("?m")))
+    assert rule.body == (("role", Var("?r")), ("does", Var("?p"), Var("?m")))
+    upper = gdl.parse("(<= (SEES ?R (DOES ?P ?M)) (ROLE ?R) (DOES ?P ?M))").rules[0]
+    assert upper.head[0] == "sees" and upper.head[2][0] == "does"
+    game = gdl.parse("""
+        (role robot) (role random)
+        (init (on a))
+        (<= (legal ?r go) (role ?r) (true (on a)))
+        (<= (next (on b)) (does robot go))
+        (<= (sees ?r (does ?p ?m)) (role ?r) (does ?p ?m))
+        (<= (sees ?r (did ?p ?m)) (role ?r) (does ?p ?m))
+        (<= terminal (true (on b)))
+        (goal robot 100)
+    """)
+    assert [d for d in gdl.validate(game) if d.severity == "error"] == []
+
+
+def test_connectives_print_and_read_back():
+    text = ("(<= (p ?x) (q ?x) (not (r ?x)) (distinct ?x a) "
+            "(or (s ?x) (and (t ?x) (not u))))")
+    (rule,) = gdl.parse(text).rules
+    assert rule.body == (("q", Var("?x")), Not(("r", Var("?x"))), Distinct(Var("?x"), "a"),
+                         Or((("s", Var("?x")), And((("t", Var("?x")), Not("u"))))))
+    assert gdl.parse(gdl.to_kif(rule)).rules == (rule,)
+
+
+def test_kif_starting_with_a_constant_fact_is_not_taken_for_infix():
+    # A printed description whose first rule is a 0-arity fact.
+    rules = (Rule("terminal"), Rule(("role", "r")), Rule(("goal", "r", "100")))
+    text = gdl.to_kif(rules)
+    assert text.startswith("terminal\n(role r)")
+    assert gdl.parse(text).rules == rules
+
+
+# --- the infix dialect -------------------------------------------------------------------
+
+def test_infix_rule_reads_as_the_kif_equivalent():
+    infix = gdl.parse("legal(P, mark(X,Y)) :- true(cell(X,Y,b)) & ~p(X)")
+    kif = gdl.parse("(<= (legal ?P (mark ?X ?Y)) (true (cell ?X ?Y b)) (not (p ?X)))")
+    assert infix.rules == kif.rules
+    (rule,) = infix.rules
+    assert rule.head == ("legal", Var("?P"), ("mark", Var("?X"), Var("?Y")))
+    assert rule.body[1] == Not(("p", Var("?X")))
+
+
+def test_infix_description_reads_as_the_kif_equivalent():
+    infix = gdl.parse("""
+        % tic-tac-toe fragment
+        role(xplayer).
+        init(control(xplayer)).
+        legal(W, mark(X, Y)) :- true(cell(X, Y, b)), true(control(W)).
+        next(cell(M, N, x)) :- does(xplayer, mark(M, N)) & distinct(M, 4).
+        open :- (true(cell(X, Y, b)) | ~terminal).
+        done :- ~distinct(X, Y) & index(X) & index(Y).
+        terminal :- ~open.
+        goal(xplayer, 100) :- line(x).
+    """, "t.pl")
+    kif = gdl.parse("""
+        (role xplayer)
+        (init (control xplayer))
+        (<= (legal ?W (mark ?X ?Y)) (true (cell ?X ?Y b)) (true (control ?W)))
+        (<= (next (cell ?M ?N x)) (does xplayer (mark ?M ?N)) (distinct ?M 4))
+        (<= open (or (true (cell ?X ?Y b)) (not terminal)))
+        (<= done (not (distinct ?X ?Y)) (index ?X) (index ?Y))
+        (<= terminal (not open))
+        (<= (goal xplayer 100) (line x))
+    """)
+    assert infix.rules == kif.rules
+    assert [r.pos.line for r in infix.rules] == [3, 4, 5, 6, 7, 8, 9, 10]
+
+
+def test_infix_distinct_inside_negation_and_disjunction_is_distinct():
+    infix = gdl.parse("r(X) :- q(X, Y) & (p(X) | distinct(X, Y)) & not(distinct(X, a))")
+    kif = gdl.parse("(<= (r ?X) (q ?X ?Y) (or (p ?X) (distinct ?X ?Y)) "
+                    "(not (distinct ?X a)))")
+    assert infix.rules == kif.rules
+
+
+def test_infix_keeps_spelling_case_insensitively():
+    d = gdl.parse("role(xPlayer).\nlegal(xplayer, noop) :- true(on).")
+    assert d.rules[1].head == ("legal", "xPlayer", "noop")
+
+
+def test_infix_errors_name_file_and_line():
+    with pytest.raises(gdl.GdlError) as info:
+        gdl.parse("role(robot).\nlegal(robot, go) :- true(on(a)) &\n", "bad.pl")
+    assert str(info.value).startswith("bad.pl:")
+    assert "error[syntax]" in str(info.value) and "\n" not in str(info.value)
