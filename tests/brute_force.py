@@ -1,0 +1,393 @@
+"""Plain-Python versions of the games in ``games_gdl``, for checking the reasoners.
+
+Each game here is written from its rules in words (the comment block at the top
+of its ``.kif`` file), without GDL and without any of the project's code, so that
+agreement between a walk of these and a walk of the GDL through a reasoner is
+evidence that both are right.
+
+A game is an object with ``roles``, ``initial()``, ``legal(state)`` (one list of
+moves per role, in role order), ``next(state, joint)``, ``terminal(state)`` and
+``goals(state)`` (one int per role).  Moves are spelled as GDL terms (a ``str``
+constant or a ``tuple`` ``(functor, arg, ...)`` of ``str``), the way
+``StateMachine.legal_moves`` returns them, so that a test can replay the same
+joint moves in both and compare move lists, terminality and goals step by step.
+
+``count(game, depth)`` walks the tree exhaustively (every joint move one edge),
+memoised on (state, remaining depth); its figures mean what ``ggp.count.count``
+says they mean: nodes (root included), terminal leaves, distinct states in the
+tree, and the longest path in plies.
+
+Run ``python tests/brute_force.py [game] [depth]`` to print the counts.
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+
+NOOP = "noop"
+
+
+def count(game, depth: int | None = None) -> dict:
+    """Exhaustive walk to ``depth`` plies (None: to the end)."""
+    memo: dict = {}
+    seen: set = set()
+
+    def walk(state, left):
+        key = (state, left)
+        if key in memo:
+            return memo[key]
+        seen.add(state)
+        if game.terminal(state):
+            result = (1, 1, 0)
+        elif left == 0:
+            result = (1, 0, 0)
+        else:
+            nodes, terminals, longest = 1, 0, 0
+            for joint in itertools.product(*game.legal(state)):
+                n, t, d = walk(game.next(state, joint), None if left is None else left - 1)
+                nodes += n
+                terminals += t
+                longest = max(longest, d + 1)
+            result = (nodes, terminals, longest)
+        memo[key] = result
+        return result
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 10000))
+    try:
+        nodes, terminals, longest = walk(game.initial(), depth)
+    finally:
+        sys.setrecursionlimit(old)
+    return {"nodes": nodes, "terminals": terminals, "distinct_states": len(seen),
+            "max_depth": longest}
+
+
+def _turn_moves(roles, mover, moves):
+    """Per role: ``moves`` for the mover, ``[noop]`` for everybody else."""
+    return tuple(list(moves) if i == mover else [NOOP] for i in range(len(roles)))
+
+
+def _mover_move(joint, mover):
+    return joint[mover]
+
+
+# --- m,n,k games: tic-tac-toe and its three-player variant ------------------------
+
+class MarkGame:
+    """Players in turn put their mark on an empty square of a rows x cols board;
+    ``k`` own marks adjacent in a row, column or diagonal win (100, others 0);
+    a full board without such a line is a draw (50 for all).
+
+    State: (board, mover) where board is a tuple of rows*cols entries, each a
+    player index or None.
+    """
+
+    def __init__(self, roles, rows, cols, k):
+        self.roles = tuple(roles)
+        self.rows, self.cols, self.k = rows, cols, k
+        self.lines = []
+        for r in range(rows):
+            for c in range(cols):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    cells = [(r + i * dr, c + i * dc) for i in range(k)]
+                    if all(0 <= rr < rows and 0 <= cc < cols for rr, cc in cells):
+                        self.lines.append(tuple(rr * cols + cc for rr, cc in cells))
+
+    def initial(self):
+        return ((None,) * (self.rows * self.cols), 0)
+
+    def winner(self, state):
+        board = state[0]
+        for line in self.lines:
+            first = board[line[0]]
+            if first is not None and all(board[i] == first for i in line):
+                return first
+        return None
+
+    def terminal(self, state):
+        return self.winner(state) is not None or None not in state[0]
+
+    def legal(self, state):
+        board, mover = state
+        moves = [("mark", str(i // self.cols + 1), str(i % self.cols + 1))
+                 for i, x in enumerate(board) if x is None]
+        return _turn_moves(self.roles, mover, moves)
+
+    def next(self, state, joint):
+        board, mover = state
+        _, r, c = joint[mover]
+        i = (int(r) - 1) * self.cols + int(c) - 1
+        assert board[i] is None
+        board = board[:i] + (mover,) + board[i + 1:]
+        return (board, (mover + 1) % len(self.roles))
+
+    def goals(self, state):
+        w = self.winner(state)
+        if w is None:
+            return (50,) * len(self.roles)
+        return tuple(100 if i == w else 0 for i in range(len(self.roles)))
+
+
+def tictactoe():
+    return MarkGame(("xplayer", "oplayer"), 3, 3, 3)
+
+
+def tictactoe3p():
+    return MarkGame(("red", "green", "blue"), 4, 4, 3)
+
+
+# --- Connect Four ---------------------------------------------------------------------
+
+class ConnectFour:
+    """7 columns x 6 rows; a disc dropped into a column falls to its lowest free
+    cell; four own discs in a line win; a full grid is a draw.
+
+    State: (columns, mover), columns a tuple of 7 tuples of player indices,
+    bottom first.
+    """
+
+    roles = ("red", "black")
+    COLS, ROWS = 7, 6
+
+    def initial(self):
+        return (((),) * self.COLS, 0)
+
+    def winner(self, state):
+        cols = state[0]
+
+        def at(c, r):
+            if 0 <= c < self.COLS and 0 <= r < len(cols[c]):
+                return cols[c][r]
+            return None
+
+        for c in range(self.COLS):
+            for r in range(len(cols[c])):
+                who = cols[c][r]
+                for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                    if all(at(c + i * dc, r + i * dr) == who for i in range(1, 4)):
+                        return who
+        return None
+
+    def terminal(self, state):
+        return (self.winner(state) is not None
+                or all(len(col) == self.ROWS for col in state[0]))
+
+    def legal(self, state):
+        cols, mover = state
+        moves = [("drop", str(c + 1)) for c in range(self.COLS) if len(cols[c]) < self.ROWS]
+        return _turn_moves(self.roles, mover, moves)
+
+    def next(self, state, joint):
+        cols, mover = state
+        c = int(joint[mover][1]) - 1
+        assert len(cols[c]) < self.ROWS
+        cols = cols[:c] + (cols[c] + (mover,),) + cols[c + 1:]
+        return (cols, 1 - mover)
+
+    def goals(self, state):
+        w = self.winner(state)
+        if w is None:
+            return (50, 50)
+        return (100, 0) if w == 0 else (0, 100)
+
+
+# --- Breakthrough ---------------------------------------------------------------------
+
+class Breakthrough:
+    """n x n board; white (index 0) starts on ranks 1-2 and moves up, black on
+    the top two ranks and moves down; one step forward, straight onto an empty
+    square or diagonally onto a square without an own pawn (capturing).
+    Reaching the far rank or taking every enemy pawn wins.
+
+    State: (white pawns, black pawns, mover), pawns as frozensets of (file, rank),
+    both 1-based.
+    """
+
+    roles = ("white", "black")
+
+    def __init__(self, n):
+        self.n = n
+
+    def initial(self):
+        n = self.n
+        white = frozenset((f, r) for f in range(1, n + 1) for r in (1, 2))
+        black = frozenset((f, r) for f in range(1, n + 1) for r in (n - 1, n))
+        return (white, black, 0)
+
+    def winner(self, state):
+        white, black, _ = state
+        if not black or any(r == self.n for _, r in white):
+            return 0
+        if not white or any(r == 1 for _, r in black):
+            return 1
+        return None
+
+    def terminal(self, state):
+        return self.winner(state) is not None
+
+    def legal(self, state):
+        white, black, mover = state
+        own, other = (white, black) if mover == 0 else (black, white)
+        step = 1 if mover == 0 else -1
+        moves = []
+        for f, r in own:
+            r2 = r + step
+            if not 1 <= r2 <= self.n:
+                continue
+            for f2 in (f - 1, f, f + 1):
+                if not 1 <= f2 <= self.n or (f2, r2) in own:
+                    continue
+                if f2 == f and (f2, r2) in other:
+                    continue
+                moves.append(("move", str(f), str(r), str(f2), str(r2)))
+        return _turn_moves(self.roles, mover, sorted(moves))
+
+    def next(self, state, joint):
+        white, black, mover = state
+        _, f, r, f2, r2 = joint[mover]
+        src, dst = (int(f), int(r)), (int(f2), int(r2))
+        own, other = (white, black) if mover == 0 else (black, white)
+        assert src in own and dst not in own
+        own = (own - {src}) | {dst}
+        other = other - {dst}
+        return (own, other, 1) if mover == 0 else (other, own, 0)
+
+    def goals(self, state):
+        return (100, 0) if self.winner(state) == 0 else (0, 100)
+
+
+def breakthrough():
+    return Breakthrough(8)
+
+
+def breakthroughsmall():
+    return Breakthrough(6)
+
+
+# --- Nim --------------------------------------------------------------------------------
+
+class Nim:
+    """Heaps a, b, c, d of 1, 3, 5, 7; take one or more from one heap; whoever
+    takes the last object wins.  State: (heap sizes, mover)."""
+
+    roles = ("first", "second")
+    NAMES = ("a", "b", "c", "d")
+
+    def __init__(self, heaps=(1, 3, 5, 7)):
+        self.heaps = tuple(heaps)
+
+    def initial(self):
+        return (self.heaps, 0)
+
+    def terminal(self, state):
+        return not any(state[0])
+
+    def legal(self, state):
+        heaps, mover = state
+        moves = [("take", self.NAMES[h], str(k))
+                 for h, size in enumerate(heaps) for k in range(1, size + 1)]
+        return _turn_moves(self.roles, mover, moves)
+
+    def next(self, state, joint):
+        heaps, mover = state
+        _, name, k = joint[mover]
+        h = self.NAMES.index(name)
+        assert 1 <= int(k) <= heaps[h]
+        heaps = heaps[:h] + (heaps[h] - int(k),) + heaps[h + 1:]
+        return (heaps, 1 - mover)
+
+    def goals(self, state):
+        # the player to move when the heaps are empty did not take the last object
+        loser = state[1]
+        return tuple(0 if i == loser else 100 for i in range(2))
+
+
+# --- Repeated rock-paper-scissors ------------------------------------------------------
+
+class RockPaperScissors:
+    """Three simultaneous rounds; a round's winner scores a point; more points
+    100, equal 50, fewer 0.  State: (rounds played, left's points, right's)."""
+
+    roles = ("left", "right")
+    CHOICES = ("paper", "rock", "scissors")
+    BEATS = {"rock": "scissors", "scissors": "paper", "paper": "rock"}
+
+    def __init__(self, rounds=3):
+        self.rounds = rounds
+
+    def initial(self):
+        return (0, 0, 0)
+
+    def terminal(self, state):
+        return state[0] == self.rounds
+
+    def legal(self, state):
+        return (list(self.CHOICES), list(self.CHOICES))
+
+    def next(self, state, joint):
+        n, a, b = state
+        x, y = joint
+        return (n + 1, a + (self.BEATS[x] == y), b + (self.BEATS[y] == x))
+
+    def goals(self, state):
+        _, a, b = state
+        if a == b:
+            return (50, 50)
+        return (100, 0) if a > b else (0, 100)
+
+
+# --- Lights Out ------------------------------------------------------------------------
+
+class LightsOut:
+    """3x3 lamps; pressing one switches it and its orthogonal neighbours; solved
+    when all are dark; at most 6 presses.  Start: all lit but (2,2) and (3,3).
+    State: (frozenset of lit (row, col), presses made)."""
+
+    roles = ("player",)
+    SIZE, LIMIT = 3, 6
+
+    def initial(self):
+        lit = {(r, c) for r in range(1, 4) for c in range(1, 4)} - {(2, 2), (3, 3)}
+        return (frozenset(lit), 0)
+
+    def terminal(self, state):
+        return not state[0] or state[1] == self.LIMIT
+
+    def legal(self, state):
+        return ([("press", str(r), str(c)) for r in range(1, 4) for c in range(1, 4)],)
+
+    def next(self, state, joint):
+        lit, steps = state
+        _, r, c = joint[0]
+        r, c = int(r), int(c)
+        switched = {(r + dr, c + dc) for dr, dc in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
+                    if 1 <= r + dr <= 3 and 1 <= c + dc <= 3}
+        return (lit ^ frozenset(switched), steps + 1)
+
+    def goals(self, state):
+        return (0 if state[0] else 100,)
+
+
+GAMES = {
+    "tictactoe": tictactoe,
+    "connectfour": ConnectFour,
+    "breakthrough": breakthrough,
+    "breakthroughsmall": breakthroughsmall,
+    "nim": Nim,
+    "rps": RockPaperScissors,
+    "tictactoe3p": tictactoe3p,
+    "lightsout": LightsOut,
+}
+
+
+def make(name):
+    return GAMES[name]()
+
+
+if __name__ == "__main__":
+    names = [sys.argv[1]] if len(sys.argv) > 1 else list(GAMES)
+    depth = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    for name in names:
+        t = time.perf_counter()
+        print(name, count(make(name), depth), f"{time.perf_counter() - t:.2f}s")
