@@ -1,0 +1,45 @@
+"""The relaxed reachable domain of a game: every fact that could ever hold.
+
+Negation is dropped from the rules (a relaxation: a rule can only fire more
+often), every ``next`` and ``init`` fact is taken to be possibly ``true`` and
+every ``legal`` move possibly done, and the result is computed to its
+fixpoint.  The ``true`` atoms found are the game's base propositions and the
+``does`` atoms its input propositions (what a propositional network is built
+on; compare the "relaxed" instantiation of Kissmann and Edelkamp 2010, and
+ggp-base's use of ``base``/``input`` declarations when present).
+"""
+from __future__ import annotations
+
+from gdl import Not, Rule, Var, expand
+
+from .reference import Facts, Program
+from .statemachine import term_key
+
+_X, _R, _M = Var("?x"), Var("?r"), Var("?m")
+
+#: What makes the relaxation reach every state and move.
+_BRIDGES = (
+    Rule(("true", _X), (("init", _X),)),
+    Rule(("true", _X), (("next", _X),)),
+    Rule(("does", _R, _M), (("legal", _R, _M),)),
+)
+
+
+def relaxed_facts(rules, limit: int = 2_000_000) -> Facts:
+    """Every atom derivable in the relaxation (a :class:`Facts`).
+
+    Raises :class:`~ggp.statemachine.GameError` past ``limit`` atoms.
+    """
+    relaxed = [Rule(r.head, tuple(x for x in lits if not isinstance(x, Not)), r.pos)
+               for r in rules for lits, _ in expand(r)]
+    program = Program(relaxed + list(_BRIDGES))
+    return Program.evaluate(program.strata(), Facts({}), limit=limit)
+
+
+def base_and_input(rules, limit: int = 2_000_000) -> tuple[list, list]:
+    """Base propositions (possible ``true`` facts) and inputs ((role, move) pairs)."""
+    facts = relaxed_facts(rules, limit)
+    base = sorted((a[1] for a in facts.get("true")), key=term_key)
+    inputs = sorted(((a[1], a[2]) for a in facts.get("does")),
+                    key=lambda rm: (term_key(rm[0]), term_key(rm[1])))
+    return base, inputs

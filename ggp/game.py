@@ -1,0 +1,76 @@
+"""``load_game`` and ``Game``: a validated description and its state machines."""
+from __future__ import annotations
+
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+import gdl
+from gdl.ast import name_of
+
+REASONERS = ("reference",)
+
+
+def games_dir() -> Path:
+    """The folder of the games written by this project (``games_gdl``)."""
+    return Path(str(resources.files("games_gdl")))
+
+
+def game_names() -> list[str]:
+    return sorted(p.stem for p in games_dir().glob("*.kif"))
+
+
+class Game:
+    """A parsed, validated game description.
+
+    ``warnings`` holds the validator's warnings; an invalid description never
+    becomes a Game (``load_game`` raises :class:`gdl.GdlError`).
+    """
+
+    def __init__(self, description: gdl.Description, name: str | None = None):
+        self.description = description
+        self.warnings = tuple(gdl.check(description))
+        self.name = name or Path(description.path).stem
+        self.rules = description.rules
+
+    @cached_property
+    def roles(self) -> tuple:
+        return tuple(r.head[1] for r in self.rules
+                     if name_of(r.head) == "role" and not r.body)
+
+    @cached_property
+    def is_gdl2(self) -> bool:
+        """True when the game uses GDL-II: percepts (``sees``) or the ``random`` role."""
+        return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
+
+    def state_machine(self, reasoner: str = "reference"):
+        """A fresh :class:`~ggp.statemachine.StateMachine` for this game."""
+        if reasoner == "reference":
+            from .reference import ReferenceMachine
+            return ReferenceMachine(self.rules)
+        raise ValueError(f"unknown reasoner {reasoner!r}; choose from {', '.join(REASONERS)}")
+
+    def parse_move(self, text: str):
+        """A move read from text (any case), spelled as the rules spell it."""
+        return gdl.parse_term(text, self.description.symbols)
+
+    def __repr__(self) -> str:
+        return f"Game({self.name!r}, roles={self.roles})"
+
+
+def load_game(source) -> Game:
+    """A game from a name in ``games_gdl``, a path to a ``.kif`` file, or GDL text."""
+    text = str(source)
+    if "(" in text or ":-" in text or "\n" in text:
+        return Game(gdl.parse(text, "<text>"), name="<text>")
+    path = Path(text)
+    if not path.exists() and not path.suffix:
+        candidate = games_dir() / f"{text}.kif"
+        if candidate.exists():
+            path = candidate
+        else:
+            raise gdl.GdlError([gdl.Diagnostic(
+                gdl.Position(text, 0, 0), "io",
+                f"no game file '{text}' and no game of that name in games_gdl "
+                f"(known: {', '.join(game_names()) or 'none'})")])
+    return Game(gdl.parse_file(path))

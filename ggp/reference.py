@@ -1,0 +1,449 @@
+"""The reference reasoner: bottom-up, stratified evaluation of the rules in pure Python.
+
+It is the oracle the compiled reasoner is checked against, so it is written to
+be obviously right rather than fast.  The semantics are those of the GDL
+specification (Love et al. 2008, section 4: the stratified model of the rules
+together with the facts ``true`` of the current state and ``does`` of the joint
+move), and of GDL-II for ``sees`` and the ``random`` role (Thielscher 2010).
+
+Evaluation
+    The rules, with ``or``/``and`` expanded, are grouped by strongly connected
+    component of the relation dependency graph and evaluated component by
+    component, dependencies first (stratified negation is thereby respected).
+    A recursive component is evaluated to its fixpoint semi-naively: after the
+    first round, each round only tries derivations that use a fact found in the
+    previous round.
+
+Phases
+    Relations that depend on neither ``true`` nor ``does`` are computed once
+    (static); those that depend on ``true`` only, once per state (``legal``,
+    ``goal``, ``terminal``); those that depend on ``does`` (``next``, ``sees``),
+    once per state and joint move.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict, defaultdict
+
+from gdl import Distinct, Not, Var
+from gdl.ast import name_of, variables
+from gdl.validate import expand
+
+from .statemachine import GameError, StateMachine, term_key
+
+
+def _match(pattern, ground, b):
+    """Extend bindings ``b`` so that ``pattern`` equals ``ground``; None if impossible."""
+    if isinstance(pattern, Var):
+        bound = b.get(pattern)
+        if bound is None:
+            b = dict(b)
+            b[pattern] = ground
+            return b
+        return b if bound == ground else None
+    if isinstance(pattern, str):
+        return b if pattern == ground else None
+    if not isinstance(ground, tuple) or len(ground) != len(pattern) or pattern[0] != ground[0]:
+        return None
+    for p, g in zip(pattern[1:], ground[1:]):
+        b = _match(p, g, b)
+        if b is None:
+            return None
+    return b
+
+
+def _subst(t, b):
+    if isinstance(t, Var):
+        return b.get(t, t)
+    if isinstance(t, tuple):
+        return (t[0],) + tuple(_subst(a, b) for a in t[1:])
+    return t
+
+
+def _is_ground(t) -> bool:
+    if isinstance(t, Var):
+        return False
+    if isinstance(t, tuple):
+        return all(_is_ground(a) for a in t[1:])
+    return True
+
+
+class Facts:
+    """Derived atoms by relation, with indexes on bound argument positions.
+
+    ``lookup`` returns the atoms that agree with a pattern on its bound
+    arguments (an index built on first use, dropped when the relation grows).  Indexes of the
+    ``shared`` relations (the static ones) are kept in ``shared_index`` and so
+    outlive this object.
+    """
+
+    __slots__ = ("sets", "index", "shared", "shared_index", "legal")
+
+    def __init__(self, sets, shared=frozenset(), shared_index=None):
+        self.sets = sets
+        self.index = {}
+        self.shared = shared
+        self.shared_index = shared_index if shared_index is not None else {}
+
+    def get(self, relation):
+        return self.sets.get(relation, ())
+
+    def copy(self):
+        """A copy sharing the atom sets, to be extended by further strata."""
+        return Facts(dict(self.sets), self.shared, self.shared_index)
+
+    def define(self, relation):
+        self.sets[relation] = set(self.sets.get(relation, ()))
+        self.index.pop(relation, None)
+
+    def add(self, relation, atoms):
+        self.sets[relation] |= atoms
+        self.index.pop(relation, None)
+
+    def lookup(self, relation, positions, key):
+        """Atoms of ``relation`` whose arguments at ``positions`` equal ``key``."""
+        cache = self.shared_index if relation in self.shared else self.index
+        by_positions = cache.setdefault(relation, {})
+        table = by_positions.get(positions)
+        if table is None:
+            table = {}
+            width = max(positions, default=0)
+            for atom in self.sets.get(relation, ()):
+                if isinstance(atom, tuple) and len(atom) > width:
+                    table.setdefault(tuple(atom[i] for i in positions), []).append(atom)
+            by_positions[positions] = table
+        return table.get(key, ())
+
+
+class _Clause:
+    """One conjunctive rule, its body ordered so that every negation and
+    ``distinct`` comes as soon as its variables are bound."""
+
+    __slots__ = ("head", "relation", "body", "steps")
+
+    def __init__(self, head, literals):
+        self.head = head
+        self.relation = name_of(head)
+        positives = [lit for lit in literals if isinstance(lit, (str, tuple))]
+        checks = [lit for lit in literals if not isinstance(lit, (str, tuple))]
+        bound: set = set()
+        body = []
+        for lit in positives + [None]:
+            ready = [c for c in checks if set(variables(c)) <= bound]
+            body.extend(ready)
+            checks = [c for c in checks if c not in ready]
+            if lit is not None:
+                body.append(lit)
+                bound.update(variables(lit))
+        body.extend(checks)     # unsafe leftovers: the validator reports them
+        self.body = tuple(body)
+        self.steps = []
+        bound = set()
+        for lit in self.body:
+            self.steps.append(_Step(lit, bound) if isinstance(lit, (str, tuple)) else None)
+            if isinstance(lit, (str, tuple)):
+                bound |= set(variables(lit))
+
+
+class _Step:
+    """How to match a positive literal, given the variables bound before it.
+
+    ``positions`` are the arguments ground by then (the index key); ``free``
+    pairs each other argument with the variable it binds, when all of them are
+    distinct fresh variables (the usual case); otherwise ``free`` is None and
+    the literal is matched term by term.
+    """
+
+    __slots__ = ("positions", "free", "arity")
+
+    def __init__(self, lit, bound):
+        if isinstance(lit, str):
+            self.positions, self.free, self.arity = (), (), 0
+            return
+        args = lit[1:]
+        self.arity = len(args)
+        self.positions = tuple(i for i, a in enumerate(args, 1)
+                               if set(variables(a)) <= bound)
+        rest = [(i, a) for i, a in enumerate(args, 1) if i not in self.positions]
+        fresh = [a for _, a in rest]
+        simple = all(isinstance(a, Var) for a in fresh) and len(set(fresh)) == len(fresh)
+        self.free = tuple(rest) if simple else None
+
+
+def _components(graph):
+    """Strongly connected components, dependencies first (Tarjan's algorithm)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        work = [(v, iter(sorted(graph.get(v, ()))))]
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        while work:
+            node, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on_stack:
+                    low[node] = min(low[node], index[w])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.add(w)
+                        if w == node:
+                            break
+                    out.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+class _Stratum:
+    __slots__ = ("relations", "clauses", "recursive")
+
+    def __init__(self, relations, clauses, recursive):
+        self.relations = relations
+        self.clauses = clauses
+        self.recursive = recursive
+
+
+class Program:
+    """The rules of a description, stratified and split into the three phases."""
+
+    def __init__(self, rules):
+        self._strata = []
+        clauses = [_Clause(rule.head, lits) for rule in rules for lits, _ in expand(rule)]
+        graph = defaultdict(set)
+        for c in clauses:
+            graph[c.relation]
+            for lit in c.body:
+                atom = lit.literal if isinstance(lit, Not) else lit
+                if isinstance(atom, (str, tuple)):
+                    graph[c.relation].add(name_of(atom))
+        by_relation = defaultdict(list)
+        for c in clauses:
+            by_relation[c.relation].append(c)
+        reach = {}     # relation -> every relation it depends on
+        for comp in _components(graph):      # dependencies first
+            deps = set().union(*(graph.get(r, set()) for r in comp))
+            reach_comp = set(deps)
+            for d in deps - comp:
+                reach_comp |= reach[d]
+            for r in comp:
+                reach[r] = reach_comp
+            phase = ("move" if reach_comp & {"does", "next"} else
+                     "state" if "true" in reach_comp else "static")
+            stratum = _Stratum(frozenset(comp), [c for r in sorted(comp) for c in by_relation[r]],
+                               bool(deps & comp))
+            if stratum.clauses:
+                self._strata.append((phase, stratum))
+
+    def strata(self, phase=None):
+        """The strata of one phase (``static``, ``state`` or ``move``; all
+        when None), dependencies first."""
+        return [s for p, s in self._strata if phase is None or p == phase]
+
+    # --- evaluation ----------------------------------------------------------
+    @staticmethod
+    def evaluate(strata, facts, limit=None):
+        """Add to ``facts`` (a :class:`Facts`) everything the strata derive.
+
+        Raises :class:`GameError` when more than ``limit`` atoms are derived.
+        """
+        derived = 0
+        for stratum in strata:
+            for r in stratum.relations:
+                facts.define(r)
+            found = {}
+            for c in stratum.clauses:
+                for atom in Program._derive(c, facts, None, None):
+                    if atom not in facts.sets[c.relation]:
+                        found.setdefault(c.relation, set()).add(atom)
+            for r, atoms in found.items():
+                facts.add(r, atoms)
+            delta = found
+            while stratum.recursive and delta:
+                found = {}
+                for c in stratum.clauses:
+                    for i, lit in enumerate(c.body):
+                        if isinstance(lit, (str, tuple)) and name_of(lit) in delta:
+                            for atom in Program._derive(c, facts, i, delta[name_of(lit)]):
+                                if atom not in facts.sets[c.relation]:
+                                    found.setdefault(c.relation, set()).add(atom)
+                for r, atoms in found.items():
+                    facts.add(r, atoms)
+                    derived += len(atoms)
+                if limit is not None and derived > limit:
+                    raise GameError(f"more than {limit} facts derived (relation "
+                                    f"'{max(found, key=lambda r: len(found[r]))}' grows "
+                                    f"without end?)")
+                delta = found
+        return facts
+
+    @staticmethod
+    def _derive(clause, facts, delta_at, delta):
+        """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
+        body = clause.body
+        steps = clause.steps
+        n = len(body)
+        out = []
+
+        def solve(i, b):
+            if i == n:
+                out.append(_subst(clause.head, b))
+                return
+            lit = body[i]
+            if isinstance(lit, Distinct):
+                if _subst(lit.left, b) != _subst(lit.right, b):
+                    solve(i + 1, b)
+                return
+            if isinstance(lit, Not):
+                atom = _subst(lit.literal, b)
+                if atom not in facts.get(name_of(atom)):
+                    solve(i + 1, b)
+                return
+            step = steps[i]
+            if step.free == ():     # every argument bound: a membership test
+                atom = _subst(lit, b)
+                if atom in (delta if i == delta_at else facts.get(name_of(lit))):
+                    solve(i + 1, b)
+                return
+            key = tuple(_subst(lit[p], b) for p in step.positions)
+            if i == delta_at:
+                pool = [a for a in delta if len(a) == len(lit)
+                        and tuple(a[p] for p in step.positions) == key]
+            else:
+                pool = facts.lookup(lit[0], step.positions, key)
+            for atom in pool:
+                if len(atom) != len(lit):
+                    continue
+                if step.free is None:
+                    b2 = _match(_subst(lit, b), atom, b)
+                    if b2 is not None:
+                        solve(i + 1, b2)
+                else:
+                    b2 = dict(b)
+                    for p, var in step.free:
+                        b2[var] = atom[p]
+                    solve(i + 1, b2)
+
+        solve(0, {})
+        return out
+
+
+class ReferenceMachine(StateMachine):
+    """The pure-Python reasoner (see module docstring).
+
+    A state is the frozenset of its true base facts (the arguments of ``true``).
+    """
+
+    name = "reference"
+
+    def __init__(self, rules, cache_size: int = 512):
+        self.program = Program(rules)
+        static = self.program.strata("static")
+        self.static = Program.evaluate(
+            static, Facts({}, frozenset(r for st in static for r in st.relations)))
+        self._state_strata = self.program.strata("state")
+        self._move_strata = self.program.strata("move")
+        self.roles = tuple(sorted((a[1] for a in self.static.get("role")),
+                                  key=lambda r: self._role_order(rules, r)))
+        self._role_index = {r: i for i, r in enumerate(self.roles)}
+        self._cache: OrderedDict = OrderedDict()
+        self._cache_size = cache_size
+        self._move_cache: OrderedDict = OrderedDict()
+
+    @staticmethod
+    def _role_order(rules, role):
+        for i, rule in enumerate(rules):
+            if rule.head == ("role", role):
+                return i
+        return len(rules)
+
+    # --- per-state and per-move evaluation, cached -------------------------
+    def _state(self, state):
+        facts = self._cache.get(state)
+        if facts is not None:
+            self._cache.move_to_end(state)
+            return facts
+        facts = self.static.copy()
+        facts.sets["true"] = {("true", f) for f in state}
+        Program.evaluate(self._state_strata, facts)
+        legal = defaultdict(list)
+        for atom in facts.get("legal"):
+            legal[atom[1]].append(atom[2])
+        facts.legal = {r: sorted(ms, key=term_key) for r, ms in legal.items()}
+        self._cache[state] = facts
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return facts
+
+    def _move(self, state, joint):
+        key = (state, joint)
+        facts = self._move_cache.get(key)
+        if facts is not None:
+            return facts
+        base = self._state(state)
+        if not isinstance(joint, tuple) or len(joint) != len(self.roles):
+            raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+        for role, move in zip(self.roles, joint):
+            if move not in base.legal.get(role, ()):
+                raise GameError(f"move {move!r} is not legal for role {role!r} in this state")
+        facts = base.copy()
+        facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
+        Program.evaluate(self._move_strata, facts)
+        self._move_cache[key] = facts
+        if len(self._move_cache) > 8:
+            self._move_cache.popitem(last=False)
+        return facts
+
+    # --- the StateMachine questions ----------------------------------------
+    def initial_state(self):
+        return frozenset(a[1] for a in self.static.get("init"))
+
+    def legal_moves(self, state, role):
+        return list(self._state(state).legal.get(role, ()))
+
+    def next_state(self, state, joint):
+        return frozenset(a[1] for a in self._move(state, tuple(joint)).get("next"))
+
+    def is_terminal(self, state):
+        return "terminal" in self._state(state).get("terminal")
+
+    def goal(self, state, role):
+        values = {a[2] for a in self._state(state).get("goal") if a[1] == role}
+        if len(values) == 1:
+            value = values.pop()
+            if isinstance(value, str) and value.isdigit() and int(value) <= 100:
+                return int(value)
+            raise GameError(f"goal value {value!r} of role {role!r} is not an integer 0..100")
+        if not values and role == "random":
+            return 0
+        raise GameError(f"role {role!r} has {len(values) or 'no'} goal values"
+                        f"{' ' + str(sorted(values, key=term_key)) if values else ''} "
+                        f"in this state; GDL requires exactly one")
+
+    def percepts(self, state, joint, role):
+        return frozenset(a[2] for a in self._move(state, tuple(joint)).get("sees")
+                         if a[1] == role)
+
+    def state_facts(self, state):
+        return frozenset(state)
+
+    def state_from_facts(self, facts):
+        return frozenset(facts)

@@ -1,0 +1,90 @@
+"""The ``StateMachine`` interface: the whole reasoner behind a few questions.
+
+Both reasoners (the pure-Python reference and the compiled propositional
+network) implement it with identical behaviour, moves in the same order, so
+that one can be checked against the other move by move.
+
+States are opaque and hashable; moves and facts are GDL terms (``str`` for a
+constant, ``tuple`` for a compound term, see :mod:`gdl.ast`).
+"""
+from __future__ import annotations
+
+import itertools
+import random as _random
+from abc import ABC, abstractmethod
+
+
+class GameError(Exception):
+    """The game's rules broke a promise at run time (e.g. no goal value for a
+    role in a terminal state), or a caller passed something the game cannot
+    take (e.g. an illegal or malformed move)."""
+
+
+def term_key(t):
+    """Deterministic order of terms: numbers numerically, then symbols, then
+    compound terms by functor and arguments (``(mark 1 2) < (mark 1 10)``)."""
+    if isinstance(t, tuple):
+        return (2, t[0], tuple(term_key(a) for a in t[1:]))
+    if t.isdigit():
+        return (0, int(t), t)
+    return (1, t, ())
+
+
+class StateMachine(ABC):
+    """The questions every reasoner answers.
+
+    ``roles`` is the tuple of role names in description order (``random``
+    included for GDL-II).  ``legal_moves`` lists moves in :func:`term_key` order.
+    ``next_state`` takes one move per role, in role order.
+    """
+
+    roles: tuple
+
+    @abstractmethod
+    def initial_state(self): ...
+
+    @abstractmethod
+    def legal_moves(self, state, role) -> list: ...
+
+    @abstractmethod
+    def next_state(self, state, joint): ...
+
+    @abstractmethod
+    def is_terminal(self, state) -> bool: ...
+
+    @abstractmethod
+    def goal(self, state, role) -> int: ...
+
+    @abstractmethod
+    def percepts(self, state, joint, role) -> frozenset: ...
+
+    @abstractmethod
+    def state_facts(self, state) -> frozenset: ...
+
+    @abstractmethod
+    def state_from_facts(self, facts): ...
+
+    # --- derived questions, the same for every reasoner ---------------------
+    def goals(self, state) -> tuple:
+        """The goal of every role, in role order."""
+        return tuple(self.goal(state, r) for r in self.roles)
+
+    def all_legal_moves(self, state) -> tuple:
+        """Per role, in role order, its list of legal moves."""
+        return tuple(self.legal_moves(state, r) for r in self.roles)
+
+    def joint_moves(self, state):
+        """Every joint move (the Cartesian product of the roles' legal moves)."""
+        return itertools.product(*self.all_legal_moves(state))
+
+    def random_playout(self, state, rng: _random.Random | None = None, max_steps=100000):
+        """Play uniformly random joint moves to the end; return (final state, steps)."""
+        rng = rng or _random.Random()
+        steps = 0
+        while not self.is_terminal(state):
+            if steps >= max_steps:
+                raise GameError(f"no terminal state within {max_steps} steps")
+            joint = tuple(rng.choice(moves) for moves in self.all_legal_moves(state))
+            state = self.next_state(state, joint)
+            steps += 1
+        return state, steps

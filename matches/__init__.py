@@ -1,0 +1,1 @@
+"""The arena: local matches, the command line (and, later, the GGP protocol)."""

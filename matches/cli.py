@@ -1,0 +1,190 @@
+"""The ``ggp`` command.
+
+Every command takes ``--json`` for scripts.  GAME is a name in games_gdl or a
+path to a .kif file.  Errors in the user's input (an invalid game, a bad
+player spec) print one line and exit 1; they never print a traceback.
+
+The command line lives in ``matches`` because it drives everything below it
+(gdl, ggp, players, matches) and nothing below may import what is above.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import gdl
+from ggp import GameError, load_game
+from ggp.board import render
+from ggp.check import check_playouts
+from ggp.count import count
+from ggp.game import REASONERS
+
+
+class UserError(Exception):
+    """A one-line complaint about the user's input."""
+
+
+def _emit(args, data: dict, text: str):
+    print(json.dumps(data, indent=2, default=str) if args.json else text)
+
+
+def _load(args):
+    return load_game(args.game)
+
+
+# --- commands ----------------------------------------------------------------
+
+def cmd_check(args) -> int:
+    try:
+        game = load_game(args.game)
+    except gdl.GdlError as exc:
+        data = {"game": args.game, "valid": False,
+                "errors": [str(d) for d in exc.diagnostics], "warnings": []}
+        _emit(args, data, "\n".join(data["errors"]))
+        return 1
+    report = check_playouts(game.state_machine(args.reasoner), args.playouts,
+                            max_steps=args.max_steps, seconds=args.seconds, seed=args.seed)
+    valid = not report["errors"]
+    data = {"game": game.name, "valid": valid, "errors": report["errors"],
+            "warnings": [str(w) for w in game.warnings], **report}
+    lines = [str(w) for w in game.warnings] + report["errors"]
+    lines.append(f"{game.name}: {'valid' if valid else 'INVALID'}: {report['playouts']} random "
+                 f"playouts ({report['steps']} steps), mean depth {report['mean_depth']:.1f}, "
+                 f"max depth {report['max_depth']}")
+    _emit(args, data, "\n".join(lines))
+    return 0 if valid else 1
+
+
+def cmd_info(args) -> int:
+    from ggp.domains import base_and_input
+    game = _load(args)
+    base, inputs = base_and_input(game.rules)
+    relations = {gdl.ast.name_of(r.head) for r in game.rules}
+    data = {"game": game.name, "roles": list(game.roles), "gdl2": game.is_gdl2,
+            "rules": sum(1 for r in game.rules if r.body),
+            "facts": sum(1 for r in game.rules if not r.body),
+            "relations": len(relations), "base_propositions": len(base),
+            "input_propositions": len(inputs),
+            "warnings": [str(w) for w in game.warnings]}
+    text = "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
+                     for k, v in data.items() if k != "warnings" or v)
+    _emit(args, data, text)
+    return 0
+
+
+def cmd_count(args) -> int:
+    game = _load(args)
+    start = time.perf_counter()
+    result = count(game.state_machine(args.reasoner), args.depth)
+    data = {"game": game.name, "reasoner": args.reasoner, "depth": args.depth, **result,
+            "seconds": round(time.perf_counter() - start, 3)}
+    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0
+
+
+def cmd_play(args) -> int:
+    import players as registry
+    from matches.local import run_match
+    game = _load(args)
+    roles = [r for r in game.roles if r != "random"]
+    if len(args.players) != len(roles):
+        raise UserError(f"{game.name} has {len(roles)} role(s) ({', '.join(roles)}): "
+                        f"give one player each, got {len(args.players)}")
+    matches = []
+    for m in range(args.matches):
+        seed = None if args.seed is None else args.seed + m
+        players = {}
+        for i, (role, spec) in enumerate(zip(roles, args.players)):
+            try:
+                players[role] = registry.make(spec, **({} if seed is None else
+                                                        {"seed": seed * 1000 + i}))
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+        on_step = None if args.json or args.quiet else _printer(game)
+        record = run_match(game, players, seed=seed, play_clock=args.playclock,
+                           on_step=on_step, specs=dict(zip(roles, args.players)))
+        matches.append({"players": record.players, "goals": record.goals,
+                        "steps": len(record.moves),
+                        "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
+                        "errors": record.errors})
+        if not args.json:
+            print("goals: " + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
+    if args.json:
+        print(json.dumps({"game": game.name, "matches": matches}, indent=2))
+    return 0
+
+
+def _printer(game):
+    def show(record, sm, state):
+        if record.moves:
+            joint = record.moves[-1]
+            moves = ", ".join(f"{r} {gdl.to_kif(m)}" for r, m, e in
+                              zip(record.roles, joint, record.errors[-1]))
+            faults = [f"{r}: {e}" for r, e in zip(record.roles, record.errors[-1]) if e]
+            print(f"step {len(record.moves)}: {moves}"
+                  + (f"   [{'; '.join(faults)}]" if faults else ""))
+        board = render(record.states[-1])
+        if board:
+            print(board)
+    return show
+
+
+# --- the parser ---------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ggp", description="General Game Playing toolkit")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name, func, help_text):
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("game", metavar="GAME", help="a name in games_gdl or a .kif path")
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.set_defaults(func=func)
+        return p
+
+    def reasoner(p):
+        p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0])
+
+    p = command("check", cmd_check, "validate a game, then test it by random playouts")
+    p.add_argument("--playouts", type=int, default=20)
+    p.add_argument("--max-steps", type=int, default=1000,
+                   help="a playout longer than this fails the termination check")
+    p.add_argument("--seconds", type=float, default=None, help="stop the playouts after this")
+    p.add_argument("--seed", type=int, default=0)
+    reasoner(p)
+
+    command("info", cmd_info, "roles, GDL-II or not, rule and proposition counts")
+
+    p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
+    p.add_argument("--depth", type=int, default=None, help="plies to walk (default: all)")
+    reasoner(p)
+
+    p = command("play", cmd_play, "play a local match and print it")
+    p.add_argument("players", nargs="+", metavar="PLAYER",
+                   help="one player spec per role, e.g. random, legal")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--matches", type=int, default=1)
+    p.add_argument("--playclock", type=float, default=10.0)
+    p.add_argument("--quiet", action="store_true", help="print only the goals")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (gdl.GdlError, GameError, UserError) as exc:
+        message = str(exc).splitlines()[0]
+        if getattr(args, "json", False):
+            print(json.dumps({"error": message}))
+        else:
+            print(f"ggp: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Running a match between in-process players.
+
+The match is a record first: every joint move, every state, and every fault.
+A player that raises, answers nothing, answers an illegal move, or runs past
+the play clock gets a legal move chosen for it (uniformly at random, as
+ggp-base's manager does) and the fault is logged for that step and role as
+``CE``, ``IL <move>`` or ``TO`` (PROTOCOL.md).  The ``random`` role of GDL-II
+is played by the match itself, uniformly.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from gdl import to_kif
+from players import Observation
+
+
+@dataclass
+class MatchRecord:
+    """What happened: per step the joint move, the state before it, the faults."""
+
+    game: str
+    roles: tuple
+    players: dict                          # role -> player spec or name
+    states: list = field(default_factory=list)   # facts of each state, first to last
+    moves: list = field(default_factory=list)    # joint moves, in role order
+    errors: list = field(default_factory=list)   # per step, per role: "" or TO/CE/IL
+    goals: dict = field(default_factory=dict)    # role -> goal in the final state
+
+
+def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10.0,
+              play_clock: float = 10.0, reasoner: str = "reference", on_step=None,
+              specs: dict | None = None) -> MatchRecord:
+    """Play one match; ``players`` maps every non-random role to a Player.
+
+    ``on_step(record, sm, state)`` is called after every step (and once at
+    the start) with the record so far, the state machine and its state.
+    """
+    sm = game.state_machine(reasoner)
+    rng = random.Random(seed)
+    roles = sm.roles
+    missing = [r for r in roles if r != "random" and r not in players]
+    if missing:
+        raise ValueError(f"no player for role(s) {', '.join(missing)}")
+    record = MatchRecord(game.name, roles, dict(specs or {r: p.name for r, p in players.items()}))
+    for role, player in players.items():
+        player.start(game, role, start_clock, play_clock)
+    state = sm.initial_state()
+    record.states.append(sm.state_facts(state))
+    if on_step:
+        on_step(record, sm, state)
+    previous, turn = None, 0
+    while not sm.is_terminal(state):
+        joint, errors = [], []
+        for i, role in enumerate(roles):
+            legal = sm.legal_moves(state, role)
+            if role == "random":
+                joint.append(rng.choice(legal))
+                errors.append("")
+                continue
+            obs = _observation(game, sm, role, i, previous, turn, time.monotonic() + play_clock)
+            move, error = _ask(players[role], obs, legal, play_clock)
+            if error:
+                move = rng.choice(legal)
+            joint.append(move)
+            errors.append(error)
+        joint = tuple(joint)
+        previous = (state, joint)
+        state = sm.next_state(state, joint)
+        turn += 1
+        record.moves.append(joint)
+        record.errors.append(errors)
+        record.states.append(sm.state_facts(state))
+        if on_step:
+            on_step(record, sm, state)
+    record.goals = {r: sm.goal(state, r) for r in roles if r != "random"}
+    for i, role in enumerate(roles):
+        if role in players:
+            try:
+                players[role].stop(_observation(game, sm, role, i, previous, turn,
+                                                time.monotonic()))
+            except Exception:       # the match is over and recorded either way
+                pass
+    return record
+
+
+def _observation(game, sm, role, index, previous, turn, deadline) -> Observation:
+    """Only what the protocol gives ``role``: the joint move (GDL-I), or its own
+    move and its percepts (GDL-II)."""
+    if previous is None:
+        return Observation(turn=turn, deadline=deadline)
+    state, joint = previous
+    if not game.is_gdl2:
+        return Observation(turn=turn, joint=joint, deadline=deadline)
+    return Observation(turn=turn, own_move=joint[index],
+                       percepts=sm.percepts(state, joint, role), deadline=deadline)
+
+
+def _ask(player, obs, legal, play_clock):
+    """The player's move and the fault code ("" when none)."""
+    started = time.monotonic()
+    try:
+        move = player.play(obs)
+    except Exception:               # a crashing player must not end the match
+        return None, "CE"
+    if time.monotonic() - started > play_clock:
+        return None, "TO"
+    if move not in legal:
+        return None, f"IL {'nil' if move is None else to_kif(move)}"
+    return move, ""

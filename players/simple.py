@@ -1,0 +1,23 @@
+"""Players that need no search: ``random`` and ``legal``."""
+from __future__ import annotations
+
+from .base import Player
+
+
+class RandomPlayer(Player):
+    """Plays a legal move chosen uniformly at random."""
+
+    name = "random"
+
+    def select(self, legal, deadline):
+        return self.rng.choice(legal) if legal else None
+
+
+class LegalPlayer(Player):
+    """Plays the first legal move (in the state machine's deterministic order),
+    as ggp-base's LegalGamer does."""
+
+    name = "legal"
+
+    def select(self, legal, deadline):
+        return legal[0] if legal else None
