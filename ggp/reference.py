@@ -91,18 +91,20 @@ class Facts:
         """A copy sharing the atom sets, to be extended by further strata."""
         return Facts(dict(self.sets), self.shared, self.shared_index)
 
+    def _indexes(self, relation):
+        return self.shared_index if relation in self.shared else self.index
+
     def define(self, relation):
         self.sets[relation] = set(self.sets.get(relation, ()))
-        self.index.pop(relation, None)
+        self._indexes(relation).pop(relation, None)
 
     def add(self, relation, atoms):
         self.sets[relation] |= atoms
-        self.index.pop(relation, None)
+        self._indexes(relation).pop(relation, None)
 
     def lookup(self, relation, positions, key):
         """Atoms of ``relation`` whose arguments at ``positions`` equal ``key``."""
-        cache = self.shared_index if relation in self.shared else self.index
-        by_positions = cache.setdefault(relation, {})
+        by_positions = self._indexes(relation).setdefault(relation, {})
         table = by_positions.get(positions)
         if table is None:
             table = {}
@@ -116,13 +118,18 @@ class Facts:
 
 class _Clause:
     """One conjunctive rule, its body ordered so that every negation and
-    ``distinct`` comes as soon as its variables are bound."""
+    ``distinct`` comes as soon as its variables are bound.
 
-    __slots__ = ("head", "relation", "body", "steps")
+    ``seeded(i)`` is the same rule with positive body literal ``i`` joined
+    first, for the semi-naive rounds in which that literal takes only new facts.
+    """
+
+    __slots__ = ("head", "relation", "body", "steps", "_seeded")
 
     def __init__(self, head, literals):
         self.head = head
         self.relation = name_of(head)
+        self._seeded = {}
         positives = [lit for lit in literals if isinstance(lit, (str, tuple))]
         checks = [lit for lit in literals if not isinstance(lit, (str, tuple))]
         bound: set = set()
@@ -142,6 +149,14 @@ class _Clause:
             self.steps.append(_Step(lit, bound) if isinstance(lit, (str, tuple)) else None)
             if isinstance(lit, (str, tuple)):
                 bound |= set(variables(lit))
+
+    def seeded(self, i):
+        """(the rule with body literal ``i`` first, that literal's new position)."""
+        if i not in self._seeded:
+            lit = self.body[i]
+            variant = _Clause(self.head, (lit,) + self.body[:i] + self.body[i + 1:])
+            self._seeded[i] = (variant, variant.body.index(lit))
+        return self._seeded[i]
 
 
 class _Step:
@@ -282,7 +297,9 @@ class Program:
                 for c in stratum.clauses:
                     for i, lit in enumerate(c.body):
                         if isinstance(lit, (str, tuple)) and name_of(lit) in delta:
-                            for atom in Program._derive(c, facts, i, delta[name_of(lit)]):
+                            variant, at = c.seeded(i)
+                            for atom in Program._derive(variant, facts, at,
+                                                        delta[name_of(lit)]):
                                 if atom not in facts.sets[c.relation]:
                                     found.setdefault(c.relation, set()).add(atom)
                 for r, atoms in found.items():
@@ -354,7 +371,7 @@ class ReferenceMachine(StateMachine):
 
     name = "reference"
 
-    def __init__(self, rules, cache_size: int = 512):
+    def __init__(self, rules, cache_size: int = 64):
         self.program = Program(rules)
         static = self.program.strata("static")
         self.static = Program.evaluate(

@@ -1,0 +1,17 @@
+"""Shared fixtures: where the public test games are (../shared/games)."""
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("GGP_SHARED_GAMES",
+                             Path(__file__).resolve().parents[2] / "shared" / "games"))
+
+
+def shared_games(*folders):
+    """Paths of the public .kif files in the given folders (empty if absent)."""
+    return sorted(p for f in folders for p in (SHARED / f).glob("*.kif"))
+
+
+def needs_shared():
+    return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/games is absent")

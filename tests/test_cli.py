@@ -1,0 +1,128 @@
+"""The `ggp` command: exit status, one-line errors, and the --json shapes."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from matches.cli import main
+
+GOOD = """
+(role a)
+(init (step 0))
+(<= (legal a go) (true (step 0)))
+(<= (next (step 1)) (does a go))
+(<= terminal (true (step 1)))
+(goal a 100)
+"""
+
+BROKEN = {
+    "syntax": ("(role a)\n(<= (legal a go)\n    (true (step 0))\n(goal a 100)\n",
+               2, "never closed"),
+    "unsafe": (GOOD + "(<= (goal a ?x) (true (step 1)))\n", 8, "unsafe"),
+    "unstratified": (GOOD + "(<= p (not q))\n(<= q p)\n", 8, "stratified"),
+    "no goal": (GOOD.replace("(goal a 100)", ""), 2, "no goal"),
+}
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "matches.cli", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_check_rejects_with_one_line(tmp_path, kind):
+    text, line, words = BROKEN[kind]
+    path = tmp_path / "broken.kif"
+    path.write_text(text)
+    result = run("check", str(path))
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    out = (result.stdout + result.stderr).strip().splitlines()
+    assert len(out) == 1
+    assert out[0].startswith(f"{path}:{line}:")
+    assert words in out[0]
+
+
+def test_check_finds_a_role_without_legal_moves(tmp_path):
+    path = tmp_path / "stuck.kif"
+    path.write_text(GOOD.replace("(<= terminal (true (step 1)))",
+                                 "(<= terminal (true (step 2)))"))
+    result = run("check", str(path))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "role 'a' has no legal move" in result.stdout
+
+
+def test_check_finds_no_termination(tmp_path):
+    path = tmp_path / "loop.kif"
+    path.write_text(GOOD.replace("(<= (legal a go) (true (step 0)))", "(legal a go)")
+                    .replace("(<= (next (step 1)) (does a go))", "(<= (next (step 0)) (does a go))"))
+    result = run("check", str(path), "--max-steps", "50")
+    assert result.returncode == 1
+    assert "no terminal state after 50 steps" in result.stdout
+
+
+def test_check_valid_game(capsys):
+    assert main(["check", "tictactoe", "--json", "--playouts", "5"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["valid"] and data["playouts"] == 5 and data["errors"] == []
+
+
+def test_unknown_game_is_one_line():
+    result = run("info", "no_such_game")
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "no_such_game" in result.stderr
+
+
+def test_count_json(capsys):
+    assert main(["count", "tictactoe", "--depth", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["nodes"], data["terminals"], data["distinct_states"], data["max_depth"]) \
+        == (1 + 9 + 72, 0, 1 + 9 + 72, 2)
+
+
+def test_info_json(capsys):
+    assert main(["info", "tictactoe", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["roles"] == ["xplayer", "oplayer"] and data["gdl2"] is False
+    assert data["base_propositions"] == 29 and data["input_propositions"] == 20
+
+
+def test_play_json(capsys):
+    assert main(["play", "tictactoe", "random", "legal", "--seed", "3", "--matches", "2",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["matches"]) == 2
+    for match in data["matches"]:
+        assert match["players"] == {"xplayer": "random", "oplayer": "legal"}
+        assert set(match["goals"]) == {"xplayer", "oplayer"}
+        assert sum(match["goals"].values()) == 100
+
+
+def test_play_is_reproducible(capsys):
+    outs = []
+    for _ in range(2):
+        main(["play", "connectfour", "random", "random", "--seed", "7", "--json"])
+        outs.append(json.loads(capsys.readouterr().out)["matches"][0]["moves"])
+    assert outs[0] == outs[1]
+
+
+def test_play_prints_moves_and_board(capsys):
+    assert main(["play", "tictactoe", "legal", "legal"]) == 0
+    out = capsys.readouterr().out
+    assert "step 1: xplayer (mark 1 1), oplayer noop" in out
+    assert "goals: xplayer" in out
+    assert "x . ." in out or ". . x" in out or "x" in out.splitlines()[1]
+
+
+def test_play_wrong_number_of_players():
+    result = run("play", "tictactoe", "random")
+    assert result.returncode == 1
+    assert "give one player each" in result.stderr
+
+
+def test_play_unknown_player():
+    result = run("play", "tictactoe", "random", "nobody")
+    assert result.returncode == 1
+    assert "unknown player 'nobody'" in result.stderr
