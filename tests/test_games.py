@@ -11,18 +11,16 @@ near) count the same in both.
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
+import brute_force
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]     # brute_force, and the packages when not installed
+import gdl
+from ggp import load_game
+from ggp.count import count
 
-import brute_force  # noqa: E402
-import gdl  # noqa: E402
-from ggp import load_game  # noqa: E402
-from ggp.count import count  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 GAMES_DIR = HERE.parent / "games_gdl"
 ALL = sorted(brute_force.GAMES)
