@@ -57,7 +57,8 @@ def test_check_finds_a_role_without_legal_moves(tmp_path):
 def test_check_finds_no_termination(tmp_path):
     path = tmp_path / "loop.kif"
     path.write_text(GOOD.replace("(<= (legal a go) (true (step 0)))", "(legal a go)")
-                    .replace("(<= (next (step 1)) (does a go))", "(<= (next (step 0)) (does a go))"))
+                    .replace("(<= (next (step 1)) (does a go))",
+                             "(<= (next (step 0)) (does a go))"))
     result = run("check", str(path), "--max-steps", "50")
     assert result.returncode == 1
     assert "no terminal state after 50 steps" in result.stdout

@@ -1,11 +1,11 @@
 """The reader and the printer: round trips, case, comments, dialects, odd corners."""
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +14,6 @@ from gdl import And, Distinct, Not, Or, Rule, Var
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SHARED = Path(os.environ.get("GGP_SHARED_GAMES", REPO.parent / "shared" / "games"))
 
 
 # --- random rules -------------------------------------------------------------

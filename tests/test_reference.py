@@ -84,8 +84,12 @@ def test_public_tictactoe_line():
     s = sm.initial_state()
     assert len(list(sm.joint_moves(s))) == 9
     assert sm.legal_moves(s, "oplayer") == ["noop"]
-    x = lambda m, n: (("mark", str(m), str(n)), "noop")
-    o = lambda m, n: ("noop", ("mark", str(m), str(n)))
+    def x(m, n):
+        return ("mark", str(m), str(n)), "noop"
+
+    def o(m, n):
+        return "noop", ("mark", str(m), str(n))
+
     s = play(sm, x(1, 1), o(1, 3), x(3, 1), o(2, 2), x(2, 1))
     assert sm.is_terminal(s)
     assert sm.goals(s) == (100, 0)

@@ -16,18 +16,17 @@ GDL-I and GDL-II game must validate without errors.
 """
 from __future__ import annotations
 
-import os
 import re
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from conftest import SHARED, needs_shared, shared_games
 
 import gdl
 
 HERE = Path(__file__).resolve().parent
 INVALID = HERE / "invalid"
-SHARED = Path(os.environ.get("GGP_SHARED_GAMES", HERE.parent.parent / "shared" / "games"))
 
 EXPECT = re.compile(r"^[;%] expect: (\d+):(\d+) ([a-z]+) (\S.*)$")
 
@@ -142,14 +141,9 @@ def test_check_returns_warnings_of_a_valid_description():
 
 # --- public games ---------------------------------------------------------------
 
-def shared(folder: str):
-    d = SHARED / folder
-    return sorted(d.glob("*.kif")) if d.is_dir() else []
-
-
-GAMES = shared("gdl1") + shared("gdl2")
-CONFORMANCE = shared("conformance")
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} is absent")
+GAMES = shared_games("gdl1", "gdl2")
+CONFORMANCE = shared_games("conformance")
+needs_shared = needs_shared()
 
 
 @lru_cache(maxsize=None)
@@ -178,7 +172,7 @@ PLAYED = ["test_case_5d", "test_case_5e", "test_distinct_beginning_rule"]
 
 @needs_shared
 def test_shared_games_are_there():
-    assert len(shared("gdl1")) >= 40 and len(shared("gdl2")) >= 10
+    assert len(shared_games("gdl1")) >= 40 and len(shared_games("gdl2")) >= 10
     names = {p.stem for p in CONFORMANCE}
     assert names >= set(VALID_CLEAN) | set(VALID_WITH_WARNINGS) | set(INVALID_CASES) | set(PLAYED)
 
