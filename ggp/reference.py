@@ -315,52 +315,62 @@ class Program:
     @staticmethod
     def _derive(clause, facts, delta_at, delta):
         """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
-        body = clause.body
-        steps = clause.steps
-        n = len(body)
-        out = []
+        return [_subst(clause.head, b) for b in solutions(clause, facts, delta_at, delta)]
 
-        def solve(i, b):
-            if i == n:
-                out.append(_subst(clause.head, b))
-                return
-            lit = body[i]
-            if isinstance(lit, Distinct):
-                if _subst(lit.left, b) != _subst(lit.right, b):
-                    solve(i + 1, b)
-                return
-            if isinstance(lit, Not):
-                atom = _subst(lit.literal, b)
-                if atom not in facts.get(name_of(atom)):
-                    solve(i + 1, b)
-                return
-            step = steps[i]
-            if step.free == ():     # every argument bound: a membership test
-                atom = _subst(lit, b)
-                if atom in (delta if i == delta_at else facts.get(name_of(lit))):
-                    solve(i + 1, b)
-                return
-            key = tuple(_subst(lit[p], b) for p in step.positions)
-            if i == delta_at:
-                pool = [a for a in delta if len(a) == len(lit)
-                        and tuple(a[p] for p in step.positions) == key]
-            else:
-                pool = facts.lookup(lit[0], step.positions, key)
-            for atom in pool:
-                if len(atom) != len(lit):
-                    continue
-                if step.free is None:
-                    b2 = _match(_subst(lit, b), atom, b)
-                    if b2 is not None:
-                        solve(i + 1, b2)
-                else:
-                    b2 = dict(b)
-                    for p, var in step.free:
-                        b2[var] = atom[p]
+
+def solutions(clause, facts, delta_at=None, delta=None, negation=True) -> list:
+    """Every binding of the variables of ``clause`` that satisfies its body.
+
+    Literal ``delta_at`` is matched against ``delta`` only (semi-naive rounds).
+    With ``negation=False`` negative literals are not tested (the grounder
+    decides them later); ``distinct`` always is.
+    """
+    body = clause.body
+    steps = clause.steps
+    n = len(body)
+    out = []
+
+    def solve(i, b):
+        if i == n:
+            out.append(b)
+            return
+        lit = body[i]
+        if isinstance(lit, Distinct):
+            if _subst(lit.left, b) != _subst(lit.right, b):
+                solve(i + 1, b)
+            return
+        if isinstance(lit, Not):
+            if not negation or _subst(lit.literal, b) not in facts.get(
+                    name_of(lit.literal)):
+                solve(i + 1, b)
+            return
+        step = steps[i]
+        if step.free == ():     # every argument bound: a membership test
+            atom = _subst(lit, b)
+            if atom in (delta if i == delta_at else facts.get(name_of(lit))):
+                solve(i + 1, b)
+            return
+        key = tuple(_subst(lit[p], b) for p in step.positions)
+        if i == delta_at:
+            pool = [a for a in delta if len(a) == len(lit)
+                    and tuple(a[p] for p in step.positions) == key]
+        else:
+            pool = facts.lookup(lit[0], step.positions, key)
+        for atom in pool:
+            if len(atom) != len(lit):
+                continue
+            if step.free is None:
+                b2 = _match(_subst(lit, b), atom, b)
+                if b2 is not None:
                     solve(i + 1, b2)
+            else:
+                b2 = dict(b)
+                for p, var in step.free:
+                    b2[var] = atom[p]
+                solve(i + 1, b2)
 
-        solve(0, {})
-        return out
+    solve(0, {})
+    return out
 
 
 class ReferenceMachine(StateMachine):

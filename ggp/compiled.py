@@ -1,0 +1,114 @@
+"""The compiled reasoner: the StateMachine interface over the propositional
+network (:mod:`ggp.propnet`) evaluated by the C kernel (:mod:`ggp._propnet`).
+
+A state is a ``bytes`` object, one byte per base proposition (1 when true), in
+the order of ``GroundProgram.base``.  Moves come out in the same order as the
+reference reasoner's, so the two can be compared move by move.
+"""
+from __future__ import annotations
+
+import time
+
+from ._propnet import Kernel
+from .ground import GroundProgram, ground
+from .propnet import Network
+from .statemachine import GameError, StateMachine
+
+
+class CompiledMachine(StateMachine):
+    """The propositional-network reasoner.  ``build_seconds`` says how long
+    grounding and building took; ``network`` is the network it runs."""
+
+    name = "compiled"
+
+    def __init__(self, rules, roles, limit: int = 1_000_000):
+        start = time.perf_counter()
+        gp: GroundProgram = ground(rules, roles, limit)
+        self.ground_program = gp
+        self.network = Network(gp)
+        self.kernel = Kernel(**self.network.arrays())
+        self.roles = tuple(roles)
+        self._base = gp.base
+        self._base_index = {b: i for i, b in enumerate(gp.base)}
+        self._moves = [m for _, m in gp.inputs]
+        self._move_index = [{} for _ in roles]
+        for i, (r, m) in enumerate(gp.inputs):
+            self._move_index[self.roles.index(r)][m] = i
+        self._sees = [[] for _ in roles]
+        for node, r, percept in self.network.sees:
+            self._sees[r].append((self.network.number[node], percept))
+        self._initial = self.state_from_facts(gp.init)
+        self.build_seconds = time.perf_counter() - start
+
+    def _role(self, role) -> int:
+        try:
+            return self.roles.index(role)
+        except ValueError:
+            raise GameError(f"no role {role!r} in this game (roles: {self.roles})") from None
+
+    def _joint(self, state, joint) -> list:
+        """Move indices of a joint move, refusing malformed or illegal moves."""
+        joint = tuple(joint)
+        if len(joint) != len(self.roles):
+            raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+        self.kernel.load(state)
+        out = []
+        for r, move in enumerate(joint):
+            try:
+                index = self._move_index[r].get(move)
+            except TypeError:
+                index = None
+            if index is None or index not in self.kernel.legal(r):
+                raise GameError(f"move {move!r} is not legal for role "
+                                f"{self.roles[r]!r} in this state")
+            out.append(index)
+        return out
+
+    # --- the StateMachine questions ----------------------------------------
+    def initial_state(self):
+        return self._initial
+
+    def legal_moves(self, state, role):
+        self.kernel.load(state)
+        return [self._moves[i] for i in self.kernel.legal(self._role(role))]
+
+    def next_state(self, state, joint):
+        return self.kernel.next_state(state, self._joint(state, joint))
+
+    def is_terminal(self, state):
+        self.kernel.load(state)
+        return self.kernel.terminal()
+
+    def goal(self, state, role):
+        self.kernel.load(state)
+        values = set(self.kernel.goals(self._role(role)))
+        if len(values) == 1:
+            return values.pop()
+        if not values and role == "random":
+            return 0
+        raise GameError(f"role {role!r} has {len(values) or 'no'} goal values"
+                        f"{' ' + str(sorted(str(v) for v in values)) if values else ''} "
+                        f"in this state; GDL requires exactly one")
+
+    def percepts(self, state, joint, role):
+        r = self._role(role)
+        self.kernel.next_state(state, self._joint(state, joint))
+        return frozenset(p for node, p in self._sees[r] if self.kernel.value(node))
+
+    def state_facts(self, state):
+        return frozenset(b for b, v in zip(self._base, state) if v)
+
+    def state_from_facts(self, facts):
+        state = bytearray(len(self._base))
+        for fact in facts:
+            if fact not in self._base_index:
+                raise GameError(f"{fact!r} is not a base proposition of this game")
+            state[self._base_index[fact]] = 1
+        return bytes(state)
+
+    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000):
+        """``count`` random playouts from ``state``, run in C.
+
+        Returns (total steps, summed final goals per role, playouts cut short).
+        """
+        return self.kernel.playouts(state, count, seed, max_steps)

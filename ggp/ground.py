@@ -1,0 +1,157 @@
+"""Grounding: instantiating the rules into ground rules over the relaxed domain.
+
+Every clause (``or``/``and`` expanded) is joined over the facts that could ever
+hold (:mod:`ggp.domains`: negation ignored, ``true`` and ``does`` ranging over
+every reachable base fact and move), with the relations that depend on neither
+``true`` nor ``does`` taken at their exact values.  Each solution is a ground
+rule ``head <- pos... , not neg...`` in which the static literals are already
+decided: a static positive literal is true by construction and dropped, a
+static negative literal either kills the rule or is dropped, and a negative
+literal whose atom can never hold is dropped.
+
+This is the relaxed instantiation of Kissmann and Edelkamp ("Instantiating
+General Games using Prolog or Dependency Graphs", KI 2010), which is also the
+usual first step of propositional-network reasoners (Schkufza, Love,
+Genesereth, "Propositional Automata and Cell Automata", 2008).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gdl import Not, Rule, expand
+from gdl.ast import name_of, variables
+
+from .domains import relaxed_facts
+from .reference import Facts, Program, _subst, solutions
+from .statemachine import GameError, term_key
+
+
+class GroundingTooLarge(GameError):
+    """The game does not ground within the size limit."""
+
+
+@dataclass
+class GroundProgram:
+    """The ground rules of a game and what they range over.
+
+    ``rules`` are ``(head, positive atoms, negative atoms)`` over non-static
+    relations only.  ``base`` lists the possible base facts and ``inputs`` the
+    possible ``(role, move)`` pairs, both in :func:`term_key` order.
+    """
+
+    roles: tuple
+    base: list
+    inputs: list
+    init: list
+    rules: list
+    static: Facts
+
+
+def factor(rules) -> list:
+    """The rules with independent parts of each body split off into helper
+    relations, so that grounding does not multiply them out.
+
+    In ``(<= (next (cell ?x ?y ?p)) (true (cell ?x ?y ?p)) (does ?r (move ?a ?b))
+    (distinct ?x ?a))`` the variables ``?r ?a ?b`` occur only in the last two
+    literals: those become ``(aux ?x)``, whose ground instances are one OR per
+    ``?x`` instead of one rule per (cell, move) pair.  A group of literals is
+    split off when they are linked by variables that the head and the other
+    literals do not use, and every variable it shares is bound by a positive
+    literal of its own (so the helper rule is safe).
+    """
+    out = []
+    for rule in rules:
+        for lits, _ in expand(rule):
+            out.extend(_factor_clause(rule, lits, len(out)))
+    return out
+
+
+def _factor_clause(rule, lits, serial):
+    lits = list(lits)
+    head_vars = set(variables(rule.head))
+    local = {v for lit in lits for v in variables(lit)} - head_vars
+    # group literals linked through local variables (union-find on literal indices)
+    parent = list(range(len(lits)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner = {}
+    for i, lit in enumerate(lits):
+        for v in variables(lit):
+            if v in local:
+                if v in owner:
+                    parent[find(i)] = find(owner[v])
+                else:
+                    owner[v] = i
+    groups = {}
+    for i in range(len(lits)):
+        groups.setdefault(find(i), []).append(i)
+    if len(groups) < 2:
+        return [Rule(rule.head, tuple(lits), rule.pos)]
+    body, helpers = [], []
+    for members in groups.values():
+        group = [lits[i] for i in members]
+        group_vars = {v for lit in group for v in variables(lit)}
+        positive_vars = {v for lit in group if isinstance(lit, (str, tuple))
+                         for v in variables(lit)}
+        shared = sorted(group_vars - (group_vars & local))
+        if not (group_vars & local) or group_vars - positive_vars or len(group) < 2:
+            body.extend(group)
+            continue
+        name = f"__aux{serial}_{len(helpers)}_{name_of(rule.head)}"
+        atom = (name,) + tuple(shared) if shared else name
+        helpers.append(Rule(atom, tuple(group), rule.pos))
+        body.append(atom)
+    return [Rule(rule.head, tuple(body), rule.pos)] + helpers
+
+
+def ground(rules, roles, limit: int = 1_000_000) -> GroundProgram:
+    """Ground a game's rules (after :func:`factor`); raise
+    :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed facts)."""
+    rules = factor(rules)
+    program = Program(rules)
+    static_strata = program.strata("static")
+    static_names = frozenset(r for st in static_strata for r in st.relations)
+    static = Program.evaluate(static_strata, Facts({}, static_names))
+    try:
+        relaxed = relaxed_facts(rules, limit)
+    except GameError as exc:
+        raise GroundingTooLarge(f"the relaxed domain is too large: {exc}") from None
+    domain = Facts({r: (static.get(r) if r in static_names else relaxed.get(r))
+                    for r in set(relaxed.sets) | set(static.sets)})
+    ground_rules = []
+    for stratum in program.strata("state") + program.strata("move"):
+        for clause in stratum.clauses:
+            for b in solutions(clause, domain, negation=False):
+                rule = _instantiate(clause, b, static, static_names, relaxed)
+                if rule is not None:
+                    ground_rules.append(rule)
+            if len(ground_rules) > limit:
+                raise GroundingTooLarge(
+                    f"more than {limit} ground rules (at relation '{clause.relation}')")
+    base = sorted({a[1] for a in relaxed.get("true")}, key=term_key)
+    inputs = sorted({(a[1], a[2]) for a in relaxed.get("does")},
+                    key=lambda rm: (roles.index(rm[0]) if rm[0] in roles else len(roles),
+                                    term_key(rm[1])))
+    init = sorted({a[1] for a in static.get("init")}, key=term_key)
+    return GroundProgram(tuple(roles), base, inputs, init, ground_rules, static)
+
+
+def _instantiate(clause, b, static, static_names, relaxed):
+    pos, neg = [], []
+    for lit in clause.body:
+        if isinstance(lit, Not):
+            atom = _subst(lit.literal, b)
+            rel = name_of(atom)
+            if rel in static_names:
+                if atom in static.get(rel):
+                    return None
+            elif atom in relaxed.get(rel):
+                neg.append(atom)
+        elif isinstance(lit, (str, tuple)) and name_of(lit) not in static_names:
+            pos.append(_subst(lit, b))
+    return _subst(clause.head, b), tuple(pos), tuple(neg)
