@@ -52,7 +52,7 @@ cdef class Kernel:
     goal_node[G], goal_role[G], goal_value[G].
     """
 
-    cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node, applied
+    cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node
     cdef uint8_t* kind
     cdef int32_t* in_start
     cdef int32_t* in_lit
@@ -77,6 +77,7 @@ cdef class Kernel:
     cdef uint8_t* scratch_state
     cdef int32_t* scratch_moves
     cdef int32_t* chosen
+    cdef int32_t* current        # per role, the move whose does input is set (-1: none)
 
     def __cinit__(self):
         self.kind = NULL
@@ -117,7 +118,9 @@ cdef class Kernel:
         self.scratch_state = <uint8_t*> malloc(self.nbase + 1)
         self.scratch_moves = <int32_t*> malloc((self.nmoves + 1) * 4)
         self.chosen = <int32_t*> malloc((nroles + 1) * 4)
-        self.applied = 0
+        self.current = <int32_t*> malloc((nroles + 1) * 4)
+        for role in range(nroles):
+            self.current[role] = -1
         memset(self.val, 0, self.n)
         memset(self.dirty, 0, self.nwords * 8 + 8)
         # all values false: a gate's true inputs are its negated ones
@@ -144,7 +147,7 @@ cdef class Kernel:
         free(self.does_node); free(self.legal_node); free(self.move_role)
         free(self.role_start); free(self.goal_node); free(self.goal_role)
         free(self.goal_value); free(self.scratch_state); free(self.scratch_moves)
-        free(self.chosen)
+        free(self.chosen); free(self.current)
 
     # --- the core: set inputs, propagate -----------------------------------
     cdef inline void _setval(self, int node, uint8_t v) noexcept nogil:
@@ -202,24 +205,33 @@ cdef class Kernel:
                 if v != self.val[i]:
                     self._setval(i, v)
 
-    cdef void _load(self, const uint8_t* state) noexcept nogil:
-        """Make the base inputs equal ``state`` (one byte per base proposition)
-        and clear every does input, then settle the network."""
+    cdef void _load(self, const uint8_t* state, bint keep_does=False) noexcept nogil:
+        """Make the base inputs equal ``state`` (one byte per base proposition),
+        clear the does inputs unless ``keep_does``, then settle the network.
+
+        Keeping the last joint move's inputs set is what a playout does: legal,
+        goal and terminal never depend on does (the validator ensures it), so
+        they are right either way, and the next move only flips what differs.
+        """
         cdef int b
         for b in range(self.nbase):
             self._set(self.base_node[b], state[b])
-        if self.applied:
+        if not keep_does:
             for b in range(self.nroles):
-                self._set(self.does_node[self.chosen[b]], 0)
-            self.applied = 0
+                if self.current[b] >= 0:
+                    self._set(self.does_node[self.current[b]], 0)
+                    self.current[b] = -1
         self.propagate()
 
     cdef void _do(self) noexcept nogil:
-        """Set the does inputs of the move indices in ``chosen``, then settle."""
+        """Make the does inputs those of the moves in ``chosen``, then settle."""
         cdef int r
         for r in range(self.nroles):
-            self._set(self.does_node[self.chosen[r]], 1)
-        self.applied = 1
+            if self.current[r] != self.chosen[r]:
+                if self.current[r] >= 0:
+                    self._set(self.does_node[self.current[r]], 0)
+                self._set(self.does_node[self.chosen[r]], 1)
+                self.current[r] = self.chosen[r]
         self.propagate()
 
     cdef void _read_next(self, uint8_t* out) noexcept nogil:
@@ -304,7 +316,7 @@ cdef class Kernel:
                         break
                     self._do()
                     self._read_next(cur)
-                    self._load(cur)
+                    self._load(cur, True)
                     depth += 1
                 steps += depth
                 for g in range(self.ngoals):

@@ -1,6 +1,7 @@
 """``load_game`` and ``Game``: a validated description and its state machines."""
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -8,7 +9,11 @@ from pathlib import Path
 import gdl
 from gdl.ast import name_of
 
-REASONERS = ("reference",)
+REASONERS = ("compiled", "reference")
+
+
+class GroundingWarning(UserWarning):
+    """A game too large to ground runs on the reference reasoner."""
 
 
 def games_dir() -> Path:
@@ -43,12 +48,27 @@ class Game:
         """True when the game uses GDL-II: percepts (``sees``) or the ``random`` role."""
         return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
 
-    def state_machine(self, reasoner: str = "reference"):
-        """A fresh :class:`~ggp.statemachine.StateMachine` for this game."""
+    def state_machine(self, reasoner: str = "compiled", limit: int = 1_000_000):
+        """A fresh :class:`~ggp.statemachine.StateMachine` for this game.
+
+        ``compiled`` (the default) grounds the game into a propositional
+        network; a game that does not ground within ``limit`` ground rules
+        falls back to the reference reasoner with a one-line warning.
+        """
+        from .reference import ReferenceMachine
         if reasoner == "reference":
-            from .reference import ReferenceMachine
             return ReferenceMachine(self.rules)
-        raise ValueError(f"unknown reasoner {reasoner!r}; choose from {', '.join(REASONERS)}")
+        if reasoner != "compiled":
+            raise ValueError(f"unknown reasoner {reasoner!r}; "
+                             f"choose from {', '.join(REASONERS)}")
+        from .compiled import CompiledMachine
+        from .ground import GroundingTooLarge
+        try:
+            return CompiledMachine(self.rules, self.roles, limit)
+        except GroundingTooLarge as exc:
+            warnings.warn(f"{self.name}: {exc}; using the reference reasoner",
+                          GroundingWarning, stacklevel=2)
+            return ReferenceMachine(self.rules)
 
     def parse_move(self, text: str):
         """A move read from text (any case), spelled as the rules spell it."""

@@ -124,10 +124,11 @@ def ground(rules, roles, limit: int = 1_000_000) -> GroundProgram:
     domain = Facts({r: (static.get(r) if r in static_names else relaxed.get(r))
                     for r in set(relaxed.sets) | set(static.sets)})
     ground_rules = []
+    canon: dict = {}        # one object per distinct ground atom, however often it occurs
     for stratum in program.strata("state") + program.strata("move"):
         for clause in stratum.clauses:
             for b in solutions(clause, domain, negation=False):
-                rule = _instantiate(clause, b, static, static_names, relaxed)
+                rule = _instantiate(clause, b, static, static_names, relaxed, canon)
                 if rule is not None:
                     ground_rules.append(rule)
             if len(ground_rules) > limit:
@@ -141,7 +142,7 @@ def ground(rules, roles, limit: int = 1_000_000) -> GroundProgram:
     return GroundProgram(tuple(roles), base, inputs, init, ground_rules, static)
 
 
-def _instantiate(clause, b, static, static_names, relaxed):
+def _instantiate(clause, b, static, static_names, relaxed, canon):
     pos, neg = [], []
     for lit in clause.body:
         if isinstance(lit, Not):
@@ -151,7 +152,9 @@ def _instantiate(clause, b, static, static_names, relaxed):
                 if atom in static.get(rel):
                     return None
             elif atom in relaxed.get(rel):
-                neg.append(atom)
+                neg.append(canon.setdefault(atom, atom))
         elif isinstance(lit, (str, tuple)) and name_of(lit) not in static_names:
-            pos.append(_subst(lit, b))
-    return _subst(clause.head, b), tuple(pos), tuple(neg)
+            atom = _subst(lit, b)
+            pos.append(canon.setdefault(atom, atom))
+    head = _subst(clause.head, b)
+    return canon.setdefault(head, head), tuple(pos), tuple(neg)

@@ -52,6 +52,7 @@ class Network:
         for head in rules_of:
             self._atom(head)
         self._outputs()
+        self.rules_of = gp.rules = None     # the gates hold it all now: free the memory
         self._simplify()
         self._layout()
 
@@ -80,7 +81,7 @@ class Network:
         gates = []
         for pos, neg in self.rules_of[atom]:
             lits = [self._atom(a) * 2 for a in pos] + [self._atom(a) * 2 + 1 for a in neg]
-            gates.append(self._new(AND, lits) * 2)
+            gates.append(lits[0] if len(lits) == 1 else self._new(AND, lits) * 2)
         self.inputs[node] = tuple(gates)
         return node
 

@@ -165,12 +165,13 @@ class _Step:
     ``positions`` are the arguments ground by then (the index key); ``free``
     pairs each other argument with the variable it binds, when all of them are
     distinct fresh variables (the usual case); otherwise ``free`` is None and
-    the literal is matched term by term.
+    ``rest`` pairs each other argument with its pattern, matched term by term.
     """
 
-    __slots__ = ("positions", "free", "arity")
+    __slots__ = ("positions", "free", "arity", "rest")
 
     def __init__(self, lit, bound):
+        self.rest = ()
         if isinstance(lit, str):
             self.positions, self.free, self.arity = (), (), 0
             return
@@ -182,6 +183,7 @@ class _Step:
         fresh = [a for _, a in rest]
         simple = all(isinstance(a, Var) for a in fresh) and len(set(fresh)) == len(fresh)
         self.free = tuple(rest) if simple else None
+        self.rest = tuple(rest)
 
 
 def _components(graph):
@@ -360,8 +362,12 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True) -> list:
             if len(atom) != len(lit):
                 continue
             if step.free is None:
-                b2 = _match(_subst(lit, b), atom, b)
-                if b2 is not None:
+                b2 = b
+                for p, pattern in step.rest:
+                    b2 = _match(pattern, atom[p], b2)
+                    if b2 is None:
+                        break
+                else:
                     solve(i + 1, b2)
             else:
                 b2 = dict(b)

@@ -78,13 +78,34 @@ class StateMachine(ABC):
         return itertools.product(*self.all_legal_moves(state))
 
     def random_playout(self, state, rng: _random.Random | None = None, max_steps=100000):
-        """Play uniformly random joint moves to the end; return (final state, steps)."""
+        """Play uniformly random joint moves to the end; return (final state, steps).
+
+        Stops early (returning a non-terminal state) after ``max_steps`` or
+        when a role has no legal move.
+        """
         rng = rng or _random.Random()
         steps = 0
-        while not self.is_terminal(state):
-            if steps >= max_steps:
-                raise GameError(f"no terminal state within {max_steps} steps")
-            joint = tuple(rng.choice(moves) for moves in self.all_legal_moves(state))
-            state = self.next_state(state, joint)
+        while not self.is_terminal(state) and steps < max_steps:
+            moves = self.all_legal_moves(state)
+            if not all(moves):
+                break
+            state = self.next_state(state, tuple(rng.choice(m) for m in moves))
             steps += 1
         return state, steps
+
+    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000):
+        """``count`` random playouts from ``state``.
+
+        Returns (total steps, summed final goals per role, playouts cut short).
+        The compiled reasoner runs this in C; this is the same in Python.
+        """
+        rng = _random.Random(seed)
+        total, sums, cut = 0, [0] * len(self.roles), 0
+        for _ in range(count):
+            final, steps = self.random_playout(state, rng, max_steps)
+            total += steps
+            if self.is_terminal(final):
+                sums = [a + b for a, b in zip(sums, self.goals(final))]
+            else:
+                cut += 1
+        return total, sums, cut

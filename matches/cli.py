@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 
 import gdl
 from ggp import GameError, load_game
@@ -116,6 +117,13 @@ def cmd_play(args) -> int:
     return 0
 
 
+def cmd_bench(args) -> int:
+    from ggp.bench import bench
+    data = bench(_load(args), args.reasoner, args.seconds, args.seed)
+    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0
+
+
 def _printer(game):
     def show(record, sm, state):
         if record.moves:
@@ -161,6 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=None, help="plies to walk (default: all)")
     reasoner(p)
 
+    p = command("bench", cmd_bench, "random playouts from the initial state, timed")
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--seed", type=int, default=1)
+    reasoner(p)
+
     p = command("play", cmd_play, "play a local match and print it")
     p.add_argument("players", nargs="+", metavar="PLAYER",
                    help="one player spec per role, e.g. random, legal")
@@ -171,7 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, line=None):
+    return f"ggp: warning: {message}\n"
+
+
 def main(argv=None) -> int:
+    warnings.formatwarning = _one_line_warning
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -31,7 +31,7 @@ class MatchRecord:
 
 
 def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10.0,
-              play_clock: float = 10.0, reasoner: str = "reference", on_step=None,
+              play_clock: float = 10.0, reasoner: str = "compiled", on_step=None,
               specs: dict | None = None) -> MatchRecord:
     """Play one match; ``players`` maps every non-random role to a Player.
 

@@ -49,7 +49,7 @@ class Player:
     name = "player"
     belief_limit = 256
 
-    def __init__(self, seed: int | None = None, reasoner: str = "reference"):
+    def __init__(self, seed: int | None = None, reasoner: str = "compiled"):
         self.rng = random.Random(seed)
         self.reasoner = reasoner
         self.game = self.sm = self.role = None

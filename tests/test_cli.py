@@ -127,3 +127,14 @@ def test_play_unknown_player():
     result = run("play", "tictactoe", "random", "nobody")
     assert result.returncode == 1
     assert "unknown player 'nobody'" in result.stderr
+
+
+@pytest.mark.parametrize("reasoner", ["compiled", "reference"])
+def test_bench_json(capsys, reasoner):
+    assert main(["bench", "tictactoe", "--seconds", "0.3", "--reasoner", reasoner,
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"game", "reasoner", "playouts", "playouts_per_sec", "states_per_sec",
+                         "build_seconds", "peak_rss_mb"}
+    assert data["reasoner"] == reasoner and data["playouts"] > 0
+    assert 5 <= data["states_per_sec"] / data["playouts_per_sec"] <= 9   # tic-tac-toe depth

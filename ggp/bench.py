@@ -1,0 +1,36 @@
+"""``ggp bench``: random playouts from the initial state for a while, timed.
+
+A state change is one ``next`` step of a playout (what gdl-perf counts).
+"""
+from __future__ import annotations
+
+import resource
+import time
+
+
+def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1) -> dict:
+    """Playouts and state changes per second of one reasoner on one game."""
+    start = time.perf_counter()
+    sm = game.state_machine(reasoner)
+    build = time.perf_counter() - start
+    root = sm.initial_state()
+    playouts = steps = 0
+    batch = 1
+    start = time.perf_counter()
+    while True:
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+        n, _, _ = sm.playouts(root, batch, seed + playouts)
+        playouts += batch
+        steps += n
+        if time.perf_counter() - start < seconds / 20:
+            batch *= 2          # batches of about a twentieth of the time
+    elapsed = time.perf_counter() - start
+    return {"game": game.name, "reasoner": getattr(sm, "name", reasoner),
+            "playouts": playouts, "seconds": round(elapsed, 3),
+            "playouts_per_sec": round(playouts / elapsed, 1),
+            "states_per_sec": round(steps / elapsed, 1),
+            "mean_depth": round(steps / playouts, 2) if playouts else 0.0,
+            "build_seconds": round(build, 3),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}

@@ -1,0 +1,154 @@
+"""The compiled reasoner against the reference, step by step, on every game.
+
+For each game (games_gdl and every public game that grounds), random playouts
+compare legal moves per role (in order), the next state's facts, terminality,
+goals and percepts.  CI plays 200 playouts or as many as 8 s per game allow;
+the `slow` run plays 200 whatever the time.
+"""
+import random
+import time
+import warnings
+
+import pytest
+from conftest import SHARED, needs_shared, shared_games
+
+from ggp import GameError, load_game
+from ggp.count import count
+from ggp.game import GroundingWarning, game_names
+
+GAMES = ([pytest.param(name, id=name) for name in game_names()]
+         + [pytest.param(p, id=f"{p.parent.name}/{p.stem}")
+            for p in shared_games("gdl1", "gdl2", "conformance")])
+
+#: Public files the validator rejects (EXPECTED.md): nothing to compare.
+INVALID = {"test_case_3b", "test_case_3e", "test_case_3f", "test_clean_not_distinct"}
+
+#: Public games that do not ground within the default limits (README, "Coverage"):
+#: they fall back to the reference reasoner, checked in the slow run.
+UNGROUNDABLE = {"amazons", "chess", "chineseCheckers3", "hex"}
+
+
+def outcome(f):
+    """The value of a question, or the error it raises (both reasoners must agree)."""
+    try:
+        return f()
+    except GameError as exc:
+        return ("error", type(exc).__name__)
+
+
+def compare(game, playouts, seconds, seed=1):
+    ref = game.state_machine("reference")
+    fast = game.state_machine("compiled")
+    assert fast.name == "compiled" and fast.roles == ref.roles
+    rng = random.Random(seed)
+    deadline = time.perf_counter() + seconds
+    steps = done = 0
+    while done < playouts and time.perf_counter() < deadline:
+        a, b = ref.initial_state(), fast.initial_state()
+        while time.perf_counter() < deadline:
+            assert ref.state_facts(a) == fast.state_facts(b), f"state after {steps} steps"
+            assert fast.state_from_facts(fast.state_facts(b)) == b
+            terminal = ref.is_terminal(a)
+            assert fast.is_terminal(b) == terminal
+            if terminal:
+                for role in ref.roles:
+                    assert outcome(lambda: fast.goal(b, role)) == outcome(lambda: ref.goal(a, role))
+                done += 1
+                break
+            legal = ref.all_legal_moves(a)
+            assert fast.all_legal_moves(b) == legal
+            if not all(legal):
+                break
+            joint = tuple(rng.choice(m) for m in legal)
+            for role in ref.roles:
+                assert fast.percepts(b, joint, role) == ref.percepts(a, joint, role)
+            a, b = ref.next_state(a, joint), fast.next_state(b, joint)
+            steps += 1
+    return done, steps
+
+
+def load(source):
+    stem = getattr(source, "stem", source)
+    if stem in INVALID:
+        pytest.skip("invalid GDL (EXPECTED.md)")
+    if stem in UNGROUNDABLE:
+        pytest.skip("does not ground within the limits")
+    return load_game(source)
+
+
+@pytest.mark.parametrize("source", GAMES)
+def test_differential(source):
+    done, steps = compare(load(source), playouts=200, seconds=8.0)
+    assert steps >= 1 or done >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", GAMES)
+def test_differential_200_playouts(source):
+    done, _ = compare(load(source), playouts=200, seconds=3600.0, seed=2)
+    assert done == 200
+
+
+def test_count_tictactoe_compiled():
+    assert count(load_game("tictactoe").state_machine("compiled")) == {
+        "nodes": 549946, "terminals": 255168, "distinct_states": 5478, "max_depth": 9}
+
+
+@needs_shared()
+@pytest.mark.parametrize("name, depth", [("montyhall", None), ("meier", 4), ("pennies", None),
+                                         ("kriegTTT_5x5", 3), ("transit", 3)])
+def test_count_gdl2_both_reasoners(name, depth):
+    game = load_game(SHARED / "gdl2" / f"{name}.kif")
+    fast = count(game.state_machine("compiled"), depth)
+    assert fast == count(game.state_machine("reference"), depth)
+    assert fast["nodes"] > 1
+
+
+def test_moves_come_in_the_reference_order():
+    game = load_game("connectfour")
+    ref, fast = game.state_machine("reference"), game.state_machine("compiled")
+    s = fast.initial_state()
+    assert fast.legal_moves(s, "red") == ref.legal_moves(ref.initial_state(), "red")
+
+
+def test_malformed_and_illegal_moves_are_refused():
+    sm = load_game("tictactoe").state_machine("compiled")
+    s = sm.initial_state()
+    for joint in [("noop", "noop"), (("mark", "1", "1"),), ([1, 2], "noop"),
+                  (("mark", "1", "1"), ("mark", "1", "1")), (None, "noop")]:
+        with pytest.raises(GameError):
+            sm.next_state(s, joint)
+    with pytest.raises(GameError, match="no role"):
+        sm.legal_moves(s, "nobody")
+    with pytest.raises(GameError, match="not a base proposition"):
+        sm.state_from_facts([("cell", "9", "9", "x")])
+
+
+@pytest.mark.slow
+@needs_shared()
+@pytest.mark.parametrize("name", sorted(UNGROUNDABLE))
+def test_ungroundable_public_games_fall_back(name):
+    game = load_game(SHARED / "gdl1" / f"{name}.kif")
+    with pytest.warns(GroundingWarning):
+        sm = game.state_machine("compiled", limit=200_000)
+    assert sm.name == "reference"
+
+
+def test_too_large_to_ground_falls_back_with_a_warning():
+    game = load_game("breakthrough")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sm = game.state_machine("compiled", limit=100)
+    assert sm.name == "reference"
+    assert len(caught) == 1 and issubclass(caught[0].category, GroundingWarning)
+    assert "using the reference reasoner" in str(caught[0].message)
+
+
+def test_playouts_in_c_are_seeded():
+    sm = load_game("connectfour").state_machine("compiled")
+    root = sm.initial_state()
+    first = sm.playouts(root, 200, seed=5)
+    assert first == sm.playouts(root, 200, seed=5)
+    steps, sums, cut = first
+    assert cut == 0 and 200 * 7 <= steps <= 200 * 42
+    assert sum(sums) == 200 * 100         # connect four: the goals of a game add to 100
