@@ -151,7 +151,9 @@ cdef class Kernel:
 
     # --- the core: set inputs, propagate -----------------------------------
     cdef inline void _setval(self, int node, uint8_t v) noexcept nogil:
-        """Give ``node`` value ``v``: adjust its readers' counts, mark them dirty."""
+        """Give ``node`` value ``v``: adjust its readers' counts, and mark dirty
+        those whose value the new count would change (every reader in a cycle
+        block, whose value is not a function of its count alone)."""
         cdef int j, lit, reader
         self.val[node] = v
         for j in range(self.out_start[node], self.out_start[node + 1]):
@@ -161,7 +163,8 @@ cdef class Kernel:
                 self.count[reader] += 1
             else:
                 self.count[reader] -= 1
-            self.dirty[reader >> 6] |= (<uint64_t> 1) << (reader & 63)
+            if self._eval(reader) != self.val[reader] or self.block_lo[reader] >= 0:
+                self.dirty[reader >> 6] |= (<uint64_t> 1) << (reader & 63)
 
     cdef inline void _set(self, int node, uint8_t v) noexcept nogil:
         if self.val[node] != v:
