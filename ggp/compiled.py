@@ -12,7 +12,7 @@ import time
 from ._propnet import Kernel
 from .ground import GroundProgram, ground
 from .propnet import Network
-from .statemachine import GameError, StateMachine
+from .statemachine import GameError, StateMachine, single_goal
 
 
 class CompiledMachine(StateMachine):
@@ -81,14 +81,7 @@ class CompiledMachine(StateMachine):
 
     def goal(self, state, role):
         self.kernel.load(state)
-        values = set(self.kernel.goals(self._role(role)))
-        if len(values) == 1:
-            return values.pop()
-        if not values and role == "random":
-            return 0
-        raise GameError(f"role {role!r} has {len(values) or 'no'} goal values"
-                        f"{' ' + str(sorted(str(v) for v in values)) if values else ''} "
-                        f"in this state; GDL requires exactly one")
+        return single_goal(role, self.kernel.goals(self._role(role)))
 
     def percepts(self, state, joint, role):
         r = self._role(role)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .graphs import strongly_connected
 from .ground import GroundProgram
 
 INPUT, AND, OR = 0, 1, 2
@@ -181,8 +182,8 @@ class Network:
                 continue
             keep.add(n)
             if self.kind[n] != INPUT:
-                self.inputs[n] = tuple(self._resolve(l) for l in self.inputs[n])
-                todo.extend(l >> 1 for l in self.inputs[n])
+                self.inputs[n] = tuple(self._resolve(lit) for lit in self.inputs[n])
+                todo.extend(lit >> 1 for lit in self.inputs[n])
         keep |= {FALSE, TRUE} | set(self.base_node) | set(self.does_node)
         order, blocks = _topological(sorted(keep), self.kind, self.inputs)
         number = {old: new for new, old in enumerate(order)}
@@ -195,12 +196,12 @@ class Network:
         """The numpy arrays the kernel is built from."""
         number, order = self.number, self.order
         kind = np.array([self.kind[o] for o in order], dtype=np.uint8)
-        ins = [[(number[l >> 1] << 1) | (l & 1) for l in self.inputs[o]]
+        ins = [[(number[lit >> 1] << 1) | (lit & 1) for lit in self.inputs[o]]
                if self.kind[o] != INPUT else [] for o in order]
         outs = [[] for _ in order]
         for i, lits in enumerate(ins):
-            for l in lits:
-                outs[l >> 1].append(i * 2 + (l & 1))
+            for lit in lits:
+                outs[lit >> 1].append(i * 2 + (lit & 1))
         block_lo = np.full(self.n, -1, dtype=np.int32)
         block_hi = np.full(self.n, -1, dtype=np.int32)
         for lo, hi in self.blocks:
@@ -236,60 +237,15 @@ def _topological(nodes, kind, inputs):
     strongly connected component contiguous.  Returns (order, cycle blocks as
     (first, last) positions)."""
     members = set(nodes)
-    readers = {n: [] for n in nodes}
-    for n in nodes:
-        if kind[n] != INPUT:
-            for lit in inputs[n]:
-                readers[lit >> 1].append(n)
-    index, low, stack, on_stack, comps = {}, {}, [], set(), []
-    counter = 0
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(readers[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if w not in members:
-                    continue
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(readers[w])))
-                    advanced = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                comps.append(comp)
-    # Tarjan over reader edges emits sinks first: reverse for sources first.
-    comps.reverse()
-    inputs_first = [c for c in comps if len(c) == 1 and kind[c[0]] == INPUT]
-    gates = [c for c in comps if not (len(c) == 1 and kind[c[0]] == INPUT)]
+    graph = {n: {lit >> 1 for lit in inputs[n]} & members if kind[n] != INPUT else set()
+             for n in nodes}
+    comps = strongly_connected(graph)
+    inputs_first = [c for c in comps if len(c) == 1 and kind[next(iter(c))] == INPUT]
+    gates = [c for c in comps if not (len(c) == 1 and kind[next(iter(c))] == INPUT)]
     order, blocks = [], []
     for comp in inputs_first + gates:
-        cyclic = len(comp) > 1 or any(l >> 1 == comp[0] for l in inputs[comp[0]]
-                                      if kind[comp[0]] != INPUT)
-        if cyclic:
+        first = next(iter(comp))
+        if len(comp) > 1 or first in graph[first]:
             blocks.append((len(order), len(order) + len(comp) - 1))
         order.extend(sorted(comp))
     return order, blocks

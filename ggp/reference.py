@@ -28,7 +28,8 @@ from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
 
-from .statemachine import GameError, StateMachine, term_key
+from .graphs import strongly_connected
+from .statemachine import GameError, StateMachine, single_goal, term_key
 
 
 def _match(pattern, ground, b):
@@ -186,50 +187,6 @@ class _Step:
         self.rest = tuple(rest)
 
 
-def _components(graph):
-    """Strongly connected components, dependencies first (Tarjan's algorithm)."""
-    index, low, stack, on_stack, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        work = [(v, iter(sorted(graph.get(v, ()))))]
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        while work:
-            node, children = work[-1]
-            for w in children:
-                if w not in index:
-                    index[w] = low[w] = counter[0]
-                    counter[0] += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(sorted(graph.get(w, ())))))
-                    break
-                if w in on_stack:
-                    low[node] = min(low[node], index[w])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    comp = set()
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        comp.add(w)
-                        if w == node:
-                            break
-                    out.append(comp)
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
-
-
 class _Stratum:
     __slots__ = ("relations", "clauses", "recursive")
 
@@ -256,7 +213,7 @@ class Program:
         for c in clauses:
             by_relation[c.relation].append(c)
         reach = {}     # relation -> every relation it depends on
-        for comp in _components(graph):      # dependencies first
+        for comp in strongly_connected(graph):      # dependencies first
             deps = set().union(*(graph.get(r, set()) for r in comp))
             reach_comp = set(deps)
             for d in deps - comp:
@@ -459,17 +416,7 @@ class ReferenceMachine(StateMachine):
         return "terminal" in self._state(state).get("terminal")
 
     def goal(self, state, role):
-        values = {a[2] for a in self._state(state).get("goal") if a[1] == role}
-        if len(values) == 1:
-            value = values.pop()
-            if isinstance(value, str) and value.isdigit() and int(value) <= 100:
-                return int(value)
-            raise GameError(f"goal value {value!r} of role {role!r} is not an integer 0..100")
-        if not values and role == "random":
-            return 0
-        raise GameError(f"role {role!r} has {len(values) or 'no'} goal values"
-                        f"{' ' + str(sorted(values, key=term_key)) if values else ''} "
-                        f"in this state; GDL requires exactly one")
+        return single_goal(role, (a[2] for a in self._state(state).get("goal") if a[1] == role))
 
     def percepts(self, state, joint, role):
         return frozenset(a[2] for a in self._move(state, tuple(joint)).get("sees")

@@ -30,6 +30,25 @@ def term_key(t):
     return (1, t, ())
 
 
+def single_goal(role, values) -> int:
+    """The goal of ``role`` from the goal values its rules give in a state.
+
+    GDL requires exactly one, an integer 0..100; the ``random`` role may have
+    none (then 0).  Anything else raises :class:`GameError`.
+    """
+    values = {str(v) for v in values}
+    if len(values) == 1:
+        value = values.pop()
+        if value.isdigit() and int(value) <= 100:
+            return int(value)
+        raise GameError(f"goal value {value!r} of role {role!r} is not an integer 0..100")
+    if not values and role == "random":
+        return 0
+    raise GameError(f"role {role!r} has {len(values) or 'no'} goal values"
+                    f"{' ' + str(sorted(values, key=term_key)) if values else ''} "
+                    f"in this state; GDL requires exactly one")
+
+
 class StateMachine(ABC):
     """The questions every reasoner answers.
 
