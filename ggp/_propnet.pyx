@@ -299,11 +299,35 @@ cdef class Kernel:
             rng = 88172645463325252ULL
         for r in range(64):
             sums[r] = 0
+        # Small networks restart each playout from a snapshot of the settled
+        # root (values, counts, does inputs); large ones reload the root state.
+        cdef bint snap = self.n <= 200000
+        cdef uint8_t* root_val = NULL
+        cdef int32_t* root_count = NULL
+        cdef int32_t* root_current = NULL
+        if self.nbase:
+            memcpy(cur, &state[0], self.nbase)
+        self._load(cur)
+        if snap:
+            root_val = <uint8_t*> malloc(self.n)
+            root_count = <int32_t*> malloc(self.n * 4)
+            root_current = <int32_t*> malloc(self.nroles * 4 + 4)
+            if root_val == NULL or root_count == NULL or root_current == NULL:
+                free(root_val); free(root_count); free(root_current)
+                raise MemoryError()
+            memcpy(root_val, self.val, self.n)
+            memcpy(root_count, self.count, self.n * 4)
+            memcpy(root_current, self.current, self.nroles * 4)
         with nogil:
             for p in range(count):
-                if self.nbase:
-                    memcpy(cur, &state[0], self.nbase)
-                self._load(cur)
+                if p > 0 and snap:       # the dirty set is empty once settled
+                    memcpy(self.val, root_val, self.n)
+                    memcpy(self.count, root_count, self.n * 4)
+                    memcpy(self.current, root_current, self.nroles * 4)
+                elif p > 0:
+                    if self.nbase:
+                        memcpy(cur, &state[0], self.nbase)
+                    self._load(cur)
                 depth = 0
                 while not (self.term_node >= 0 and self.val[self.term_node]):
                     if depth >= max_steps:
@@ -325,6 +349,7 @@ cdef class Kernel:
                 for g in range(self.ngoals):
                     if self.val[self.goal_node[g]] and self.goal_role[g] < 64:
                         sums[self.goal_role[g]] += self.goal_value[g]
+        free(root_val); free(root_count); free(root_current)
         return steps, [sums[r] for r in range(min(self.nroles, 64))], cut
 
 
