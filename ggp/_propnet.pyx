@@ -63,7 +63,6 @@ cdef class Kernel:
     cdef int32_t* block_lo
     cdef int32_t* block_hi
     cdef uint8_t* val
-    cdef uint8_t* saved
     cdef uint64_t* dirty
     cdef int32_t* base_node
     cdef int32_t* next_node
@@ -113,7 +112,6 @@ cdef class Kernel:
         self.val = <uint8_t*> malloc(self.n)
         self.count = <int32_t*> malloc(self.n * 4 + 4)
         self.nin = <int32_t*> malloc(self.n * 4 + 4)
-        self.saved = <uint8_t*> malloc(self.n)
         self.dirty = <uint64_t*> malloc(self.nwords * 8 + 8)
         self.scratch_state = <uint8_t*> malloc(self.nbase + 1)
         self.scratch_moves = <int32_t*> malloc((self.nmoves + 1) * 4)
@@ -143,7 +141,7 @@ cdef class Kernel:
             return
         free(self.kind); free(self.in_start); free(self.in_lit); free(self.out_start)
         free(self.out_lit); free(self.count); free(self.nin); free(self.block_lo); free(self.block_hi); free(self.val)
-        free(self.saved); free(self.dirty); free(self.base_node); free(self.next_node)
+        free(self.dirty); free(self.base_node); free(self.next_node)
         free(self.does_node); free(self.legal_node); free(self.move_role)
         free(self.role_start); free(self.goal_node); free(self.goal_role)
         free(self.goal_value); free(self.scratch_state); free(self.scratch_moves)
