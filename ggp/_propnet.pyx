@@ -17,7 +17,7 @@ from all false to the least fixpoint (monotone, since negation is stratified).
 
 ``playout`` runs whole random playouts without returning to Python.
 """
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t
 
@@ -39,6 +39,12 @@ cdef inline uint64_t _xorshift(uint64_t* s) noexcept nogil:
     return x
 
 
+cdef enum:
+    IN_BLOCK = 1        # flags: the node belongs to a cycle block
+    WATCHED = 2         # flags: the node is a legal or next output (see _notify)
+    READER_IN_BLOCK = 2 # out_lit bit: the reader belongs to a cycle block
+
+
 cdef class Kernel:
     """Arrays of one network and its current values (see the module docstring).
 
@@ -50,52 +56,98 @@ cdef class Kernel:
     value, or -1: never true next), does_node[M], legal_node[M], move_role[M]
     (inputs: a move per role, legal in the same order), terminal_node,
     goal_node[G], goal_role[G], goal_value[G].
+
+    Besides the values, the kernel keeps two things up to date as nodes flip
+    (``_notify``), so that a playout step costs what changed, not the number
+    of moves or base propositions:
+
+    * per role, the set of its legal moves (``legal_list`` from
+      ``role_start[r]``, ``legal_count[r]`` of them, ``legal_pos[m]`` the
+      position of move m or -1), which playout policies choose from;
+    * the base propositions whose next value may differ from their current
+      one (``cand_list``, ``cand_count``): every other one keeps its value.
+
+    Everything that changes during a playout lives in one block of memory
+    (``mem``), so that a playout restarts from a copy of the settled root.
     """
 
     cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node
-    cdef uint8_t* kind
+    cdef size_t mem_size
+    cdef char* mem
+    # static
+    cdef uint8_t* flags
     cdef int32_t* in_start
     cdef int32_t* in_lit
     cdef int32_t* out_start
-    cdef int32_t* out_lit
-    cdef int32_t* count
-    cdef int32_t* nin
+    cdef int32_t* out_lit        # reader * 4 + READER_IN_BLOCK + negated
     cdef int32_t* block_lo
     cdef int32_t* block_hi
-    cdef uint8_t* val
-    cdef uint64_t* dirty
+    cdef int32_t* watch_start    # per node, its entries in watch: move m as m, base b as ~b
+    cdef int32_t* watch
     cdef int32_t* base_node
     cdef int32_t* next_node
     cdef int32_t* does_node
     cdef int32_t* legal_node
     cdef int32_t* move_role
-    cdef int32_t* role_start      # moves of role r: role_start[r] .. role_start[r+1]
+    cdef int32_t* role_start     # moves of role r: role_start[r] .. role_start[r+1]
     cdef int32_t* goal_node
     cdef int32_t* goal_role
     cdef int32_t* goal_value
-    cdef uint8_t* scratch_state
+    # scratch
+    cdef uint64_t* dirty         # empty whenever the network is settled
     cdef int32_t* scratch_moves
+    cdef int32_t* pending
     cdef int32_t* chosen
+    # mutable, inside mem
+    cdef int32_t* ct             # per node: count of true input literals, threshold
     cdef int32_t* current        # per role, the move whose does input is set (-1: none)
+    cdef int32_t* legal_count
+    cdef int32_t* legal_list
+    cdef int32_t* legal_pos
+    cdef int32_t* cand_count
+    cdef int32_t* cand_list
+    cdef uint8_t* cand_flag
+    cdef uint8_t* val
 
     def __cinit__(self):
-        self.kind = NULL
+        self.mem = NULL
 
     def __init__(self, kind, in_start, in_lit, out_start, out_lit, block_lo, block_hi,
                  base_node, next_node, does_node, legal_node, move_role, nroles,
                  terminal_node, goal_node, goal_role, goal_value, true_node):
-        self.n = len(kind)
-        self.nwords = (self.n + 63) // 64
-        self.nbase = len(base_node)
-        self.nmoves = len(does_node)
+        cdef int n, nbase, nmoves, i, j
+        kind = np.asarray(kind, dtype=np.uint8)
+        block_lo = np.asarray(block_lo, dtype=np.int32)
+        out_lit = np.asarray(out_lit, dtype=np.int64)
+        next_node = np.asarray(next_node, dtype=np.int32)
+        legal_node = np.asarray(legal_node, dtype=np.int32)
+        self.n = n = len(kind)
+        self.nwords = (n + 63) // 64
+        self.nbase = nbase = len(base_node)
+        self.nmoves = nmoves = len(does_node)
         self.nroles = nroles
         self.ngoals = len(goal_node)
         self.term_node = terminal_node
-        self.kind = <uint8_t*> _copy(kind, np.uint8)
+        # watched nodes: legal outputs and next outputs
+        entries = [[] for _ in range(n)]
+        for m, node in enumerate(legal_node):
+            entries[node].append(m)
+        for b, node in enumerate(next_node):
+            if node >= 0:
+                entries[node].append(~b)
+        watch_start = np.zeros(n + 1, dtype=np.int32)
+        watch_start[1:] = np.cumsum([len(e) for e in entries])
+        self.watch_start = <int32_t*> _copy(watch_start, np.int32)
+        self.watch = <int32_t*> _copy([x for e in entries for x in e], np.int32)
+        in_block = block_lo >= 0
+        self.flags = <uint8_t*> _copy(in_block * IN_BLOCK + (np.diff(watch_start) > 0) * WATCHED,
+                                      np.uint8)
+        readers = out_lit >> 1
+        self.out_lit = <int32_t*> _copy(readers * 4 + in_block[readers] * READER_IN_BLOCK
+                                        + (out_lit & 1), np.int32)
         self.in_start = <int32_t*> _copy(in_start, np.int32)
         self.in_lit = <int32_t*> _copy(in_lit, np.int32)
         self.out_start = <int32_t*> _copy(out_start, np.int32)
-        self.out_lit = <int32_t*> _copy(out_lit, np.int32)
         self.block_lo = <int32_t*> _copy(block_lo, np.int32)
         self.block_hi = <int32_t*> _copy(block_hi, np.int32)
         self.base_node = <int32_t*> _copy(base_node, np.int32)
@@ -109,69 +161,107 @@ cdef class Kernel:
         starts = np.searchsorted(np.asarray(move_role, dtype=np.int32),
                                  np.arange(nroles + 1)).astype(np.int32)
         self.role_start = <int32_t*> _copy(starts, np.int32)
-        self.val = <uint8_t*> malloc(self.n)
-        self.count = <int32_t*> malloc(self.n * 4 + 4)
-        self.nin = <int32_t*> malloc(self.n * 4 + 4)
-        self.dirty = <uint64_t*> malloc(self.nwords * 8 + 8)
-        self.scratch_state = <uint8_t*> malloc(self.nbase + 1)
-        self.scratch_moves = <int32_t*> malloc((self.nmoves + 1) * 4)
-        self.chosen = <int32_t*> malloc((nroles + 1) * 4)
-        self.current = <int32_t*> malloc((nroles + 1) * 4)
-        for role in range(nroles):
-            self.current[role] = -1
-        memset(self.val, 0, self.n)
-        memset(self.dirty, 0, self.nwords * 8 + 8)
+        self.dirty = <uint64_t*> _zeros(self.nwords * 8)
+        self.scratch_moves = <int32_t*> _zeros(nmoves * 4)
+        self.pending = <int32_t*> _zeros(nbase * 4)
+        self.chosen = <int32_t*> _zeros(nroles * 4)
+        # the mutable block: int32 arrays first, then bytes
+        cdef size_t words = 2 * n + nroles * 2 + nmoves * 2 + 1 + nbase
+        self.mem_size = words * 4 + nbase + n
+        self.mem = <char*> _zeros(self.mem_size)
+        self.ct = <int32_t*> self.mem
+        self.current = self.ct + 2 * n
+        self.legal_count = self.current + self.nroles
+        self.legal_list = self.legal_count + self.nroles
+        self.legal_pos = self.legal_list + nmoves
+        self.cand_count = self.legal_pos + nmoves
+        self.cand_list = self.cand_count + 1
+        self.cand_flag = <uint8_t*> (self.cand_list + nbase)
+        self.val = self.cand_flag + nbase
+        for i in range(nroles):
+            self.current[i] = -1
+        for i in range(nmoves):
+            self.legal_pos[i] = -1
         # all values false: a gate's true inputs are its negated ones
-        cdef int i, j
-        for i in range(self.n):
-            self.nin[i] = self.in_start[i + 1] - self.in_start[i]
-            self.count[i] = 0
+        for i in range(n):
+            self.ct[2 * i] = 0
             for j in range(self.in_start[i], self.in_start[i + 1]):
-                self.count[i] += self.in_lit[j] & 1
+                self.ct[2 * i] += self.in_lit[j] & 1
+            self.ct[2 * i + 1] = (1 if kind[i] == OR else
+                                  self.in_start[i + 1] - self.in_start[i])
         if true_node >= 0:
             self._setval(true_node, 1)
         # every gate starts dirty: one full evaluation settles the network
-        for i in range(self.n):
-            if self.kind[i] != INPUT:
+        for i in range(n):
+            if kind[i] != INPUT:
                 self.dirty[i >> 6] |= (<uint64_t> 1) << (i & 63)
         self.propagate()
+        self._find_candidates()
 
     def __dealloc__(self):
-        if self.kind == NULL:
+        if self.mem == NULL:
             return
-        free(self.kind); free(self.in_start); free(self.in_lit); free(self.out_start)
-        free(self.out_lit); free(self.count); free(self.nin); free(self.block_lo); free(self.block_hi); free(self.val)
-        free(self.dirty); free(self.base_node); free(self.next_node)
+        free(self.mem); free(self.flags); free(self.in_start); free(self.in_lit)
+        free(self.out_start); free(self.out_lit); free(self.block_lo); free(self.block_hi)
+        free(self.watch_start); free(self.watch); free(self.base_node); free(self.next_node)
         free(self.does_node); free(self.legal_node); free(self.move_role)
         free(self.role_start); free(self.goal_node); free(self.goal_role)
-        free(self.goal_value); free(self.scratch_state); free(self.scratch_moves)
-        free(self.chosen); free(self.current)
+        free(self.goal_value); free(self.dirty); free(self.scratch_moves)
+        free(self.pending); free(self.chosen)
 
     # --- the core: set inputs, propagate -----------------------------------
     cdef inline void _setval(self, int node, uint8_t v) noexcept nogil:
         """Give ``node`` value ``v``: adjust its readers' counts, and mark dirty
         those whose value the new count would change (every reader in a cycle
         block, whose value is not a function of its count alone)."""
-        cdef int j, lit, reader
+        cdef int j, lit, reader, c
         self.val[node] = v
+        if self.flags[node] & WATCHED:
+            self._notify(node, v)
         for j in range(self.out_start[node], self.out_start[node + 1]):
             lit = self.out_lit[j]
-            reader = lit >> 1
+            reader = lit >> 2
             if v ^ (lit & 1):
-                self.count[reader] += 1
+                c = self.ct[2 * reader] + 1
             else:
-                self.count[reader] -= 1
-            if self._eval(reader) != self.val[reader] or self.block_lo[reader] >= 0:
+                c = self.ct[2 * reader] - 1
+            self.ct[2 * reader] = c
+            if (c >= self.ct[2 * reader + 1]) != self.val[reader] or lit & READER_IN_BLOCK:
                 self.dirty[reader >> 6] |= (<uint64_t> 1) << (reader & 63)
+
+    cdef void _notify(self, int node, uint8_t v) noexcept nogil:
+        """Keep the legal sets and the next-state candidates up to date after
+        the legal or next output ``node`` became ``v``."""
+        cdef int j, e, r, pos, last
+        for j in range(self.watch_start[node], self.watch_start[node + 1]):
+            e = self.watch[j]
+            if e < 0:                               # the next value of base ~e
+                e = ~e
+                if not self.cand_flag[e]:
+                    self.cand_flag[e] = 1
+                    self.cand_list[self.cand_count[0]] = e
+                    self.cand_count[0] += 1
+                continue
+            r = self.move_role[e]                   # move e became legal or not
+            if v:
+                pos = self.role_start[r] + self.legal_count[r]
+                self.legal_list[pos] = e
+                self.legal_pos[e] = pos
+                self.legal_count[r] += 1
+            else:
+                pos = self.legal_pos[e]
+                self.legal_count[r] -= 1
+                last = self.legal_list[self.role_start[r] + self.legal_count[r]]
+                self.legal_list[pos] = last
+                self.legal_pos[last] = pos
+                self.legal_pos[e] = -1
 
     cdef inline void _set(self, int node, uint8_t v) noexcept nogil:
         if self.val[node] != v:
             self._setval(node, v)
 
     cdef inline uint8_t _eval(self, int i) noexcept nogil:
-        if self.kind[i] == OR:
-            return self.count[i] > 0
-        return self.count[i] == self.nin[i]
+        return self.ct[2 * i] >= self.ct[2 * i + 1]
 
     cdef void _block(self, int lo, int hi) noexcept nogil:
         """Least fixpoint of a cycle block, from all false."""
@@ -199,29 +289,64 @@ cdef class Kernel:
                 bits = self.dirty[w]
                 i = (w << 6) + __builtin_ctzll(bits)
                 self.dirty[w] = bits & (bits - 1)
-                if self.block_lo[i] >= 0:
+                if self.flags[i] & IN_BLOCK:
                     self._block(self.block_lo[i], self.block_hi[i])
                     continue
                 v = self._eval(i)
                 if v != self.val[i]:
                     self._setval(i, v)
 
-    cdef void _load(self, const uint8_t* state, bint keep_does=False) noexcept nogil:
-        """Make the base inputs equal ``state`` (one byte per base proposition),
-        clear the does inputs unless ``keep_does``, then settle the network.
+    cdef void _find_candidates(self) noexcept nogil:
+        """Make the candidates exactly the base propositions whose next value
+        differs from their current one (after inputs were set from outside)."""
+        cdef int b, node
+        for b in range(self.nbase):
+            self.cand_flag[b] = 0
+        self.cand_count[0] = 0
+        for b in range(self.nbase):
+            node = self.next_node[b]
+            if node >= 0 and self.val[node] != self.val[self.base_node[b]] or \
+                    node < 0 and self.val[self.base_node[b]]:
+                self.cand_flag[b] = 1
+                self.cand_list[self.cand_count[0]] = b
+                self.cand_count[0] += 1
 
-        Keeping the last joint move's inputs set is what a playout does: legal,
-        goal and terminal never depend on does (the validator ensures it), so
-        they are right either way, and the next move only flips what differs.
-        """
+    cdef void _load(self, const uint8_t* state) noexcept nogil:
+        """Make the base inputs equal ``state`` (one byte per base proposition),
+        clear the does inputs, then settle the network."""
         cdef int b
         for b in range(self.nbase):
             self._set(self.base_node[b], state[b])
-        if not keep_does:
-            for b in range(self.nroles):
-                if self.current[b] >= 0:
-                    self._set(self.does_node[self.current[b]], 0)
-                    self.current[b] = -1
+        for b in range(self.nroles):
+            if self.current[b] >= 0:
+                self._set(self.does_node[self.current[b]], 0)
+                self.current[b] = -1
+        self.propagate()
+        self._find_candidates()
+
+    cdef void _advance(self) noexcept nogil:
+        """Make the current state the next one, keeping the does inputs set.
+
+        Only the candidates can change.  Their next values are all read before
+        any is written (a next output may be a base input itself).  Keeping the
+        last joint move's inputs set is what a playout does: legal, goal and
+        terminal never depend on does (the validator ensures it), so they are
+        right either way, and the next move only flips what differs.
+        """
+        cdef int k, b, node, npending = 0
+        cdef uint8_t v
+        for k in range(self.cand_count[0]):
+            b = self.cand_list[k]
+            self.cand_flag[b] = 0
+            node = self.next_node[b]
+            v = self.val[node] if node >= 0 else 0
+            if v != self.val[self.base_node[b]]:
+                self.pending[npending] = b
+                npending += 1
+        self.cand_count[0] = 0
+        for k in range(npending):
+            node = self.base_node[self.pending[k]]
+            self._setval(node, 1 - self.val[node])
         self.propagate()
 
     cdef void _do(self) noexcept nogil:
@@ -281,6 +406,31 @@ cdef class Kernel:
             self._read_next(&view[0])
         return bytes(out)
 
+    cdef int _playout(self, uint64_t* rng, int max_steps, int32_t* record) noexcept nogil:
+        """One uniformly random playout from the current (settled) state.
+
+        Returns its depth, negated minus one if it was cut short by
+        ``max_steps`` or by a role without legal moves.  When ``record`` is
+        not NULL it receives, per step and role, the number of legal moves
+        and the move chosen (``2 * nroles`` ints a step).
+        """
+        cdef int depth = 0, r, k = 1
+        while not (self.term_node >= 0 and self.val[self.term_node]):
+            if depth >= max_steps:
+                return -1 - depth
+            for r in range(self.nroles):
+                k = self.legal_count[r]
+                if k == 0:
+                    return -1 - depth
+                self.chosen[r] = self.legal_list[self.role_start[r] + _xorshift(rng) % k]
+                if record != NULL:
+                    record[(depth * self.nroles + r) * 2] = k
+                    record[(depth * self.nroles + r) * 2 + 1] = self.chosen[r]
+            self._do()
+            self._advance()
+            depth += 1
+        return depth
+
     def playouts(self, const uint8_t[:] state, long count, unsigned long long seed,
                  int max_steps=100000):
         """Run ``count`` uniformly random playouts from ``state`` in C.
@@ -288,67 +438,64 @@ cdef class Kernel:
         Returns (total steps, the final goals summed per role, the number of
         playouts cut short by ``max_steps`` or by a role without legal moves).
         """
-        cdef uint64_t rng = seed * 6364136223846793005ULL + 1442695040888963407ULL
+        cdef uint64_t rng = _seed(seed)
         cdef long p, steps = 0, cut = 0
-        cdef int depth, r, k, g
+        cdef int depth, r, g
         cdef long[64] sums
-        cdef uint8_t* cur = self.scratch_state
-        if rng == 0:
-            rng = 88172645463325252ULL
         for r in range(64):
             sums[r] = 0
-        # Small networks restart each playout from a snapshot of the settled
-        # root (values, counts, does inputs); large ones reload the root state.
-        cdef bint snap = self.n <= 200000
-        cdef uint8_t* root_val = NULL
-        cdef int32_t* root_count = NULL
-        cdef int32_t* root_current = NULL
-        if self.nbase:
-            memcpy(cur, &state[0], self.nbase)
-        self._load(cur)
-        if snap:
-            root_val = <uint8_t*> malloc(self.n)
-            root_count = <int32_t*> malloc(self.n * 4)
-            root_current = <int32_t*> malloc(self.nroles * 4 + 4)
-            if root_val == NULL or root_count == NULL or root_current == NULL:
-                free(root_val); free(root_count); free(root_current)
+        # Small networks restart each playout from a copy of the settled root;
+        # large ones reload the root state (which costs what differs).
+        cdef const uint8_t* root = &state[0] if self.nbase else NULL
+        cdef char* saved = NULL
+        self._load(root)
+        if self.n <= 200000:
+            saved = <char*> malloc(self.mem_size)
+            if saved == NULL:
                 raise MemoryError()
-            memcpy(root_val, self.val, self.n)
-            memcpy(root_count, self.count, self.n * 4)
-            memcpy(root_current, self.current, self.nroles * 4)
+            memcpy(saved, self.mem, self.mem_size)
         with nogil:
             for p in range(count):
-                if p > 0 and snap:       # the dirty set is empty once settled
-                    memcpy(self.val, root_val, self.n)
-                    memcpy(self.count, root_count, self.n * 4)
-                    memcpy(self.current, root_current, self.nroles * 4)
+                if p > 0 and saved != NULL:     # the dirty set is empty once settled
+                    memcpy(self.mem, saved, self.mem_size)
                 elif p > 0:
-                    if self.nbase:
-                        memcpy(cur, &state[0], self.nbase)
-                    self._load(cur)
-                depth = 0
-                while not (self.term_node >= 0 and self.val[self.term_node]):
-                    if depth >= max_steps:
-                        cut += 1
-                        break
-                    for r in range(self.nroles):
-                        k = self._legal(r, self.scratch_moves)
-                        if k == 0:
-                            break
-                        self.chosen[r] = self.scratch_moves[_xorshift(&rng) % k]
-                    if k == 0:
-                        cut += 1
-                        break
-                    self._do()
-                    self._read_next(cur)
-                    self._load(cur, True)
-                    depth += 1
+                    self._load(root)
+                depth = self._playout(&rng, max_steps, NULL)
+                if depth < 0:
+                    cut += 1
+                    depth = -1 - depth
                 steps += depth
                 for g in range(self.ngoals):
                     if self.val[self.goal_node[g]] and self.goal_role[g] < 64:
                         sums[self.goal_role[g]] += self.goal_value[g]
-        free(root_val); free(root_count); free(root_current)
+        free(saved)
         return steps, [sums[r] for r in range(min(self.nroles, 64))], cut
+
+    def trace(self, const uint8_t[:] state, unsigned long long seed, int max_steps=1000):
+        """One random playout from ``state``, step by step: a list with, per
+        step, a tuple per role of (number of legal moves, move chosen).  For
+        checking the kernel's incremental bookkeeping against a reasoner."""
+        cdef uint64_t rng = _seed(seed)
+        record = np.zeros(2 * self.nroles * max_steps + 2, dtype=np.int32)
+        cdef int32_t[:] view = record
+        self._load(&state[0] if self.nbase else NULL)
+        cdef int depth = self._playout(&rng, max_steps, &view[0])
+        if depth < 0:
+            depth = -1 - depth
+        pairs = record[:2 * self.nroles * depth].reshape(depth, self.nroles, 2).tolist()
+        return [tuple(tuple(pair) for pair in step) for step in pairs]
+
+
+cdef uint64_t _seed(unsigned long long seed):
+    cdef uint64_t rng = seed * 6364136223846793005ULL + 1442695040888963407ULL
+    return rng if rng != 0 else 88172645463325252ULL
+
+
+cdef void* _zeros(size_t size) except NULL:
+    cdef void* p = calloc(size + 8, 1)
+    if p == NULL:
+        raise MemoryError()
+    return p
 
 
 cdef void* _copy(arr, dtype) except NULL:

@@ -105,3 +105,9 @@ class CompiledMachine(StateMachine):
         Returns (total steps, summed final goals per role, playouts cut short).
         """
         return self.kernel.playouts(state, count, seed, max_steps)
+
+    def playout_trace(self, state, seed: int = 0, max_steps: int = 1000) -> list:
+        """One random playout from ``state`` as the C loop plays it: per step,
+        (the number of legal moves per role, the joint move chosen)."""
+        return [(tuple(k for k, _ in step), tuple(self._moves[m] for _, m in step))
+                for step in self.kernel.trace(state, seed, max_steps)]

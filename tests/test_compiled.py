@@ -71,6 +71,25 @@ def compare(game, playouts, seconds, seed=1):
     return done, steps
 
 
+def compare_c_playouts(game, playouts, seconds):
+    """Replay playouts of the C loop (which keeps legal moves and the changing
+    base propositions incrementally) with the reference reasoner."""
+    ref, fast = game.state_machine("reference"), game.state_machine("compiled")
+    deadline = time.perf_counter() + seconds
+    done = 0
+    while done < playouts and time.perf_counter() < deadline:
+        state = ref.initial_state()
+        trace = fast.playout_trace(fast.initial_state(), seed=done, max_steps=300)
+        for counts, joint in trace:
+            legal = ref.all_legal_moves(state)
+            assert counts == tuple(len(m) for m in legal)
+            assert all(move in moves for move, moves in zip(joint, legal))
+            state = ref.next_state(state, joint)
+        assert len(trace) == 300 or ref.is_terminal(state) or not all(ref.all_legal_moves(state))
+        done += 1
+    return done
+
+
 def load(source, slow=False):
     stem = getattr(source, "stem", source)
     if stem in INVALID:
@@ -84,8 +103,10 @@ def load(source, slow=False):
 
 @pytest.mark.parametrize("source", GAMES)
 def test_differential(source):
-    done, steps = compare(load(source), playouts=200, seconds=8.0)
+    game = load(source)
+    done, steps = compare(game, playouts=200, seconds=8.0)
     assert steps >= 1 or done >= 1
+    assert compare_c_playouts(game, playouts=20, seconds=2.0) >= 1
 
 
 @pytest.mark.slow
