@@ -215,19 +215,19 @@ cdef class Kernel:
         those whose value the new count would change (every reader in a cycle
         block, whose value is not a function of its count alone)."""
         cdef int j, lit, reader, c
+        cdef int32_t* ct
         self.val[node] = v
         if self.flags[node] & WATCHED:
             self._notify(node, v)
         for j in range(self.out_start[node], self.out_start[node + 1]):
             lit = self.out_lit[j]
             reader = lit >> 2
-            if v ^ (lit & 1):
-                c = self.ct[2 * reader] + 1
-            else:
-                c = self.ct[2 * reader] - 1
-            self.ct[2 * reader] = c
-            if (c >= self.ct[2 * reader + 1]) != self.val[reader] or lit & READER_IN_BLOCK:
-                self.dirty[reader >> 6] |= (<uint64_t> 1) << (reader & 63)
+            ct = self.ct + 2 * reader
+            c = ct[0] + (((v ^ lit) & 1) << 1) - 1         # +1 if the literal became true
+            ct[0] = c
+            # branch-free: dirty when the value would flip, or inside a block
+            self.dirty[reader >> 6] |= (<uint64_t> (((c >= ct[1]) ^ self.val[reader])
+                                                    | ((lit >> 1) & 1))) << (reader & 63)
 
     cdef void _notify(self, int node, uint8_t v) noexcept nogil:
         """Keep the legal sets and the next-state candidates up to date after
