@@ -19,7 +19,6 @@ from all false to the least fixpoint (monotone, since negation is stratified).
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
-from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t
 
 import numpy as np
 
@@ -28,15 +27,6 @@ cdef enum:
     INPUT = 0
     AND = 1
     OR = 2
-
-
-cdef inline uint64_t _xorshift(uint64_t* s) noexcept nogil:
-    cdef uint64_t x = s[0]
-    x ^= x << 13
-    x ^= x >> 7
-    x ^= x << 17
-    s[0] = x
-    return x
 
 
 cdef enum:
@@ -70,44 +60,6 @@ cdef class Kernel:
     Everything that changes during a playout lives in one block of memory
     (``mem``), so that a playout restarts from a copy of the settled root.
     """
-
-    cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node
-    cdef size_t mem_size
-    cdef char* mem
-    # static
-    cdef uint8_t* flags
-    cdef int32_t* in_start
-    cdef int32_t* in_lit
-    cdef int32_t* out_start
-    cdef int32_t* out_lit        # reader * 4 + READER_IN_BLOCK + negated
-    cdef int32_t* block_lo
-    cdef int32_t* block_hi
-    cdef int32_t* watch_start    # per node, its entries in watch: move m as m, base b as ~b
-    cdef int32_t* watch
-    cdef int32_t* base_node
-    cdef int32_t* next_node
-    cdef int32_t* does_node
-    cdef int32_t* legal_node
-    cdef int32_t* move_role
-    cdef int32_t* role_start     # moves of role r: role_start[r] .. role_start[r+1]
-    cdef int32_t* goal_node
-    cdef int32_t* goal_role
-    cdef int32_t* goal_value
-    # scratch
-    cdef uint64_t* dirty         # empty whenever the network is settled
-    cdef int32_t* scratch_moves
-    cdef int32_t* pending
-    cdef int32_t* chosen
-    # mutable, inside mem
-    cdef int32_t* ct             # per node: count of true input literals, threshold
-    cdef int32_t* current        # per role, the move whose does input is set (-1: none)
-    cdef int32_t* legal_count
-    cdef int32_t* legal_list
-    cdef int32_t* legal_pos
-    cdef int32_t* cand_count
-    cdef int32_t* cand_list
-    cdef uint8_t* cand_flag
-    cdef uint8_t* val
 
     def __cinit__(self):
         self.mem = NULL

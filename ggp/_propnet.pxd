@@ -1,0 +1,76 @@
+"""The C-level interface of the network kernel (:mod:`ggp._propnet`), for
+modules that run their own playouts on it (the playout policies in
+:mod:`players`): load a state, read the legal move sets, choose a joint move
+into ``chosen``, then ``_do()`` and ``_advance()`` to reach the next state.
+
+Moves are numbered across roles (``move_role[m]``, role r's moves from
+``role_start[r]``); ``legal_list[role_start[r]:role_start[r] + legal_count[r]]``
+holds role r's legal moves in the current state (in no particular order).
+"""
+cimport cython
+from libc.stdint cimport uint8_t, uint64_t, int32_t
+
+
+cdef inline uint64_t _xorshift(uint64_t* s) noexcept nogil:
+    """Marsaglia's xorshift64: the kernel's fast pseudo-random numbers."""
+    cdef uint64_t x = s[0]
+    x ^= x << 13
+    x ^= x >> 7
+    x ^= x << 17
+    s[0] = x
+    return x
+
+
+@cython.final
+cdef class Kernel:
+    cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node
+    cdef size_t mem_size
+    cdef char* mem
+    # static
+    cdef uint8_t* flags
+    cdef int32_t* in_start
+    cdef int32_t* in_lit
+    cdef int32_t* out_start
+    cdef int32_t* out_lit        # reader * 4 + READER_IN_BLOCK + negated
+    cdef int32_t* block_lo
+    cdef int32_t* block_hi
+    cdef int32_t* watch_start    # per node, its entries in watch: move m as m, base b as ~b
+    cdef int32_t* watch
+    cdef int32_t* base_node
+    cdef int32_t* next_node
+    cdef int32_t* does_node
+    cdef int32_t* legal_node
+    cdef int32_t* move_role
+    cdef int32_t* role_start     # moves of role r: role_start[r] .. role_start[r+1]
+    cdef int32_t* goal_node
+    cdef int32_t* goal_role
+    cdef int32_t* goal_value
+    # scratch
+    cdef uint64_t* dirty         # empty whenever the network is settled
+    cdef int32_t* scratch_moves
+    cdef int32_t* pending
+    cdef int32_t* chosen
+    # mutable, inside mem
+    cdef int32_t* ct             # per node: count of true input literals, threshold
+    cdef int32_t* current        # per role, the move whose does input is set (-1: none)
+    cdef int32_t* legal_count
+    cdef int32_t* legal_list
+    cdef int32_t* legal_pos
+    cdef int32_t* cand_count
+    cdef int32_t* cand_list
+    cdef uint8_t* cand_flag
+    cdef uint8_t* val
+
+    cdef inline void _setval(self, int node, uint8_t v) noexcept nogil
+    cdef void _notify(self, int node, uint8_t v) noexcept nogil
+    cdef inline void _set(self, int node, uint8_t v) noexcept nogil
+    cdef inline uint8_t _eval(self, int i) noexcept nogil
+    cdef void _block(self, int lo, int hi) noexcept nogil
+    cdef void propagate(self) noexcept nogil
+    cdef void _find_candidates(self) noexcept nogil
+    cdef void _load(self, const uint8_t* state) noexcept nogil
+    cdef void _advance(self) noexcept nogil
+    cdef void _do(self) noexcept nogil
+    cdef void _read_next(self, uint8_t* out) noexcept nogil
+    cdef int _legal(self, int role, int32_t* out) noexcept nogil
+    cdef int _playout(self, uint64_t* rng, int max_steps, int32_t* record) noexcept nogil
