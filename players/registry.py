@@ -7,6 +7,7 @@ converted).
 from __future__ import annotations
 
 from .base import Player
+from .mcts import LGRPlayer, MASTPlayer, NSTPlayer, UCTPlayer
 from .simple import LegalPlayer, RandomPlayer
 
 _REGISTRY: dict[str, type] = {}
@@ -57,3 +58,5 @@ def make(spec: str, **overrides) -> Player:
 
 register(RandomPlayer)
 register(LegalPlayer)
+for _cls in (UCTPlayer, MASTPlayer, NSTPlayer, LGRPlayer):
+    register(_cls)

@@ -1,0 +1,352 @@
+"""Monte Carlo tree search players for perfect-information games: ``uct``,
+``mast``, ``nst`` and ``lgr``.
+
+One search for any number of roles, turn-taking or simultaneous, as in
+CadiaPlayer (Björnsson and Finnsson, "CadiaPlayer: A Simulation-Based General
+Game Player", IEEE TCIAIG 1(1), 2009) and the players of Tak, Winands and
+Björnsson, "N-Grams and the Last-Good-Reply Policy Applied in General Game
+Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
+
+* every node keeps, for every role, the visits and reward sum of each of the
+  role's legal moves, and each role chooses its own move by UCB1 on its own
+  goal (decoupled UCT: simultaneous moves, general-sum and multi-player
+  games alike; a role with one legal move, such as ``noop``, has no choice);
+* a move never tried at a node is tried first, the playout policy choosing
+  among the untried ones (seed 003, "fine details");
+* one node is added per simulation, then a playout runs to the end of the game
+  in C (:mod:`players._policy`), and the goals, discounted by 0.999 a ply
+  (``gamma ** plies``, seed 003 slide 30), are backed up along the path;
+* the tree is kept between turns (the subtree of the joint move played), and
+  the policy's statistics are decayed by ``decay`` before each move;
+* the move played is the most visited (``final=visits``) or the one with the
+  best average (``final=average``);
+* ``transpositions=true`` shares one node between paths reaching one state.
+
+UCB1 (Kocsis and Szepesvári 2006) on the 0..100 goal scale, with CadiaPlayer's
+C = 40: ``Q(s, a) + C * sqrt(ln N(s) / N(s, a))``.
+
+Budgets: ``simulations=N`` per move (reproducible with ``seed``), else the
+play clock less a safety ``margin`` in seconds.
+"""
+from __future__ import annotations
+
+import gc
+import math
+import random
+import time
+
+from .base import Player
+
+#: Nodes added per move at most: past it, simulations play out from leaves.
+MAX_NODES = 1_000_000
+
+
+class Node:
+    """A state in the tree: per role its legal moves and their statistics."""
+
+    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "n", "children")
+
+    def __init__(self, search, state):
+        self.state = state
+        self.terminal = search.terminal(state)
+        self.goals = search.goals(state) if self.terminal else None
+        self.legal = None if self.terminal else search.legal(state)
+        self.n = 0
+        if self.legal is not None:
+            self.visits = [[0] * len(moves) for moves in self.legal]
+            self.sums = [[0.0] * len(moves) for moves in self.legal]
+        self.children = {}
+
+
+class MCTSPlayer(Player):
+    """The search shared by the registered players; ``playout`` names the
+    policy (see :class:`players._policy.Policy` for its parameters)."""
+
+    name = "mcts"
+    playout = "random"
+
+    def __init__(self, simulations: int | None = None, seed: int | None = None,
+                 c: float = 40.0, discount: float = 0.999, final: str = "visits",
+                 transpositions: bool = False, decay: float = 0.2, margin: float = 0.3,
+                 policy: str = "egreedy", epsilon: float = 0.4, tau: float = 10.0,
+                 k: int = 7, fallback: str = "nst", reasoner: str = "compiled"):
+        super().__init__(seed, reasoner)
+        if final not in ("visits", "average"):
+            raise ValueError(f"final must be 'visits' or 'average', not {final!r}")
+        if simulations is not None and simulations < 1:
+            raise ValueError("simulations must be at least 1")
+        self.simulations, self.c, self.discount, self.final = simulations, c, discount, final
+        self.transpositions, self.decay, self.margin = transpositions, decay, margin
+        self.policy_params = dict(select=policy, epsilon=epsilon, tau=tau, k=k,
+                                  fallback=fallback)
+        self.seed = seed
+        self.last_simulations = 0
+
+    # --- the Player hooks -------------------------------------------------------
+    def meta_game(self, deadline):
+        self.search = _search_for(self.sm, self.playout, self.policy_params,
+                                  self.rng.getrandbits(63))
+        self.history = []               # joint moves of the match so far (search ids)
+        self.table = {} if self.transpositions else None
+        self.root = self._node(self.sm.initial_state())
+        self.added = 0
+        if self.simulations is None:
+            self._think(deadline - self.margin)
+
+    def observe(self, obs):
+        super().observe(obs)
+        if obs.joint is None:       # GDL-II: search from a state consistent with what we saw
+            self.history, self.root = [], self._node(self.belief[0])
+            return
+        joint = self.search.ids(obs.joint)
+        self.history.append(joint)
+        child = self.root.children.get(joint)
+        self.root = child if child is not None else self._node(self.belief[0])
+        if self.table is not None:
+            self.table = {}
+            self._index(self.root)
+
+    def select(self, legal, deadline):
+        if not legal:
+            return None
+        self.search.decay(self.decay)
+        self.added = 0
+        if self.simulations is not None:
+            self._think(math.inf, self.simulations)
+        else:
+            self._think(deadline - self.margin)
+        me = self.sm.roles.index(self.role)
+        return self.search.move(me, self._best(self.root, me))
+
+    # --- search ---------------------------------------------------------------
+    def _think(self, until: float, budget: int | None = None):
+        """Simulate until ``budget`` simulations or the ``until`` instant.  The
+        cyclic garbage collector is paused meanwhile: the tree holds no cycles,
+        and a collection over a large tree could overrun the clock."""
+        done = 0
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while (budget is None or done < budget) and (
+                    budget is not None or time.monotonic() < until):
+                self.simulate()
+                done += 1
+        finally:
+            if collecting:
+                gc.enable()
+        self.last_simulations = done
+
+    def simulate(self):
+        """One simulation: select down the tree, add a node, play out, back up."""
+        node, path, joints = self.root, [self.root], []
+        goals, depth = None, 0
+        while not node.terminal:
+            joint = self._choose_joint(node, joints)
+            joints.append(joint)
+            child = node.children.get(joint)
+            if child is None:
+                child = self._node(self.search.next(node.state, joint))
+                if self.added < MAX_NODES:
+                    node.children[joint] = child
+                    self.added += 1
+                path.append(child)
+                if not child.terminal:
+                    goals, depth = self.search.playout(child.state, self.history, joints)
+                break
+            path.append(child)
+            node = child
+        if goals is None:
+            goals = path[-1].goals
+        self._backup(path, joints, goals, depth)
+
+    def _backup(self, path, joints, goals, depth):
+        gamma = self.discount
+        scale = gamma ** depth
+        for i in range(len(joints) - 1, -1, -1):
+            scale *= gamma
+            node = path[i]
+            node.n += 1
+            for r, move in enumerate(joints[i]):
+                j = node.legal[r].index(move)
+                node.visits[r][j] += 1
+                node.sums[r][j] += goals[r] * scale
+        path[-1].n += 1
+
+    def _choose_joint(self, node, joints) -> tuple:
+        """Each role's move: an untried one (the policy picks which), else UCB1."""
+        joint = []
+        log_n = math.log(node.n) if node.n > 0 else 0.0
+        for r, moves in enumerate(node.legal):
+            if len(moves) == 1:
+                joint.append(moves[0])
+                continue
+            visits, sums = node.visits[r], node.sums[r]
+            untried = [m for m, v in zip(moves, visits) if v == 0]
+            if untried:
+                joint.append(self.search.choose(r, untried, self.history, joints))
+                continue
+            best, best_value = moves[0], -math.inf
+            for m, v, s in zip(moves, visits, sums):
+                value = s / v + self.c * math.sqrt(log_n / v)
+                if value > best_value:
+                    best, best_value = m, value
+            joint.append(best)
+        return tuple(joint)
+
+    def _best(self, node, r):
+        """The move to play: most visits (ties: best average) or best average."""
+        moves, visits, sums = node.legal[r], node.visits[r], node.sums[r]
+
+        def key(j):
+            average = sums[j] / visits[j] if visits[j] else -1.0
+            return (visits[j], average) if self.final == "visits" else (average, visits[j])
+
+        return moves[max(range(len(moves)), key=key)]
+
+    def _node(self, state) -> Node:
+        if self.table is None:
+            return Node(self.search, state)
+        node = self.table.get(state)
+        if node is None:
+            node = self.table[state] = Node(self.search, state)
+        return node
+
+    def _index(self, root):
+        """Rebuild the transposition table from the subtree kept between turns."""
+        todo = [root]
+        while todo:
+            node = todo.pop()
+            if node.state not in self.table:
+                self.table[node.state] = node
+                todo.extend(node.children.values())
+
+    # --- reporting --------------------------------------------------------------
+    def root_statistics(self, role=None) -> dict:
+        """Move -> (visits, average goal) at the root, for ``role`` (default: ours)."""
+        r = self.sm.roles.index(role or self.role)
+        node = self.root
+        return {self.search.move(r, m): (v, s / v if v else None)
+                for m, v, s in zip(node.legal[r], node.visits[r], node.sums[r])}
+
+
+class UCTPlayer(MCTSPlayer):
+    """MCTS with uniformly random playouts (plain UCT)."""
+
+    name = "uct"
+    playout = "random"
+
+
+class MASTPlayer(MCTSPlayer):
+    """MCTS with Move-Average Sampling playouts (CadiaPlayer; seed 003)."""
+
+    name = "mast"
+    playout = "mast"
+
+
+class NSTPlayer(MCTSPlayer):
+    """MCTS with N-gram Selection playouts (seed 003)."""
+
+    name = "nst"
+    playout = "nst"
+
+
+class LGRPlayer(MCTSPlayer):
+    """MCTS with Last-Good-Reply playouts, falling back to NST or MAST (seed 003)."""
+
+    name = "lgr"
+    playout = "lgr"
+
+
+# --- the reasoner behind a search ------------------------------------------------
+def _search_for(sm, playout, params, seed):
+    if getattr(sm, "name", "") == "compiled":
+        return CompiledSearch(sm, playout, params, seed)
+    return ReferenceSearch(sm, playout, seed)
+
+
+class CompiledSearch:
+    """Search questions answered by the compiled reasoner's kernel; moves are
+    the kernel's move numbers, playouts run in C with the named policy."""
+
+    def __init__(self, sm, playout, params, seed):
+        from ._policy import Policy
+        self.sm, self.kernel = sm, sm.kernel
+        self.roles = range(len(sm.roles))
+        self.policy = Policy(self.kernel, playout, seed=seed, **params)
+        self._index = sm._move_index
+
+    def ids(self, joint):
+        return tuple(self._index[r][m] for r, m in enumerate(joint))
+
+    def move(self, r, m):
+        return self.sm._moves[m]
+
+    def terminal(self, state):
+        self.kernel.load(state)
+        return self.kernel.terminal()
+
+    def goals(self, state):
+        self.kernel.load(state)
+        return tuple(max(self.kernel.goals(r), default=0) for r in self.roles)
+
+    def legal(self, state):
+        self.kernel.load(state)
+        return [self.kernel.legal(r) for r in self.roles]
+
+    def next(self, state, joint):
+        return self.kernel.next_state(state, joint)
+
+    def playout(self, state, history, joints):
+        """Goals and depth of one playout; history and tree moves give the
+        policy its context and its credit."""
+        context = history[-2:]
+        goals, depth, _ = self.policy.playout(state, context + joints, len(context))
+        return goals, depth
+
+    def choose(self, r, candidates, history, joints):
+        return self.policy.choose(r, candidates, (history + joints)[-2:])
+
+    def decay(self, factor):
+        self.policy.decay(factor)
+
+
+class ReferenceSearch:
+    """Search questions answered by any state machine (for games too large to
+    ground); moves are the moves themselves and playouts uniformly random:
+    the learning policies need the compiled reasoner."""
+
+    def __init__(self, sm, playout, seed):
+        if playout != "random":
+            import warnings
+            warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
+                          "playing random playouts", RuntimeWarning, stacklevel=3)
+        self.sm, self.rng = sm, random.Random(seed)
+
+    def ids(self, joint):
+        return tuple(joint)
+
+    def move(self, r, m):
+        return m
+
+    def terminal(self, state):
+        return self.sm.is_terminal(state)
+
+    def goals(self, state):
+        return tuple(g if g is not None else 0 for g in self.sm.goals(state))
+
+    def legal(self, state):
+        return [list(m) for m in self.sm.all_legal_moves(state)]
+
+    def next(self, state, joint):
+        return self.sm.next_state(state, joint)
+
+    def playout(self, state, history, joints):
+        final, depth = self.sm.random_playout(state, self.rng)
+        goals = self.goals(final) if self.sm.is_terminal(final) else (0,) * len(self.sm.roles)
+        return goals, depth
+
+    def choose(self, r, candidates, history, joints):
+        return self.rng.choice(candidates)
+
+    def decay(self, factor):
+        """Random playouts learn nothing."""
