@@ -8,7 +8,7 @@ Moves are numbered across roles (``move_role[m]``, role r's moves from
 holds role r's legal moves in the current state (in no particular order).
 """
 cimport cython
-from libc.stdint cimport uint8_t, uint64_t, int32_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t
 
 
 cdef inline uint64_t _xorshift(uint64_t* s) noexcept nogil:
@@ -19,6 +19,12 @@ cdef inline uint64_t _xorshift(uint64_t* s) noexcept nogil:
     x ^= x << 17
     s[0] = x
     return x
+
+
+cdef inline uint32_t _below(uint64_t* s, uint32_t k) noexcept nogil:
+    """A pseudo-random integer in [0, k): the high bits of a 32x32-bit product
+    (Lemire's multiply-shift), cheaper than a division."""
+    return <uint32_t> (((_xorshift(s) >> 32) * <uint64_t> k) >> 32)
 
 
 @cython.final

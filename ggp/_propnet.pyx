@@ -374,7 +374,7 @@ cdef class Kernel:
                 k = self.legal_count[r]
                 if k == 0:
                     return -1 - depth
-                self.chosen[r] = self.legal_list[self.role_start[r] + _xorshift(rng) % k]
+                self.chosen[r] = self.legal_list[self.role_start[r] + _below(rng, k)]
                 if record != NULL:
                     record[(depth * self.nroles + r) * 2] = k
                     record[(depth * self.nroles + r) * 2 + 1] = self.chosen[r]

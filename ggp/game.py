@@ -37,6 +37,7 @@ class Game:
         self.warnings = tuple(gdl.check(description))
         self.name = name or Path(description.path).stem
         self.rules = description.rules
+        self._machines: dict = {}
 
     @cached_property
     def roles(self) -> tuple:
@@ -49,12 +50,21 @@ class Game:
         return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
 
     def state_machine(self, reasoner: str = "compiled", limit: int = 1_000_000):
-        """A fresh :class:`~ggp.statemachine.StateMachine` for this game.
+        """The :class:`~ggp.statemachine.StateMachine` of this game for
+        ``reasoner``, built on first use and then shared: players and the match
+        in one process ask the same machine (a machine keeps nothing between
+        questions, but one must not be asked from two threads at once).
 
         ``compiled`` (the default) grounds the game into a propositional
         network; a game that does not ground within ``limit`` ground rules
         falls back to the reference reasoner with a one-line warning.
         """
+        key = (reasoner, limit)
+        if key not in self._machines:
+            self._machines[key] = self._new_state_machine(reasoner, limit)
+        return self._machines[key]
+
+    def _new_state_machine(self, reasoner, limit):
         from .reference import ReferenceMachine
         if reasoner == "reference":
             return ReferenceMachine(self.rules)

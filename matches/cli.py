@@ -118,10 +118,46 @@ def cmd_play(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from ggp.bench import bench
-    data = bench(_load(args), args.reasoner, args.seconds, args.seed)
+    if args.player:
+        data = _bench_player(_load(args), args.player, args.seconds)
+    else:
+        from ggp.bench import bench
+        data = bench(_load(args), args.reasoner, args.seconds, args.seed)
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
+
+
+def cmd_study(args) -> int:
+    from matches.study import load_study, run_study, summary, write_tables
+    try:
+        study = load_study(args.study)
+    except (OSError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    results = run_study(study, args.workers, progress=None if args.json else sys.stderr)
+    rows = summary(results)
+    text = write_tables(study, rows)
+    _emit(args, {"study": study.name, "out": str(study.out), "matches": len(results),
+                 "rows": rows}, text)
+    return 0
+
+
+def _bench_player(game, spec, seconds) -> dict:
+    """Simulations per second of a search player thinking about the first move."""
+    import players as registry
+    try:
+        player = registry.make(spec)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if not hasattr(player, "simulate"):
+        raise UserError(f"player {spec!r} does not search: nothing to measure")
+    role = next(r for r in game.roles if r != "random")
+    player.start(game, role, 0.0, seconds)
+    start = time.perf_counter()
+    player._think(time.monotonic() + seconds)
+    elapsed = time.perf_counter() - start
+    return {"game": game.name, "player": spec, "simulations": player.last_simulations,
+            "seconds": round(elapsed, 3),
+            "simulations_per_sec": round(player.last_simulations / elapsed, 1)}
 
 
 def _printer(game):
@@ -169,8 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=None, help="plies to walk (default: all)")
     reasoner(p)
 
-    p = command("bench", cmd_bench, "random playouts from the initial state, timed")
+    p = command("bench", cmd_bench, "random playouts from the initial state, timed "
+                "(or, with --player, a search player's simulations)")
     p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--player", default=None, metavar="SPEC",
+                   help="measure this player's simulations per second instead")
     p.add_argument("--seed", type=int, default=1)
     reasoner(p)
 
@@ -181,6 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", type=int, default=1)
     p.add_argument("--playclock", type=float, default=10.0)
     p.add_argument("--quiet", action="store_true", help="print only the goals")
+
+    p = sub.add_parser("study", help="run a study of many matches from a YAML file",
+                       description="run a study (see matches/study.py); resumes when "
+                                   "started again")
+    p.add_argument("study", metavar="STUDY.yaml")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_study)
     return parser
 
 

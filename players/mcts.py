@@ -25,8 +25,10 @@ Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
 UCB1 (Kocsis and Szepesvári 2006) on the 0..100 goal scale, with CadiaPlayer's
 C = 40: ``Q(s, a) + C * sqrt(ln N(s) / N(s, a))``.
 
-Budgets: ``simulations=N`` per move (reproducible with ``seed``), else the
-play clock less a safety ``margin`` in seconds.
+Budgets: ``simulations=N`` per move (reproducible with ``seed``; a forced
+move, such as ``noop`` in a turn-taking game, is answered without
+simulations), else the play clock less a safety ``margin`` in seconds (spent
+even on forced moves: thinking ahead while the opponent moves).
 """
 from __future__ import annotations
 
@@ -112,6 +114,8 @@ class MCTSPlayer(Player):
         self.search.decay(self.decay)
         self.added = 0
         if self.simulations is not None:
+            if len(legal) == 1:         # a forced move: nothing to decide, nothing spent
+                return legal[0]
             self._think(math.inf, self.simulations)
         else:
             self._think(deadline - self.margin)
