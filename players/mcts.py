@@ -50,9 +50,7 @@ class Node:
 
     def __init__(self, search, state):
         self.state = state
-        self.terminal = search.terminal(state)
-        self.goals = search.goals(state) if self.terminal else None
-        self.legal = None if self.terminal else search.legal(state)
+        self.terminal, self.goals, self.legal = search.expand(state)
         self.n = 0
         if self.legal is not None:
             self.visits = [[0] * len(moves) for moves in self.legal]
@@ -142,11 +140,12 @@ class MCTSPlayer(Player):
 
     def simulate(self):
         """One simulation: select down the tree, add a node, play out, back up."""
-        node, path, joints = self.root, [self.root], []
+        node, path, joints, picks = self.root, [self.root], [], []
         goals, depth = None, 0
         while not node.terminal:
-            joint = self._choose_joint(node, joints)
+            joint, pick = self._choose_joint(node, joints)
             joints.append(joint)
+            picks.append(pick)
             child = node.children.get(joint)
             if child is None:
                 child = self._node(self.search.next(node.state, joint))
@@ -161,41 +160,48 @@ class MCTSPlayer(Player):
             node = child
         if goals is None:
             goals = path[-1].goals
-        self._backup(path, joints, goals, depth)
+        self._backup(path, picks, goals, depth)
 
-    def _backup(self, path, joints, goals, depth):
+    def _backup(self, path, picks, goals, depth):
+        """Add each role's discounted goal to the move it chose at each node."""
         gamma = self.discount
         scale = gamma ** depth
-        for i in range(len(joints) - 1, -1, -1):
+        for i in range(len(picks) - 1, -1, -1):
             scale *= gamma
             node = path[i]
             node.n += 1
-            for r, move in enumerate(joints[i]):
-                j = node.legal[r].index(move)
+            for r, j in enumerate(picks[i]):
                 node.visits[r][j] += 1
                 node.sums[r][j] += goals[r] * scale
         path[-1].n += 1
 
     def _choose_joint(self, node, joints) -> tuple:
-        """Each role's move: an untried one (the policy picks which), else UCB1."""
-        joint = []
+        """Each role's move (and its index among the role's legal moves): an
+        untried one (the policy picks which), else by UCB1."""
+        joint, pick = [], []
         log_n = math.log(node.n) if node.n > 0 else 0.0
+        c = self.c
         for r, moves in enumerate(node.legal):
             if len(moves) == 1:
                 joint.append(moves[0])
+                pick.append(0)
                 continue
             visits, sums = node.visits[r], node.sums[r]
             untried = [m for m, v in zip(moves, visits) if v == 0]
             if untried:
-                joint.append(self.search.choose(r, untried, self.history, joints))
+                move = self.search.choose(r, untried, self.history, joints)
+                joint.append(move)
+                pick.append(moves.index(move))
                 continue
-            best, best_value = moves[0], -math.inf
-            for m, v, s in zip(moves, visits, sums):
-                value = s / v + self.c * math.sqrt(log_n / v)
+            best, best_value = 0, -math.inf
+            for j in range(len(moves)):
+                v = visits[j]
+                value = sums[j] / v + c * math.sqrt(log_n / v)
                 if value > best_value:
-                    best, best_value = m, value
-            joint.append(best)
-        return tuple(joint)
+                    best, best_value = j, value
+            joint.append(moves[best])
+            pick.append(best)
+        return tuple(joint), pick
 
     def _best(self, node, r):
         """The move to play: most visits (ties: best average) or best average."""
@@ -285,17 +291,13 @@ class CompiledSearch:
     def move(self, r, m):
         return self.sm._moves[m]
 
-    def terminal(self, state):
-        self.kernel.load(state)
-        return self.kernel.terminal()
-
-    def goals(self, state):
-        self.kernel.load(state)
-        return tuple(max(self.kernel.goals(r), default=0) for r in self.roles)
-
-    def legal(self, state):
-        self.kernel.load(state)
-        return [self.kernel.legal(r) for r in self.roles]
+    def expand(self, state):
+        """(terminal, goals if terminal, legal moves per role if not)."""
+        kernel = self.kernel
+        kernel.load(state)
+        if kernel.terminal():
+            return True, tuple(max(kernel.goals(r), default=0) for r in self.roles), None
+        return False, None, [kernel.legal(r) for r in self.roles]
 
     def next(self, state, joint):
         return self.kernel.next_state(state, joint)
@@ -332,21 +334,20 @@ class ReferenceSearch:
     def move(self, r, m):
         return m
 
-    def terminal(self, state):
-        return self.sm.is_terminal(state)
+    def expand(self, state):
+        if self.sm.is_terminal(state):
+            return True, self._goals(state), None
+        return False, None, [list(m) for m in self.sm.all_legal_moves(state)]
 
-    def goals(self, state):
+    def _goals(self, state):
         return tuple(g if g is not None else 0 for g in self.sm.goals(state))
-
-    def legal(self, state):
-        return [list(m) for m in self.sm.all_legal_moves(state)]
 
     def next(self, state, joint):
         return self.sm.next_state(state, joint)
 
     def playout(self, state, history, joints):
         final, depth = self.sm.random_playout(state, self.rng)
-        goals = self.goals(final) if self.sm.is_terminal(final) else (0,) * len(self.sm.roles)
+        goals = self._goals(final) if self.sm.is_terminal(final) else (0,) * len(self.sm.roles)
         return goals, depth
 
     def choose(self, r, candidates, history, joints):
