@@ -141,6 +141,22 @@ def cmd_study(args) -> int:
     return 0
 
 
+def cmd_replay(args) -> int:
+    from matches.records import read_json, replay
+    try:
+        data = read_json(args.match)
+        report = replay(data, _load(args) if args.game else None)
+    except KeyError as exc:
+        raise UserError(f"{args.match}: not a match record: no key {exc}") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{args.match}: {exc}") from None
+    verdict = ["replay: OK"] if report.ok else report.problems
+    _emit(args, {"match": args.match, "matchId": data.get("matchId"), "ok": report.ok,
+                 "problems": report.problems, "steps": len(data["moves"])},
+          "\n".join(report.lines + verdict))
+    return 0 if report.ok else 1
+
+
 def _bench_player(game, spec, seconds) -> dict:
     """Simulations per second of a search player thinking about the first move."""
     import players as registry
@@ -228,6 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_study)
+
+    p = sub.add_parser("replay", help="re-check a match record (ggp.org JSON) with the rules",
+                       description="replay a match record step by step: legal moves, states, "
+                                   "terminal, goals; exit 1 on any problem")
+    p.add_argument("match", metavar="MATCH.json")
+    p.add_argument("--game", default=None, metavar="GAME",
+                   help="the game (default: the record's gameSource or gdl)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_replay)
     return parser
 
 

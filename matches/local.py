@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import random
 import time
+import uuid
 from dataclasses import dataclass, field
 
 from gdl import to_kif
+from matches.records import game_source
 from players import Observation
 
 
@@ -28,6 +30,12 @@ class MatchRecord:
     moves: list = field(default_factory=list)    # joint moves, in role order
     errors: list = field(default_factory=list)   # per step, per role: "" or TO/CE/IL
     goals: dict = field(default_factory=dict)    # role -> goal in the final state
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    start_time: float = field(default_factory=time.time)   # seconds since the epoch
+    state_times: list = field(default_factory=list)  # time.time() of each state
+    start_clock: float = 0.0
+    play_clock: float = 0.0
+    game_source: str = ""          # what load_game needs (matches.records.game_source)
 
 
 def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10.0,
@@ -44,11 +52,14 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     missing = [r for r in roles if r != "random" and r not in players]
     if missing:
         raise ValueError(f"no player for role(s) {', '.join(missing)}")
-    record = MatchRecord(game.name, roles, dict(specs or {r: p.name for r, p in players.items()}))
+    record = MatchRecord(game.name, roles, dict(specs or {r: p.name for r, p in players.items()}),
+                         start_clock=start_clock, play_clock=play_clock,
+                         game_source=game_source(game))
     for role, player in players.items():
         player.start(game, role, start_clock, play_clock)
     state = sm.initial_state()
     record.states.append(sm.state_facts(state))
+    record.state_times.append(time.time())
     if on_step:
         on_step(record, sm, state)
     previous, turn = None, 0
@@ -73,6 +84,7 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
         record.moves.append(joint)
         record.errors.append(errors)
         record.states.append(sm.state_facts(state))
+        record.state_times.append(time.time())
         if on_step:
             on_step(record, sm, state)
     record.goals = {r: sm.goal(state, r) for r in roles if r != "random"}
