@@ -85,35 +85,69 @@ def cmd_count(args) -> int:
     return 0
 
 
-def cmd_play(args) -> int:
+def _seats(game, specs, seed) -> dict:
+    """A seat per non-random role, in role order: a remote player for an
+    ``http://`` spec, else a registered player in this process."""
     import players as registry
-    from matches.local import run_match
-    game = _load(args)
+    from matches.seats import LocalSeat, RemoteSeat
     roles = [r for r in game.roles if r != "random"]
-    if len(args.players) != len(roles):
+    if len(specs) != len(roles):
         raise UserError(f"{game.name} has {len(roles)} role(s) ({', '.join(roles)}): "
-                        f"give one player each, got {len(args.players)}")
+                        f"give one player each, got {len(specs)}")
+    seats = {}
+    for i, (role, spec) in enumerate(zip(roles, specs)):
+        try:
+            if spec.startswith("http://"):
+                seats[role] = RemoteSeat(spec)
+            else:
+                seats[role] = LocalSeat(registry.make(
+                    spec, **({} if seed is None else {"seed": seed * 1000 + i})), spec)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    return seats
+
+
+def _summary(record) -> dict:
+    return {"match_id": record.match_id, "players": record.players, "goals": record.goals,
+            "steps": len(record.moves),
+            "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
+            "errors": record.errors}
+
+
+def cmd_play(args) -> int:
+    from matches.manager import run_match
+    game = _load(args)
     matches = []
     for m in range(args.matches):
         seed = None if args.seed is None else args.seed + m
-        players = {}
-        for i, (role, spec) in enumerate(zip(roles, args.players)):
-            try:
-                players[role] = registry.make(spec, **({} if seed is None else
-                                                        {"seed": seed * 1000 + i}))
-            except ValueError as exc:
-                raise UserError(str(exc)) from None
         on_step = None if args.json or args.quiet else _printer(game)
-        record = run_match(game, players, seed=seed, play_clock=args.playclock,
-                           on_step=on_step, specs=dict(zip(roles, args.players)))
-        matches.append({"players": record.players, "goals": record.goals,
-                        "steps": len(record.moves),
-                        "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
-                        "errors": record.errors})
+        record = run_match(game, _seats(game, args.players, seed), seed=seed,
+                           play_clock=args.playclock, on_step=on_step)
+        matches.append(_summary(record))
         if not args.json:
             print("goals: " + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
     if args.json:
         print(json.dumps({"game": game.name, "matches": matches}, indent=2))
+    return 0
+
+
+def cmd_match(args) -> int:
+    from matches.manager import run_match
+    from matches.records import MatchStore, write_json
+    game = _load(args)
+    on_step = None if args.json or args.quiet else _printer(game)
+    record = run_match(game, _seats(game, args.player, args.seed), seed=args.seed,
+                       start_clock=args.startclock, play_clock=args.playclock,
+                       on_step=on_step)
+    if args.out:
+        write_json(record, args.out)
+    with MatchStore(args.db) as store:
+        store.add(record)
+    faults = [f"step {i + 1} {role}: {e}" for i, step in enumerate(record.errors)
+              for role, e in zip(record.roles, step) if e]
+    text = "\n".join(faults + ["goals: " + ", ".join(f"{r} {g}"
+                                                     for r, g in record.goals.items())])
+    _emit(args, {"game": game.name, **_summary(record)}, text)
     return 0
 
 
@@ -228,6 +262,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="measure this player's simulations per second instead")
     p.add_argument("--seed", type=int, default=1)
     reasoner(p)
+
+    p = command("match", cmd_match, "run a match as a game manager: players in this "
+                "process or GGP players over HTTP; recorded in the database")
+    p.add_argument("--player", action="append", required=True, metavar="SPEC",
+                   help="one per role, in role order: a player spec or http://host:port")
+    p.add_argument("--startclock", type=float, default=10.0)
+    p.add_argument("--playclock", type=float, default=10.0)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--out", default=None, metavar="MATCH.json",
+                   help="also write the record (ggp.org match JSON) here")
+    p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
+                   "directory, ggp/matches.sqlite)")
+    p.add_argument("--quiet", action="store_true", help="print only faults and goals")
 
     p = command("play", cmd_play, "play a local match and print it")
     p.add_argument("players", nargs="+", metavar="PLAYER",

@@ -1,6 +1,6 @@
 """Match records: the ggp.org match JSON, a SQLite store of them, and replay.
 
-``to_ggp_json`` writes a :class:`~matches.local.MatchRecord` in the shape of
+``to_ggp_json`` writes a :class:`~matches.manager.MatchRecord` in the shape of
 ggp-base's ``Match.toJSON`` (PROTOCOL.md, "Match records"), so that other GGP
 tools can read our matches.  States and moves are spelled as ggp-base spells
 them, every parenthesis spaced: ``"( ( cell 1 1 b ) ( control xplayer ) )"``,

@@ -100,7 +100,7 @@ def play_task(task: dict) -> dict:
     """Play one match of a study (in a worker process); the result as JSON data."""
     import players as registry
     from ggp import load_game
-    from matches.local import run_match
+    from matches.manager import run_match
     game = _GAMES.get(task["game"])
     if game is None:
         game = _GAMES[task["game"]] = load_game(task["game"])

@@ -7,7 +7,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from ggp.game import games_dir
-from matches.local import run_match
+from matches.manager import run_match
 from players import Observation, make
 
 #: Tic-tac-toe from a position where x, to move, wins in two only by (mark 1 3):

@@ -13,7 +13,7 @@ import players
 from ggp import load_game
 from ggp.game import game_names, games_dir
 from matches.cli import main
-from matches.local import run_match
+from matches.manager import run_match
 from matches.records import (
     MatchStore,
     default_db_path,

@@ -1,11 +1,16 @@
-"""Running a match between in-process players.
+"""The game manager: one match between players in this process or anywhere.
 
 The match is a record first: every joint move, every state, and every fault.
 A player that raises, answers nothing, answers an illegal move, or runs past
 the play clock gets a legal move chosen for it (uniformly at random, as
 ggp-base's manager does) and the fault is logged for that step and role as
 ``CE``, ``IL <move>`` or ``TO`` (PROTOCOL.md).  The ``random`` role of GDL-II
-is played by the match itself, uniformly.
+is played by the manager itself, uniformly.  Each role learns only what the
+protocol gives it: the joint move in GDL-I, its own move and its percepts in
+GDL-II.
+
+Players are reached through seats (:mod:`matches.seats`): a local match and a
+match over HTTP run this same code with the transport swapped.
 """
 from __future__ import annotations
 
@@ -14,9 +19,10 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from gdl import to_kif
 from matches.records import game_source
 from players import Observation
+
+from .seats import LocalSeat, RemoteSeat
 
 
 @dataclass
@@ -41,7 +47,9 @@ class MatchRecord:
 def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10.0,
               play_clock: float = 10.0, reasoner: str = "compiled", on_step=None,
               specs: dict | None = None) -> MatchRecord:
-    """Play one match; ``players`` maps every non-random role to a Player.
+    """Play one match; ``players`` maps every non-random role to a seat
+    (:class:`~matches.seats.LocalSeat`, :class:`~matches.seats.RemoteSeat`)
+    or to a :class:`players.Player`, which gets a local seat.
 
     ``on_step(record, sm, state)`` is called after every step (and once at
     the start) with the record so far, the state machine and its state.
@@ -52,11 +60,13 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     missing = [r for r in roles if r != "random" and r not in players]
     if missing:
         raise ValueError(f"no player for role(s) {', '.join(missing)}")
-    record = MatchRecord(game.name, roles, dict(specs or {r: p.name for r, p in players.items()}),
+    seats = {r: p if isinstance(p, (LocalSeat, RemoteSeat)) else LocalSeat(p)
+             for r, p in players.items()}
+    record = MatchRecord(game.name, roles, dict(specs or {r: s.name for r, s in seats.items()}),
                          start_clock=start_clock, play_clock=play_clock,
                          game_source=game_source(game))
-    for role, player in players.items():
-        player.start(game, role, start_clock, play_clock)
+    for role, seat in seats.items():
+        _quietly(seat.start, game, record.match_id, role, start_clock, play_clock)
     state = sm.initial_state()
     record.states.append(sm.state_facts(state))
     record.state_times.append(time.time())
@@ -72,7 +82,7 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
                 errors.append("")
                 continue
             obs = _observation(game, sm, role, i, previous, turn, time.monotonic() + play_clock)
-            move, error = _ask(players[role], obs, legal, play_clock)
+            move, error = seats[role].play(game, record.match_id, obs, legal, play_clock)
             if error:
                 move = rng.choice(legal)
             joint.append(move)
@@ -89,13 +99,19 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
             on_step(record, sm, state)
     record.goals = {r: sm.goal(state, r) for r in roles if r != "random"}
     for i, role in enumerate(roles):
-        if role in players:
-            try:
-                players[role].stop(_observation(game, sm, role, i, previous, turn,
-                                                time.monotonic()))
-            except Exception:       # the match is over and recorded either way
-                pass
+        if role in seats:
+            _quietly(seats[role].stop, game, record.match_id,
+                     _observation(game, sm, role, i, previous, turn, time.monotonic()))
     return record
+
+
+def _quietly(call, *args):
+    """START and STOP: a player that fails them still plays (or has played) the
+    match; its faults show where they matter, in its moves."""
+    try:
+        call(*args)
+    except Exception:
+        pass
 
 
 def _observation(game, sm, role, index, previous, turn, deadline) -> Observation:
@@ -108,17 +124,3 @@ def _observation(game, sm, role, index, previous, turn, deadline) -> Observation
         return Observation(turn=turn, joint=joint, deadline=deadline)
     return Observation(turn=turn, own_move=joint[index],
                        percepts=sm.percepts(state, joint, role), deadline=deadline)
-
-
-def _ask(player, obs, legal, play_clock):
-    """The player's move and the fault code ("" when none)."""
-    started = time.monotonic()
-    try:
-        move = player.play(obs)
-    except Exception:               # a crashing player must not end the match
-        return None, "CE"
-    if time.monotonic() - started > play_clock:
-        return None, "TO"
-    if move not in legal:
-        return None, f"IL {'nil' if move is None else to_kif(move)}"
-    return move, ""

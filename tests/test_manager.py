@@ -5,7 +5,7 @@ from conftest import SHARED, needs_shared
 
 import players
 from ggp import load_game
-from matches.local import run_match
+from matches.manager import run_match
 from players import Player
 
 
