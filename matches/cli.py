@@ -162,16 +162,18 @@ def cmd_bench(args) -> int:
 
 
 def cmd_study(args) -> int:
-    from matches.study import load_study, run_study, summary, write_tables
+    from matches.study import load_study, ranking, run_study, summary, write_tables
     try:
         study = load_study(args.study)
     except (OSError, ValueError) as exc:
         raise UserError(str(exc)) from None
-    results = run_study(study, args.workers, progress=None if args.json else sys.stderr)
-    rows = summary(results)
-    text = write_tables(study, rows)
-    _emit(args, {"study": study.name, "out": str(study.out), "matches": len(results),
-                 "rows": rows}, text)
+    rows = run_study(study, args.workers, db=args.db, executor=args.executor or study.executor,
+                     progress=None if args.json else sys.stderr)
+    table = summary(rows)
+    ranks = ranking(rows, list(study.players))
+    text = write_tables(study, table, ranks)
+    _emit(args, {"study": study.name, "out": str(study.out), "matches": len(rows),
+                 "rows": table, "ranking": ranks}, text)
     return 0
 
 
@@ -289,6 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "started again")
     p.add_argument("study", metavar="STUDY.yaml")
     p.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    p.add_argument("--executor", choices=("process", "ray"), default=None,
+                   help="default: the study's, else process")
+    p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
+                   "directory, ggp/matches.sqlite)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_study)
 

@@ -12,21 +12,24 @@ A study is a YAML file::
     seed: 1
     startclock: 10
     playclock: 10
-    out: results/seed003           # default: next to the YAML file, named after it
+    out: results/seed003           # tables and plot; default: results/<file name>
+    executor: process              # or ray (the optional extra: pip install '.[ray]')
 
 Paths are relative to the YAML file.  Match ``i`` of a pair gives the first
 player the first role when ``i`` is even and the second role when odd, and
 seeds every player from ``(seed, game, pair, i)``, so a study is reproducible
-match for match.  Each finished match is appended to ``out/matches.jsonl``
-(one JSON object a line, flushed); a study started again skips the matches
-already there, so a killed study resumes without redoing or losing any.
+match for match.  Every finished match goes into the match database
+(:class:`matches.records.MatchStore`) under the study's name and the match's
+key, committed at once; a study started again skips the keys already there,
+so a killed study resumes without redoing or losing a match.  At the end:
+scores per pair with 95% intervals, a Bradley-Terry ranking in Elo points,
+as Markdown, CSV and a PNG plot in ``out``.
 """
 from __future__ import annotations
 
 import concurrent.futures
 import csv
 import hashlib
-import json
 import math
 import os
 import sys
@@ -47,6 +50,7 @@ class Study:
     startclock: float = 10.0
     playclock: float = 10.0
     out: Path = field(default_factory=Path)
+    executor: str = "process"
 
 
 def load_study(path) -> Study:
@@ -74,7 +78,8 @@ def load_study(path) -> Study:
                  pairs=pairs, matches=int(data.get("matches", 100)),
                  seed=int(data.get("seed", 0)),
                  startclock=float(data.get("startclock", 10.0)),
-                 playclock=float(data.get("playclock", 10.0)), out=out)
+                 playclock=float(data.get("playclock", 10.0)), out=out,
+                 executor=str(data.get("executor", "process")))
 
 
 def tasks(study: Study) -> list[dict]:
@@ -97,10 +102,12 @@ _GAMES: dict = {}
 
 
 def play_task(task: dict) -> dict:
-    """Play one match of a study (in a worker process); the result as JSON data."""
+    """Play one match of a study (in a worker); its record as ggp.org JSON, the
+    players named by their labels in the study."""
     import players as registry
     from ggp import load_game
     from matches.manager import run_match
+    from matches.records import to_ggp_json
     game = _GAMES.get(task["game"])
     if game is None:
         game = _GAMES[task["game"]] = load_game(task["game"])
@@ -112,91 +119,169 @@ def play_task(task: dict) -> dict:
         chosen[role] = registry.make(spec, **({} if "seed=" in spec else
                                               {"seed": task["seed"] * 10 + i}))
     record = run_match(game, chosen, seed=task["seed"], start_clock=task["startclock"],
-                       play_clock=task["playclock"], specs=dict(zip(roles, task["specs"])))
-    labels = dict(zip(roles, task["order"]))
-    return {"key": task["key"], "game": game.name, "pair": task["pair"],
-            "roles": {labels[r]: r for r in roles},
-            "goals": {labels[r]: record.goals[r] for r in roles},
-            "steps": len(record.moves),
-            "faults": sum(1 for step in record.errors for e in step if e)}
+                       play_clock=task["playclock"], specs=dict(zip(roles, task["order"])))
+    return to_ggp_json(record)
 
 
-def finished(study: Study) -> dict:
-    """Results already in ``out/matches.jsonl``, by key (a torn last line is ignored)."""
-    path = study.out / "matches.jsonl"
-    results = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                result = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            results[result["key"]] = result
-    return results
+def run_study(study: Study, workers: int | None = None, db=None, executor: str = "process",
+              progress=sys.stderr) -> list[dict]:
+    """Play the matches of ``study`` not yet in the database ``db`` (default:
+    the user's), ``workers`` at a time (default: one per core), storing each
+    as it finishes.  ``executor="ray"`` runs them as Ray tasks instead (on the
+    cluster that ``RAY_ADDRESS`` names, else a local one).  Returns a summary
+    of every match of the study, in task order."""
+    from matches.records import MatchStore
+    all_tasks = tasks(study)
+    with MatchStore(db) as store:
+        done = store.keys(study.name)
+        todo = [t for t in all_tasks if t["key"] not in done]
+        total, finished = len(all_tasks), len(all_tasks) - len(todo)
+        for task, record in _execute(todo, workers or os.cpu_count() or 1, executor):
+            store.add(record, study=study.name, key=task["key"])
+            finished += 1
+            if progress:
+                goals = ", ".join(f"{p} {g}" for p, g in
+                                  zip(record["playerNamesFromHost"], record["goalValues"]))
+                print(f"[{finished}/{total}] {record['gameName']}: {goals}", file=progress)
+        order = {t["key"]: i for i, t in enumerate(all_tasks)}
+        rows = [r for r in store.matches(study=study.name) if r["key"] in order]
+    return sorted(rows, key=lambda r: order[r["key"]])
 
 
-def run_study(study: Study, workers: int | None = None, progress=sys.stderr) -> list[dict]:
-    """Play the matches not yet played, in ``workers`` processes (default: one
-    per core), appending each to the results as it finishes.  Returns all
-    results in task order."""
-    study.out.mkdir(parents=True, exist_ok=True)
-    done = finished(study)
-    todo = [t for t in tasks(study) if t["key"] not in done]
-    total = len(done) + len(todo)
-    workers = workers or os.cpu_count() or 1
-    path = study.out / "matches.jsonl"
-    with open(path, "a") as sink:
-        if sink.tell() and not path.read_text().endswith("\n"):
-            sink.write("\n")            # a line torn by a kill: start afresh after it
-        with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-            futures = [pool.submit(play_task, t) for t in todo]
-            for future in concurrent.futures.as_completed(futures):
-                result = future.result()
-                sink.write(json.dumps(result) + "\n")
-                sink.flush()
-                os.fsync(sink.fileno())
-                done[result["key"]] = result
-                if progress:
-                    goals = ", ".join(f"{k} {v}" for k, v in result["goals"].items())
-                    print(f"[{len(done)}/{total}] {result['game']}: {goals}", file=progress)
-    order = {t["key"]: i for i, t in enumerate(tasks(study))}
-    return sorted((r for r in done.values() if r["key"] in order), key=lambda r: order[r["key"]])
+def _execute(todo: list, workers: int, executor: str):
+    """(task, record) pairs as the matches finish, in any order."""
+    if executor == "ray":
+        import ray
+        ray.init(address=os.environ.get("RAY_ADDRESS"), ignore_reinit_error=True)
+        remote = ray.remote(play_task)
+        pending = {remote.remote(t): t for t in todo}
+        while pending:
+            (ready,), _ = ray.wait(list(pending), num_returns=1)
+            yield pending.pop(ready), ray.get(ready)
+        return
+    if executor != "process":
+        raise ValueError(f"executor must be 'process' or 'ray', not {executor!r}")
+    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+        futures = {pool.submit(play_task, t): t for t in todo}
+        for future in concurrent.futures.as_completed(futures):
+            yield futures[future], future.result()
 
 
-def summary(results: list[dict]) -> list[dict]:
+def _by_label(row) -> dict:
+    """Goal of each player of a stored match, by its label in the study."""
+    return {row["players"][role]: goal for role, goal in row["goals"].items()}
+
+
+def summary(rows: list[dict]) -> list[dict]:
     """Per game and pair: the first player's wins, draws, losses and mean score
     (goal points, 0..100) with a 95% interval (normal approximation)."""
     groups: dict = {}
-    for r in results:
-        groups.setdefault((r["game"], tuple(r["pair"])), []).append(r)
-    rows = []
-    for (game, (a, b)), rs in groups.items():
-        scores = [r["goals"][a] for r in rs]
+    for row in rows:
+        _, a, b, _ = row["key"].split("|")
+        groups.setdefault((row["game"], a, b), []).append(_by_label(row))
+    out = []
+    for (game, a, b), goals in groups.items():
+        scores = [g[a] for g in goals]
         n = len(scores)
         mean = sum(scores) / n
         var = sum((s - mean) ** 2 for s in scores) / (n - 1) if n > 1 else 0.0
-        rows.append({"game": game, "player": a, "opponent": b, "matches": n,
-                     "wins": sum(r["goals"][a] > r["goals"][b] for r in rs),
-                     "draws": sum(r["goals"][a] == r["goals"][b] for r in rs),
-                     "losses": sum(r["goals"][a] < r["goals"][b] for r in rs),
-                     "score": round(mean, 1),
-                     "ci95": round(1.96 * math.sqrt(var / n), 1) if n > 1 else None,
-                     "faults": sum(r["faults"] for r in rs)})
-    return rows
+        out.append({"game": game, "player": a, "opponent": b, "matches": n,
+                    "wins": sum(g[a] > g[b] for g in goals),
+                    "draws": sum(g[a] == g[b] for g in goals),
+                    "losses": sum(g[a] < g[b] for g in goals),
+                    "score": round(mean, 1),
+                    "ci95": round(1.96 * math.sqrt(var / n), 1) if n > 1 else None})
+    return out
 
 
-def write_tables(study: Study, rows: list[dict]) -> str:
-    """``summary.md`` and ``summary.csv`` in the study's directory; returns the Markdown."""
+def ranking(rows: list[dict], labels: list, resamples: int = 200, seed: int = 0) -> list[dict]:
+    """Bradley-Terry strengths of the players over all matches, as Elo points
+    (mean 0) with 95% intervals from a bootstrap over the matches.
+
+    Fitted by Hunter's MM algorithm ("MM algorithms for generalized
+    Bradley-Terry models", Ann. Statist. 32(1), 2004): a draw counts half a
+    win to each side, and every pair of players is given one virtual draw so
+    that a player who never wins (or never loses) keeps a finite rating.
+    """
+    import random
+    games = [_by_label(row) for row in rows]
+    games = [g for g in games if len(g) == 2]
+
+    def fit(sample):
+        strength = {p: 1.0 for p in labels}
+        wins = {p: 0.0 for p in labels}
+        pairs: dict = {}
+        for g in sample:
+            (a, ga), (b, gb) = g.items()
+            wins[a] += 1.0 if ga > gb else 0.5 if ga == gb else 0.0
+            wins[b] += 1.0 if gb > ga else 0.5 if ga == gb else 0.0
+            pairs[frozenset((a, b))] = pairs.get(frozenset((a, b)), 0) + 1
+        for i, a in enumerate(labels):          # the virtual draws
+            for b in labels[i + 1:]:
+                wins[a] += 0.5
+                wins[b] += 0.5
+                pairs[frozenset((a, b))] = pairs.get(frozenset((a, b)), 0) + 1
+        for _ in range(200):
+            new = {}
+            for p in labels:
+                denominator = sum(n / (strength[p] + strength[q])
+                                  for pair, n in pairs.items() if p in pair
+                                  for q in pair - {p})
+                new[p] = wins[p] / denominator
+            mean_log = sum(math.log(v) for v in new.values()) / len(new)
+            strength = {p: v / math.exp(mean_log) for p, v in new.items()}
+        return {p: 400 * math.log10(v) for p, v in strength.items()}
+
+    elo = fit(games)
+    rng = random.Random(seed)
+    samples = [fit([rng.choice(games) for _ in games]) for _ in range(resamples)] \
+        if games else []
+    out = []
+    for p in sorted(labels, key=lambda p: -elo[p]):
+        values = sorted(s[p] for s in samples)
+        low, high = (values[int(0.025 * len(values))], values[int(0.975 * len(values)) - 1]) \
+            if values else (elo[p], elo[p])
+        out.append({"player": p, "elo": round(elo[p]), "low": round(low), "high": round(high)})
+    return out
+
+
+def write_tables(study: Study, rows: list[dict], ranks: list[dict]) -> str:
+    """``summary.md``, ``summary.csv`` and ``summary.png`` in the study's
+    directory; returns the Markdown."""
     lines = ["| game | player | opponent | matches | wins | draws | losses | score (95% CI) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ci = f" ± {r['ci95']}" if r["ci95"] is not None else ""
         lines.append(f"| {r['game']} | {r['player']} | {r['opponent']} | {r['matches']} | "
                      f"{r['wins']} | {r['draws']} | {r['losses']} | {r['score']}{ci} |")
+    lines += ["", "| rank | player | Elo (Bradley-Terry) | 95% interval |", "|---|---|---|---|"]
+    lines += [f"| {i + 1} | {r['player']} | {r['elo']} | {r['low']} .. {r['high']} |"
+              for i, r in enumerate(ranks)]
     text = "\n".join(lines) + "\n"
+    study.out.mkdir(parents=True, exist_ok=True)
     (study.out / "summary.md").write_text(text)
     with open(study.out / "summary.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["game"])
         writer.writeheader()
         writer.writerows(rows)
+    _plot(rows, study.out / "summary.png", study.name)
     return text
+
+
+def _plot(rows: list[dict], path: Path, title: str):
+    """Each pair's score with its 95% interval, grouped by game."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels = [f"{r['game']}\n{r['player']} v {r['opponent']}" for r in rows]
+    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(rows)), 4))
+    ax.bar(range(len(rows)), [r["score"] for r in rows],
+           yerr=[r["ci95"] or 0 for r in rows], capsize=4, color="tab:blue")
+    ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(rows)), labels, fontsize=7)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("score of the first player (goal points)")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

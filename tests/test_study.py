@@ -4,7 +4,8 @@ import json
 import pytest
 
 from matches.cli import main
-from matches.study import load_study, run_study, summary, tasks
+from matches.records import MatchStore
+from matches.study import load_study, ranking, run_study, summary, tasks
 
 STUDY = """
 name: tiny
@@ -30,34 +31,45 @@ def test_tasks_alternate_roles_and_have_distinct_seeds(tmp_path):
     assert [t["order"][0] for t in ts] == ["uct", "random"] * 3
 
 
-def test_killed_study_resumes_to_the_same_results(tmp_path):
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    full = load_study(write(tmp_path / "a"))
-    reference = run_study(full, workers=2, progress=None)
-    assert len(reference) == 6
-    # a second directory: the first three results, then a line torn by a kill
-    resumed = load_study(write(tmp_path / "b"))
-    resumed.out.mkdir(parents=True)
-    lines = (full.out / "matches.jsonl").read_text().splitlines()
-    (resumed.out / "matches.jsonl").write_text("\n".join(lines[:3]) + "\n" + lines[3][:20])
-    results = run_study(resumed, workers=2, progress=None)
-    assert len(results) == 6
-    kept = [json.loads(x) for x in (resumed.out / "matches.jsonl").read_text().splitlines()
-            if x.startswith("{") and x.endswith("}")]
-    assert len(kept) == 6 and len({r["key"] for r in kept}) == 6
-    assert results == reference
-    assert summary(results) == summary(reference)
+def test_study_resumes_without_redoing_a_match(tmp_path):
+    study = load_study(write(tmp_path))
+    full = run_study(study, workers=2, db=tmp_path / "full.sqlite", progress=None)
+    assert len(full) == 6
+    # a database holding the first three matches only, as a killed run leaves it
+    partial = tmp_path / "partial.sqlite"
+    with MatchStore(tmp_path / "full.sqlite") as src, MatchStore(partial) as dst:
+        for row in full[:3]:
+            dst.add(src.get(row["match_id"]), study=study.name, key=row["key"])
+    resumed = run_study(study, workers=2, db=partial, progress=None)
+    assert [r["key"] for r in resumed] == [r["key"] for r in full]
+    assert [r["match_id"] for r in resumed[:3]] == [r["match_id"] for r in full[:3]]
+    assert [r["goals"] for r in resumed] == [r["goals"] for r in full]
+    with MatchStore(partial) as store:
+        assert store.count(study.name) == 6
+    assert summary(resumed) == summary(full)
+
+
+def test_ranking_orders_a_stronger_player_first():
+    rows = [{"players": {"x": "a", "o": "b"}, "goals": {"x": 100, "o": 0}, "key": f"g|a|b|{i}"}
+            for i in range(9)]
+    rows.append({"players": {"x": "b", "o": "a"}, "goals": {"x": 100, "o": 0}, "key": "g|a|b|9"})
+    ranks = ranking(rows, ["a", "b"], resamples=50)
+    assert [r["player"] for r in ranks] == ["a", "b"]
+    a, b = ranks
+    assert a["elo"] == -b["elo"] > 0 and a["low"] <= a["elo"] <= a["high"]
 
 
 def test_study_command_writes_tables(tmp_path, capsys):
     path = write(tmp_path)
-    assert main(["study", str(path), "--workers", "1", "--json"]) == 0
+    assert main(["study", str(path), "--workers", "1", "--json",
+                 "--db", str(tmp_path / "m.sqlite")]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["matches"] == 6
     (row,) = data["rows"]
     assert row["player"] == "uct" and row["wins"] + row["draws"] + row["losses"] == 6
     assert (tmp_path / "results" / "tiny" / "summary.md").read_text().startswith("| game")
+    assert (tmp_path / "results" / "tiny" / "summary.png").stat().st_size > 1000
+    assert [r["player"] for r in data["ranking"]] in (["uct", "random"], ["random", "uct"])
 
 
 @pytest.mark.parametrize("text, message", [
