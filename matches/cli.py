@@ -193,6 +193,21 @@ def cmd_replay(args) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_serve(args) -> int:
+    import logging
+
+    from matches.server import serve
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        serve(args.player, args.host, args.port, args.name, args.margin)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.host}:{args.port}: "
+                        f"{exc.strerror or exc}") from None
+    return 0
+
+
 def _bench_player(game, spec, seconds) -> dict:
     """Simulations per second of a search player thinking about the first move."""
     import players as registry
@@ -306,6 +321,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the game (default: the record's gameSource or gdl)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("serve", help="serve a player to GGP game managers over HTTP",
+                       description="an HTTP GGP player server (see matches/server.py), "
+                                   "logging one line per message; stop it with Ctrl-C")
+    p.add_argument("player", metavar="PLAYER", help="a player spec, e.g. uct or random")
+    p.add_argument("--port", type=int, default=9147)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (0.0.0.0 for every interface)")
+    p.add_argument("--name", default=None, help="the name INFO gives (default: the player's)")
+    p.add_argument("--margin", type=float, default=0.5,
+                   help="seconds kept back from every clock for the reply to travel")
+    p.set_defaults(func=cmd_serve)
     return parser
 
 

@@ -1,0 +1,407 @@
+"""An HTTP GGP player: any registered player, served to game managers.
+
+``ggp serve PLAYER`` (or :func:`serve`) listens on 127.0.0.1:9147 unless told
+otherwise and speaks the protocol of PROTOCOL.md: ``POST /`` with one message
+as body (``GET`` with the URL-encoded message as path works too, ``OPTIONS``
+gets an empty 200), answered ``200`` with ``Content-Type: text/acl``,
+``Access-Control-Allow-Origin: *`` and the bare reply text.  HTTP/1.0, one
+request per connection; each request has its own thread
+(``ThreadingHTTPServer``), so INFO is answered while a PLAY thinks.
+
+One match at a time:
+
+* START makes a fresh player from the spec, reads the rules and answers
+  ``ready`` by the start clock less a safety margin, even if the player's
+  meta-game is still running; a START while a match runs gets ``busy``.  A
+  match ends with STOP or ABORT, or is *abandoned*: a START that arrives when
+  no message of the running match has come for twice that match's current
+  clock (the start clock until the first PLAY, then the play clock) plus
+  ``abandon_grace`` seconds aborts it and takes the new match.
+* PLAY answers the player's move (``gdl.to_kif``, spelled as the rules spell
+  it, whatever case the manager uses) by the play clock less the margin.  A
+  player that raises, runs out of time, or answers None or an illegal move
+  is replaced, for that turn, by the first legal move of the server's own
+  view of the position (Dresden's rule; PROTOCOL.md "What managers do with
+  faults"), and the fault is logged.
+* STOP answers ``done``, ABORT ``aborted``, PREVIEW ``ready``, INFO
+  ``((name N) (status available))`` or ``((name N) (status busy))``.
+* Match ids are compared case-insensitively, as GDL symbols are.  A message
+  for another match id, or one that does not fit the game, gets
+  ``400`` and a one-line ``error: ...`` reply, and the match goes on; so does
+  anything malformed (bad HTTP, bad Content-Length, a truncated body, text
+  that is not a message).  The server never stops for a bad request.
+
+Two threads never use one player: every call of a match's player (start,
+play, stop, abort) runs, in arrival order, on that match's single worker
+thread.  A call that overruns its clock keeps running there, and the next
+ones queue behind it (the player still sees every turn); meanwhile the
+server answers from its own view, a second copy of the game whose state
+machine only request threads use, one at a time.
+
+Every message is logged on one line: kind, match id, status and reply,
+arrival time and seconds taken (logger ``matches.server``).
+
+>>> with PlayerServer("legal", port=0).start() as server:
+...     server.url.startswith("http://127.0.0.1:")
+True
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote_plus
+
+import gdl
+import players
+from ggp import Game
+
+from .protocol import (Abort, Info, InfoReply, Play, PlayII, Preview, ProtocolError, Start,
+                       Stop, StopII, parse_message, print_reply)
+
+DEFAULT_PORT = 9147
+#: Request bodies larger than this are refused (the biggest rules are ~100 kB).
+MAX_BODY = 32 * 2 ** 20
+
+log = logging.getLogger("matches.server")
+
+
+class RequestError(ValueError):
+    """A request the server refuses (bad HTTP, wrong match id, moves that do
+    not fit the game); answered 400 with the one-line reason."""
+
+
+class _Referee(players.Player):
+    """The server's own view of the position: a player whose "move" is the
+    list of legal moves (tracking the belief set in GDL-II, as players do)."""
+
+    name = "referee"
+
+    def select(self, legal, deadline):
+        return list(legal)
+
+
+@dataclass
+class _Match:
+    start: Start
+    game: Game
+    role: str
+    player: players.Player
+    referee: _Referee
+    worker: ThreadPoolExecutor
+    last_arrival: float
+    clock: float            # the clock of the last message: start, then play clock
+    turn: int = 0           # PLAY messages so far
+
+
+class PlayerService:
+    """The protocol behind the HTTP layer: :meth:`answer` a parsed message.
+
+    ``margin`` seconds (at most half the clock) are kept back from every
+    clock for the reply to travel; ``abandon_grace`` is the slack of the
+    abandoned-match rule (module docstring).
+    """
+
+    def __init__(self, spec: str, name: str | None = None, margin: float = 0.5,
+                 abandon_grace: float = 5.0):
+        players.make(spec)                      # a bad spec fails here, not at START
+        self.spec, self.margin, self.abandon_grace = spec, margin, abandon_grace
+        self.name = name or players.parse_spec(spec)[0]
+        InfoReply("available", self.name)       # the name must be a symbol
+        self._lock = threading.Lock()
+        self._match: _Match | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._match is not None
+
+    def answer(self, message, arrival: float) -> str:
+        """The reply text to ``message``, which arrived at ``arrival``
+        (``time.monotonic()``); raises :class:`RequestError`."""
+        if isinstance(message, Start):
+            return self._start(message, arrival)
+        if isinstance(message, (Play, PlayII)):
+            return self._play(message, arrival)
+        if isinstance(message, (Stop, StopII)):
+            return self._end(message, arrival, "done")
+        if isinstance(message, Abort):
+            return self._end(message, arrival, "aborted")
+        if isinstance(message, Info):
+            return print_reply(InfoReply("busy" if self.busy else "available", self.name))
+        assert isinstance(message, Preview)
+        return "ready"
+
+    # --- the messages -------------------------------------------------------------
+    def _start(self, m: Start, arrival: float) -> str:
+        deadline = arrival + m.start_clock - min(self.margin, m.start_clock / 2)
+        with self._lock:
+            old = self._match
+            if old is not None:
+                if arrival < old.last_arrival + 2 * old.clock + self.abandon_grace:
+                    return "busy"
+                log.warning("match %s abandoned (silent for %.1f s): aborting it",
+                            old.start.match_id, arrival - old.last_arrival)
+                self._finish(old, old.player.abort)
+            game = self._game(m)
+            role = next((r for r in game.roles if r.lower() == m.role.lower()), None)
+            if role is None:
+                raise RequestError(f"role {m.role} is not one of {', '.join(game.roles)}")
+            player = players.make(self.spec)
+            referee = _Referee(reasoner=getattr(player, "reasoner", "compiled"))
+            try:
+                referee.start(Game(game.description, game.name), role, m.start_clock,
+                              m.play_clock)
+            except Exception as exc:    # e.g. a reasoner that cannot build the game
+                raise RequestError(f"cannot play these rules: {_one_line(exc)}") from None
+            worker = ThreadPoolExecutor(1, thread_name_prefix=f"player-{m.match_id}")
+            play_clock = m.play_clock - min(self.margin, m.play_clock / 2)
+            future = worker.submit(lambda: player.start(
+                game, role, max(0.0, deadline - time.monotonic()), play_clock))
+            self._match = _Match(m, game, role, player, referee, worker, arrival, m.start_clock)
+        fault = _wait(future, deadline)[1]
+        if fault:
+            log.warning("match %s: start: %s", m.match_id, fault)
+        return "ready"
+
+    def _play(self, m, arrival: float) -> str:
+        with self._lock:
+            match = self._current(m.match_id)
+            deadline = self._deadline(match, arrival)
+            obs = self._observation(match, m, deadline)
+            try:
+                legal = match.referee.play(obs)
+            except Exception as exc:        # the moves do not fit the game
+                raise RequestError(f"cannot follow the game: {_one_line(exc)}") from None
+            if not legal:
+                raise RequestError("no position fits the moves and percepts received")
+            match.turn += 1
+            match.last_arrival, match.clock = arrival, match.start.play_clock
+            future = match.worker.submit(match.player.play, obs)
+        move, fault = _wait(future, deadline)
+        if fault is None and move not in legal:
+            fault = f"illegal move {'None' if move is None else gdl.to_kif(move)}"
+        if fault:
+            move = legal[0]
+            log.warning("match %s turn %d: %s; playing %s", m.match_id, obs.turn, fault,
+                        gdl.to_kif(move))
+        return gdl.to_kif(move)
+
+    def _end(self, m, arrival: float, reply: str) -> str:
+        """STOP or ABORT: the match is over; tell the player (within the play clock)."""
+        with self._lock:
+            match = self._current(m.match_id)
+            deadline = self._deadline(match, arrival)
+            if isinstance(m, Abort):
+                call = match.player.abort
+            else:
+                call = partial(match.player.stop, self._observation(match, m, deadline))
+            future = self._finish(match, call)
+        fault = _wait(future, deadline)[1]
+        if fault:
+            log.warning("match %s: %s: %s", m.match_id, m.name.lower(), fault)
+        return reply
+
+    # --- helpers ------------------------------------------------------------------
+    def _finish(self, match: _Match, call):
+        """End ``match``: queue its player's last call, let its worker go."""
+        future = match.worker.submit(call)
+        match.worker.shutdown(wait=False)
+        self._match = None
+        return future
+
+    def _current(self, match_id: str) -> _Match:
+        match = self._match
+        if match is None:
+            raise RequestError(f"no match is running (got match id {match_id})")
+        if match.start.match_id.lower() != match_id.lower():
+            raise RequestError(f"wrong match id {match_id}: playing {match.start.match_id}")
+        return match
+
+    def _deadline(self, match: _Match, arrival: float) -> float:
+        clock = match.start.play_clock
+        return arrival + clock - min(self.margin, clock / 2)
+
+    @staticmethod
+    def _game(m: Start) -> Game:
+        try:
+            return Game(gdl.parse(m.rules, f"<{m.match_id}>"), name=m.match_id)
+        except Exception as exc:        # GdlError, or a game the reasoners refuse
+            raise RequestError(f"invalid rules: {_one_line(exc)}") from None
+
+    @staticmethod
+    def _observation(match: _Match, m, deadline: float) -> players.Observation:
+        """What the message tells the role, spelled as the rules spell it."""
+        def spell(term):
+            try:
+                return match.game.parse_move(gdl.to_kif(term))
+            except gdl.GdlError as exc:
+                raise RequestError(f"bad term {gdl.to_kif(term)}: {_one_line(exc)}") from None
+
+        if isinstance(m, (Play, Stop)):
+            if m.moves is None:
+                return players.Observation(turn=match.turn, deadline=deadline)
+            if len(m.moves) != len(match.game.roles):
+                raise RequestError(f"{len(m.moves)} moves for {len(match.game.roles)} roles")
+            return players.Observation(turn=match.turn, joint=tuple(map(spell, m.moves)),
+                                       deadline=deadline)
+        return players.Observation(
+            turn=m.turn, deadline=deadline,
+            own_move=None if m.last_move is None else spell(m.last_move),
+            percepts=None if m.percepts is None else frozenset(map(spell, m.percepts)))
+
+
+def _wait(future, deadline: float):
+    """``(result, None)``, or ``(None, fault)`` if the call raised or the
+    deadline passed first (the call then goes on in its worker)."""
+    try:
+        return future.result(timeout=max(0.0, deadline - time.monotonic())), None
+    except FutureTimeout:
+        return None, "no answer in time"
+    except Exception as exc:
+        return None, f"raised {type(exc).__name__}: {_one_line(exc)}"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# --- HTTP -------------------------------------------------------------------------
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+    server_version = "ggp"
+    timeout = 30                        # seconds a silent client may hold a thread
+
+    def do_POST(self):
+        arrival = time.monotonic()
+        try:
+            text = self._body()
+        except RequestError as exc:
+            self._exchange(None, arrival, exc)
+            return
+        self._exchange(text, arrival)
+
+    def do_GET(self):
+        self._exchange(unquote_plus(self.path.lstrip("/")), time.monotonic())
+
+    def do_OPTIONS(self):
+        self._send(200, "")
+
+    def _body(self) -> str:
+        length = self.headers.get("Content-Length")
+        if length is None:
+            raise RequestError("no Content-Length")
+        try:
+            size = int(length)
+        except ValueError:
+            raise RequestError(f"bad Content-Length {length[:20]!r}") from None
+        if not 0 <= size <= MAX_BODY:
+            raise RequestError(f"Content-Length {size} out of range 0..{MAX_BODY}")
+        try:
+            data = self.rfile.read(size)
+        except OSError as exc:
+            raise RequestError(f"reading the body: {_one_line(exc)}") from None
+        if len(data) < size:
+            raise RequestError(f"truncated body: {len(data)} of {size} bytes")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RequestError("body is not UTF-8 text") from None
+
+    def _exchange(self, text: str | None, arrival: float, error: Exception | None = None):
+        """Answer one message and log it on one line."""
+        kind, match_id = "?", "-"
+        try:
+            if error is not None:
+                raise error
+            message = parse_message(text)
+            kind, match_id = message.name, getattr(message, "match_id", "-")
+            code, reply = 200, self.server.service.answer(message, arrival)
+        except (ProtocolError, RequestError) as exc:
+            code, reply = 400, f"error: {exc}"
+        except Exception as exc:                 # a bug must not cost the connection
+            log.exception("internal error on %s %s", kind, match_id)
+            code, reply = 500, f"error: internal: {_one_line(exc)}"
+        self._send(code, reply)
+        arrived = time.time() - (time.monotonic() - arrival)
+        log.info("%s %s: %d %s (arrived %s.%03d, %.3f s)", kind, match_id, code,
+                 reply if len(reply) <= 80 else reply[:77] + "...",
+                 time.strftime("%H:%M:%S", time.localtime(arrived)),
+                 int(arrived % 1 * 1000), time.monotonic() - arrival)
+
+    def _send(self, code: int, text: str):
+        body = text.encode("utf-8")
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "text/acl")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+            self.send_header("Access-Control-Allow-Headers", "Content-Type, Sender, Receiver")
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError as exc:          # the client went away
+            log.info("could not reply to %s: %s", self.client_address[0], _one_line(exc))
+
+    def send_error(self, code, message=None, explain=None):
+        """Malformed HTTP (bad request line, unknown method...): one line too."""
+        reason = message or self.responses.get(code, ("error",))[0]
+        self._send(code, f"error: {reason}")
+        self.close_connection = True
+        log.info("bad HTTP request from %s: %d %s", self.client_address[0], code, reason)
+
+    def log_message(self, format, *args):
+        log.debug("%s " + format, self.client_address[0], *args)
+
+
+class PlayerServer(ThreadingHTTPServer):
+    """A :class:`PlayerService` on HTTP.  ``port=0`` takes a free port
+    (see :attr:`url`); :meth:`start` serves from a background thread, and
+    leaving the ``with`` block shuts it down::
+
+        with PlayerServer("uct", port=0).start() as server:
+            ...  # POST messages to server.url
+    """
+
+    daemon_threads = True
+
+    def __init__(self, spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+                 name: str | None = None, margin: float = 0.5, abandon_grace: float = 5.0):
+        self.service = PlayerService(spec, name, margin, abandon_grace)
+        self._thread = None
+        super().__init__((host, port), _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start(self) -> PlayerServer:
+        self._thread = threading.Thread(target=self.serve_forever, name="ggp-serve",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join()
+        self.server_close()
+
+    def handle_error(self, request, client_address):
+        log.exception("error serving %s", client_address[0])
+
+
+def serve(spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+          name: str | None = None, margin: float = 0.5):
+    """Serve ``spec`` until interrupted.  Raises ValueError for a bad spec or
+    name and OSError if the address cannot be bound."""
+    with PlayerServer(spec, host, port, name, margin) as server:
+        log.info("serving %s as %s on %s", spec, server.service.name, server.url)
+        server.serve_forever()
