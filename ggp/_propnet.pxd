@@ -75,6 +75,7 @@ cdef class Kernel:
     cdef void propagate(self) noexcept nogil
     cdef void _find_candidates(self) noexcept nogil
     cdef void _load(self, const uint8_t* state) noexcept nogil
+    cdef void _sort_legal(self) noexcept nogil
     cdef void _advance(self) noexcept nogil
     cdef void _do(self) noexcept nogil
     cdef void _read_next(self, uint8_t* out) noexcept nogil

@@ -275,6 +275,21 @@ cdef class Kernel:
                 self.current[b] = -1
         self.propagate()
         self._find_candidates()
+        self._sort_legal()
+
+    cdef void _sort_legal(self) noexcept nogil:
+        """Put each role's legal moves in move order.  The incremental sets
+        are ordered by their history; a playout picks a move by its position,
+        so a state loaded from outside must start from one canonical order for
+        a seeded playout to depend on nothing but the state and the seed."""
+        cdef int r, m, k
+        for r in range(self.nroles):
+            k = self.role_start[r]
+            for m in range(self.role_start[r], self.role_start[r + 1]):
+                if self.legal_pos[m] >= 0:
+                    self.legal_list[k] = m
+                    self.legal_pos[m] = k
+                    k += 1
 
     cdef void _advance(self) noexcept nogil:
         """Make the current state the next one, keeping the does inputs set.
