@@ -16,6 +16,7 @@ Genesereth, "Propositional Automata and Cell Automata", 2008).
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
 from gdl import Not, Rule, expand
@@ -34,16 +35,23 @@ class GroundingTooLarge(GameError):
 class GroundProgram:
     """The ground rules of a game and what they range over.
 
-    ``rules`` are ``(head, positive atoms, negative atoms)`` over non-static
-    relations only.  ``base`` lists the possible base facts and ``inputs`` the
-    possible ``(role, move)`` pairs, both in :func:`term_key` order.
+    The rules are over non-static relations only, and held as integers (a
+    game may have a million of them): ``atoms`` numbers each ground atom they
+    mention (atom -> id, in order of the ids), rule ``i`` is ``rule_head[i] <-
+    rule_lits[rule_start[i]:rule_start[i + 1]]``, a literal being ``id * 2``,
+    or ``id * 2 + 1`` when negated.  ``base`` lists the possible base facts and
+    ``inputs`` the possible ``(role, move)`` pairs, both in :func:`term_key`
+    order.
     """
 
     roles: tuple
     base: list
     inputs: list
     init: list
-    rules: list
+    atoms: dict
+    rule_head: array
+    rule_start: array
+    rule_lits: array
     static: Facts
 
 
@@ -123,15 +131,21 @@ def ground(rules, roles, limit: int = 1_000_000) -> GroundProgram:
         raise GroundingTooLarge(f"the relaxed domain is too large: {exc}") from None
     domain = Facts({r: (static.get(r) if r in static_names else relaxed.get(r))
                     for r in set(relaxed.sets) | set(static.sets)})
-    ground_rules = []
-    canon: dict = {}        # one object per distinct ground atom, however often it occurs
+    atoms: dict = {}
+    heads, starts, lits = array("i"), array("i", [0]), array("i")
     for stratum in program.strata("state") + program.strata("move"):
         for clause in stratum.clauses:
-            for b in solutions(clause, domain, negation=False):
-                rule = _instantiate(clause, b, static, static_names, relaxed, canon)
+            bindings = solutions(clause, domain, negation=False)
+            for b in bindings:
+                rule = _instantiate(clause, b, static, static_names, relaxed, atoms)
                 if rule is not None:
-                    ground_rules.append(rule)
-            if len(ground_rules) > limit:
+                    heads.append(rule[0])
+                    lits.extend(rule[1])
+                    starts.append(len(lits))
+            # solutions() also holds the list in a reference cycle, which would
+            # keep it until the next garbage collection: empty it now
+            bindings.clear()
+            if len(heads) > limit:
                 raise GroundingTooLarge(
                     f"more than {limit} ground rules (at relation '{clause.relation}')")
     base = sorted({a[1] for a in relaxed.get("true")}, key=term_key)
@@ -139,10 +153,13 @@ def ground(rules, roles, limit: int = 1_000_000) -> GroundProgram:
                     key=lambda rm: (roles.index(rm[0]) if rm[0] in roles else len(roles),
                                     term_key(rm[1])))
     init = sorted({a[1] for a in static.get("init")}, key=term_key)
-    return GroundProgram(tuple(roles), base, inputs, init, ground_rules, static)
+    return GroundProgram(tuple(roles), base, inputs, init, atoms, heads, starts, lits, static)
 
 
-def _instantiate(clause, b, static, static_names, relaxed, canon):
+def _instantiate(clause, b, static, static_names, relaxed, atoms):
+    """The ground rule of ``clause`` under the binding ``b``, as (head id,
+    literals: the positive ones first), numbering new atoms in ``atoms``;
+    None when a static negative literal is false."""
     pos, neg = [], []
     for lit in clause.body:
         if isinstance(lit, Not):
@@ -152,9 +169,7 @@ def _instantiate(clause, b, static, static_names, relaxed, canon):
                 if atom in static.get(rel):
                     return None
             elif atom in relaxed.get(rel):
-                neg.append(canon.setdefault(atom, atom))
+                neg.append(atoms.setdefault(atom, len(atoms)) * 2 + 1)
         elif isinstance(lit, (str, tuple)) and name_of(lit) not in static_names:
-            atom = _subst(lit, b)
-            pos.append(canon.setdefault(atom, atom))
-    head = _subst(clause.head, b)
-    return canon.setdefault(head, head), tuple(pos), tuple(neg)
+            pos.append(atoms.setdefault(_subst(lit, b), len(atoms)) * 2)
+    return atoms.setdefault(_subst(clause.head, b), len(atoms)), pos + neg

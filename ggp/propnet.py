@@ -20,7 +20,12 @@ the incremental propnets of Sancho and ggplib (REFERENCES.md).
 """
 from __future__ import annotations
 
+from array import array
+from itertools import chain
+
 import numpy as np
+
+from gdl.ast import name_of
 
 from .graphs import strongly_connected
 from .ground import GroundProgram
@@ -36,24 +41,31 @@ class Network:
     ``node*2+negated``), and the outputs ``base_node``, ``next_node``,
     ``does_node``, ``legal_node``, ``terminal_node``, ``goals``
     ((node, role index, value) triples), ``sees`` ((node, role index, percept)).
+    After layout: ``n`` nodes kept, ``order`` (the kept nodes in kernel order),
+    ``number`` (node -> its position in that order, -1 if dropped) and
+    ``blocks`` (the cycles, as (first, last) positions).
     """
 
     def __init__(self, gp: GroundProgram):
         self.gp = gp
         self.kind = [INPUT, INPUT]
         self.inputs = [(), ()]
-        self.atom_node = {}
-        self.alias = {}             # node -> literal it equals
+        # atom literal (id * 2 + negated) -> network literal, one int object each
+        # however many gates read it (the same few atoms recur in most rules)
+        self.atom_lit = [None] * (2 * len(gp.atoms))
+        self.alias = array("i", [-1, -1])     # node -> literal it equals, -1 if none
         self.base_node = [self._input(("true", b)) for b in gp.base]
         self.does_node = [self._input(("does", r, m)) for r, m in gp.inputs]
-        rules_of: dict = {}
-        for head, pos, neg in gp.rules:
-            rules_of.setdefault(head, []).append((pos, neg))
-        self.rules_of = rules_of
-        for head in rules_of:
-            self._atom(head)
+        # the rules of atom h: rule_of[head_start[h]:head_start[h + 1]], in rule order
+        heads = np.frombuffer(gp.rule_head, dtype=np.int32)
+        head_start = np.zeros(len(gp.atoms) + 1, dtype=np.int32)
+        head_start[1:] = np.cumsum(np.bincount(heads, minlength=len(gp.atoms)))
+        self.head_start = array("i", head_start.tobytes())
+        self.rule_of = array("i", np.argsort(heads, kind="stable").astype(np.int32).tobytes())
+        for head in gp.rule_head:
+            self._derived(head)
         self._outputs()
-        self.rules_of = gp.rules = None     # the gates hold it all now: free the memory
+        self.rule_of = self.head_start = self.atom_lit = None   # the gates hold it all now
         self._simplify()
         self._layout()
 
@@ -61,30 +73,46 @@ class Network:
     def _new(self, kind, lits=()):
         self.kind.append(kind)
         self.inputs.append(tuple(lits))
+        self.alias.append(-1)
         return len(self.kind) - 1
 
     def _input(self, atom):
-        node = self.atom_node[atom] = self._new(INPUT)
+        node = self._new(INPUT)
+        if atom in self.gp.atoms:
+            self.atom_lit[2 * self.gp.atoms[atom]] = node * 2
         return node
 
     def _atom(self, atom) -> int:
-        """The node of a derived atom (OR of its rules), made on first use."""
-        node = self.atom_node.get(atom)
-        if node is not None:
-            return node
-        if atom in self.gp.static.get(atom if isinstance(atom, str) else atom[0]):
-            self.atom_node[atom] = TRUE
-            return TRUE
-        if atom not in self.rules_of:
-            self.atom_node[atom] = FALSE
+        """The node of a ground atom named by the outputs: TRUE for a static
+        fact, FALSE for an atom the rules do not mention."""
+        if atom in self.gp.atoms:
+            return self._derived(self.gp.atoms[atom])
+        return TRUE if atom in self.gp.static.get(name_of(atom)) else FALSE
+
+    def _derived(self, atom) -> int:
+        """The node of atom id ``atom`` (the OR of its rules), made on first use."""
+        if self.atom_lit[2 * atom] is not None:
+            return self.atom_lit[2 * atom] >> 1
+        gp = self.gp
+        rules = self.rule_of[self.head_start[atom]:self.head_start[atom + 1]]
+        if not rules:
+            self.atom_lit[2 * atom] = FALSE * 2
             return FALSE
-        node = self.atom_node[atom] = self._new(OR)
+        node = self._new(OR)
+        self.atom_lit[2 * atom] = node * 2
         gates = []
-        for pos, neg in self.rules_of[atom]:
-            lits = [self._atom(a) * 2 for a in pos] + [self._atom(a) * 2 + 1 for a in neg]
+        for rule in rules:
+            lits = [self._lit(lit)
+                    for lit in gp.rule_lits[gp.rule_start[rule]:gp.rule_start[rule + 1]]]
             gates.append(lits[0] if len(lits) == 1 else self._new(AND, lits) * 2)
         self.inputs[node] = tuple(gates)
         return node
+
+    def _lit(self, lit) -> int:
+        """The network literal of atom literal ``lit``."""
+        if self.atom_lit[lit] is None:
+            self.atom_lit[lit] = self._derived(lit >> 1) * 2 | lit & 1
+        return self.atom_lit[lit]
 
     def _outputs(self):
         gp = self.gp
@@ -92,8 +120,8 @@ class Network:
         self.legal_node = [self._atom(("legal", r, m)) for r, m in gp.inputs]
         self.next_node = [self._atom(("next", b)) for b in gp.base]
         self.terminal_node = self._atom("terminal")
-        atoms = set(self.rules_of) | {a for rel in ("goal", "sees")
-                                       for a in gp.static.get(rel)}
+        derived = {a for a, i in gp.atoms.items() if self.head_start[i] < self.head_start[i + 1]}
+        atoms = derived | {a for rel in ("goal", "sees") for a in gp.static.get(rel)}
         self.goals = sorted((self._atom(a), roles.index(a[1]), int(a[2])) for a in atoms
                             if isinstance(a, tuple) and a[0] == "goal" and a[1] in roles
                             and isinstance(a[2], str) and a[2].isdigit())
@@ -104,7 +132,7 @@ class Network:
     def _resolve(self, lit):
         """The literal ``lit`` stands for, after aliasing (a ring of aliases is FALSE)."""
         seen = set()
-        while (lit >> 1) in self.alias:
+        while self.alias[lit >> 1] >= 0:
             node = lit >> 1
             if node in seen:
                 return FALSE * 2 | (lit & 1)
@@ -116,24 +144,22 @@ class Network:
         changed = True
         while changed:
             changed = False
-            signatures = {}
+            signatures = ({}, {}, {})          # per kind: inputs -> the first such gate
             for node in range(2, len(self.kind)):
-                if self.kind[node] == INPUT or node in self.alias:
+                if self.kind[node] == INPUT or self.alias[node] >= 0:
                     continue
                 lits = self._fold(node)
-                if isinstance(lits, int):            # the gate equals one literal
-                    self.alias[node] = lits
+                same = signatures[self.kind[node]]
+                if isinstance(lits, int) or lits in same:
+                    # the gate equals one literal, or an earlier gate: its inputs go
+                    self.alias[node] = lits if isinstance(lits, int) else same[lits] * 2
+                    self.inputs[node] = ()
                     changed = True
                     continue
                 if lits != self.inputs[node]:
                     self.inputs[node] = lits
                     changed = True
-                key = (self.kind[node], lits)
-                if key in signatures:
-                    self.alias[node] = signatures[key] * 2
-                    changed = True
-                else:
-                    signatures[key] = node
+                same[lits] = node
 
     def _fold(self, node):
         """The gate's inputs resolved and folded; an int literal if it is decided."""
@@ -175,18 +201,22 @@ class Network:
         outputs = (self.legal_node + self.next_node + [self.terminal_node]
                    + [n for n, _, _ in self.goals] + [n for n, _, _ in self.sees])
         # what the outputs read, transitively
-        keep, todo = set(), list(outputs)
+        keep, todo = bytearray(len(self.kind)), list(outputs)
         while todo:
             n = todo.pop()
-            if n in keep:
+            if keep[n]:
                 continue
-            keep.add(n)
+            keep[n] = 1
             if self.kind[n] != INPUT:
                 self.inputs[n] = tuple(self._resolve(lit) for lit in self.inputs[n])
                 todo.extend(lit >> 1 for lit in self.inputs[n])
-        keep |= {FALSE, TRUE} | set(self.base_node) | set(self.does_node)
-        order, blocks = _topological(sorted(keep), self.kind, self.inputs)
-        number = {old: new for new, old in enumerate(order)}
+        for n in [FALSE, TRUE] + self.base_node + self.does_node:
+            keep[n] = 1
+        order, blocks = _topological([n for n, k in enumerate(keep) if k],
+                                     self.kind, self.inputs)
+        number = array("i", [-1]) * len(self.kind)     # old node -> position, -1 if dropped
+        for new, old in enumerate(order):
+            number[old] = new
         self.n = len(order)
         self.order = order
         self.number = number
@@ -194,56 +224,77 @@ class Network:
 
     def arrays(self) -> dict:
         """The numpy arrays the kernel is built from."""
-        number, order = self.number, self.order
-        kind = np.array([self.kind[o] for o in order], dtype=np.uint8)
-        ins = [[(number[lit >> 1] << 1) | (lit & 1) for lit in self.inputs[o]]
-               if self.kind[o] != INPUT else [] for o in order]
-        outs = [[] for _ in order]
-        for i, lits in enumerate(ins):
-            for lit in lits:
-                outs[lit >> 1].append(i * 2 + (lit & 1))
+        order = np.array(self.order, dtype=np.int32)
+        number = np.asarray(self.number, dtype=np.int32)
+        kind = np.array(self.kind, dtype=np.uint8)[order]
+        # every gate input as a literal over the new numbering, gate by gate (CSR)
+        count = np.fromiter((len(self.inputs[o]) for o in self.order), np.int32, self.n)
+        in_start = np.zeros(self.n + 1, dtype=np.int32)
+        in_start[1:] = np.cumsum(count)
+        in_lit = np.fromiter(chain.from_iterable(self.inputs[o] for o in self.order),
+                             np.int32, in_start[-1])
+        in_lit = number[in_lit >> 1] << 1 | in_lit & 1
+        # the same edges the other way: each node's readers, in increasing order
+        # (a stable sort keeps them so, as the readers are listed in order)
+        out_lit = np.repeat(np.arange(self.n, dtype=np.int32), count) << 1 | in_lit & 1
+        out_lit = out_lit[np.argsort(in_lit >> 1, kind="stable")]
+        out_start = np.zeros(self.n + 1, dtype=np.int32)
+        out_start[1:] = np.cumsum(np.bincount(in_lit >> 1, minlength=self.n))
         block_lo = np.full(self.n, -1, dtype=np.int32)
         block_hi = np.full(self.n, -1, dtype=np.int32)
         for lo, hi in self.blocks:
             block_lo[lo:hi + 1] = lo
             block_hi[lo:hi + 1] = hi
-
-        def csr(lists):
-            start = np.zeros(len(lists) + 1, dtype=np.int32)
-            start[1:] = np.cumsum([len(x) for x in lists])
-            flat = np.array([x for xs in lists for x in xs], dtype=np.int32)
-            return start, flat
-
-        in_start, in_lit = csr(ins)
-        out_start, out_lit = csr([sorted(o) for o in outs])
         role_index = {r: i for i, r in enumerate(self.gp.roles)}
         return dict(
-            kind=kind, in_start=in_start, in_lit=in_lit, out_start=out_start,
-            out_lit=out_lit, block_lo=block_lo, block_hi=block_hi,
-            base_node=np.array([number[n] for n in self.base_node], dtype=np.int32),
-            next_node=np.array([number[n] for n in self.next_node], dtype=np.int32),
-            does_node=np.array([number[n] for n in self.does_node], dtype=np.int32),
-            legal_node=np.array([number[n] for n in self.legal_node], dtype=np.int32),
+            kind=kind, in_start=in_start, in_lit=in_lit,
+            out_start=out_start, out_lit=out_lit,
+            block_lo=block_lo, block_hi=block_hi,
+            base_node=number[self.base_node],
+            next_node=number[self.next_node],
+            does_node=number[self.does_node],
+            legal_node=number[self.legal_node],
             move_role=np.array([role_index[r] for r, _ in self.gp.inputs], dtype=np.int32),
-            nroles=len(self.gp.roles), terminal_node=number[self.terminal_node],
+            nroles=len(self.gp.roles), terminal_node=int(number[self.terminal_node]),
             goal_node=np.array([number[n] for n, _, _ in self.goals], dtype=np.int32),
             goal_role=np.array([r for _, r, _ in self.goals], dtype=np.int32),
             goal_value=np.array([v for _, _, v in self.goals], dtype=np.int32),
-            true_node=number[TRUE])
+            true_node=int(number[TRUE]))
 
 
 def _topological(nodes, kind, inputs):
     """Nodes ordered inputs first, then readers after what they read; each
     strongly connected component contiguous.  Returns (order, cycle blocks as
-    (first, last) positions)."""
-    members = set(nodes)
-    graph = {n: {lit >> 1 for lit in inputs[n]} & members if kind[n] != INPUT else set()
-             for n in nodes}
-    comps = strongly_connected(graph)
-    inputs_first = [c for c in comps if len(c) == 1 and kind[next(iter(c))] == INPUT]
-    gates = [c for c in comps if not (len(c) == 1 and kind[next(iter(c))] == INPUT)]
-    order, blocks = [], []
-    for comp in inputs_first + gates:
+    (first, last) positions).
+
+    ``nodes`` must hold every input of its gates.  Kahn's algorithm places
+    every node not on or behind a cycle, in integer arrays (a network may have
+    a million nodes); Tarjan's algorithm then orders the few that are left.
+    """
+    pending = array("i", [0]) * len(kind)      # a gate's inputs not yet placed
+    start = array("i", [0]) * (len(kind) + 1)  # readers of node n: reader[start[n]:start[n+1]]
+    gates = [n for n in nodes if kind[n] != INPUT]
+    for n in gates:
+        pending[n] = len(inputs[n])
+        for lit in inputs[n]:
+            start[(lit >> 1) + 1] += 1
+    for n in range(len(kind)):
+        start[n + 1] += start[n]
+    reader, fill = array("i", [0]) * start[-1], start[:-1]
+    for n in gates:
+        for lit in inputs[n]:
+            reader[fill[lit >> 1]] = n
+            fill[lit >> 1] += 1
+    order = [n for n in nodes if kind[n] == INPUT]
+    for n in order:                            # grows as readers become ready
+        for r in reader[start[n]:start[n + 1]]:
+            pending[r] -= 1
+            if not pending[r]:
+                order.append(r)
+    left = {n for n in gates if pending[n]}
+    graph = {n: {lit >> 1 for lit in inputs[n]} & left for n in left}
+    blocks = []
+    for comp in strongly_connected(graph):
         first = next(iter(comp))
         if len(comp) > 1 or first in graph[first]:
             blocks.append((len(order), len(order) + len(comp) - 1))
