@@ -136,6 +136,10 @@ def ground(rules, roles, limit: int = 1_000_000) -> GroundProgram:
     for stratum in program.strata("state") + program.strata("move"):
         for clause in stratum.clauses:
             bindings = solutions(clause, domain, negation=False)
+            # in a canonical order (solutions come in the order of Python's
+            # string hashes, which vary between processes): atom and node
+            # numbers, hence seeded playouts, are then the same in every run
+            bindings.sort(key=lambda b: repr(sorted(b.items())))
             for b in bindings:
                 rule = _instantiate(clause, b, static, static_names, relaxed, atoms)
                 if rule is not None:

@@ -125,7 +125,7 @@ class Network:
         self.goals = sorted((self._atom(a), roles.index(a[1]), int(a[2])) for a in atoms
                             if isinstance(a, tuple) and a[0] == "goal" and a[1] in roles
                             and isinstance(a[2], str) and a[2].isdigit())
-        self.sees = [(self._atom(a), roles.index(a[1]), a[2]) for a in atoms
+        self.sees = [(self._atom(a), roles.index(a[1]), a[2]) for a in sorted(atoms, key=repr)
                      if isinstance(a, tuple) and a[0] == "sees" and a[1] in roles]
 
     # --- simplification ------------------------------------------------------------
