@@ -333,6 +333,7 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True) -> list:
                 solve(i + 1, b2)
 
     solve(0, {})
+    solve = None        # solve refers to itself: break the cycle, free it now
     return out
 
 
