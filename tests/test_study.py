@@ -80,3 +80,15 @@ def test_study_command_writes_tables(tmp_path, capsys):
 def test_mistakes_in_a_study_file_are_named(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         load_study(write(tmp_path, text))
+
+
+def test_the_ray_executor_plays_the_same_matches(tmp_path):
+    ray = pytest.importorskip("ray", reason="ray is an optional extra: pip install '.[ray]'")
+    study = load_study(write(tmp_path))
+    local = run_study(study, workers=2, db=tmp_path / "local.sqlite", progress=None)
+    try:
+        remote = run_study(study, db=tmp_path / "ray.sqlite", executor="ray", progress=None)
+    finally:
+        ray.shutdown()
+    assert [r["goals"] for r in remote] == [r["goals"] for r in local]
+    assert summary(remote) == summary(local)
