@@ -1,1 +1,2 @@
-"""The arena: local matches, the command line (and, later, the GGP protocol)."""
+"""The arena: the GGP protocol, the player server, the game manager (local and
+remote players), match records, studies, and the ``ggp`` command line."""
