@@ -391,3 +391,192 @@ if __name__ == "__main__":
     for name in names:
         t = time.perf_counter()
         print(name, count(make(name), depth), f"{time.perf_counter() - t:.2f}s")
+
+
+# --- GDL-II games (appended): Leduc hold'em, imperfect-information Goofspiel, ---------
+# --- phantom tic-tac-toe ---------------------------------------------------------------
+
+class Leduc:
+    """Leduc hold'em as in OpenSpiel: six cards (j1 j2 q1 q2 k1 k2), ante 1, the
+    random role deals first's card, second's card, then (after betting round 1)
+    the public card, one a step; bets raise 2 in round 1 and 4 in round 2, at most
+    2 raises a round, fold only when facing a raise; pair with the public card
+    beats high card, equal ranks split.  Goals 50 + 3 x chips won (random: 0).
+    State: (dealt cards in order, betting moves of round 1, of round 2)."""
+
+    roles = ("first", "second", "random")
+    DECK = ("j1", "j2", "k1", "k2", "q1", "q2")
+    RANK = {"j": 0, "q": 1, "k": 2}
+    RAISE = (2, 4)
+
+    def initial(self):
+        return ((), (), ())
+
+    @staticmethod
+    def _round_over(moves):
+        # a call ends the round unless it is the very first move of the round
+        return len(moves) >= 2 and moves[-1] == "call"
+
+    def _status(self, state):
+        """('deal', None) | ('bet', player index) | ('fold', folder) | ('showdown', None)"""
+        cards, r1, r2 = state
+        if len(cards) < 2:
+            return "deal", None
+        for i, moves in enumerate((r1, r2)):
+            if moves and moves[-1] == "fold":
+                return "fold", (len(moves) - 1) % 2
+            if not self._round_over(moves):
+                return "bet", len(moves) % 2
+            if i == 0 and len(cards) < 3:
+                return "deal", None
+        return "showdown", None
+
+    def _contributions(self, state):
+        put = [1, 1]
+        for rnd, moves in enumerate(state[1:]):
+            for k, m in enumerate(moves):
+                p = k % 2
+                if m == "call":
+                    put[p] = put[1 - p]
+                elif m == "raise":
+                    put[p] = put[1 - p] + self.RAISE[rnd]
+        return put
+
+    def terminal(self, state):
+        return self._status(state)[0] in ("fold", "showdown")
+
+    def legal(self, state):
+        kind, who = self._status(state)
+        if kind == "deal":
+            return (["noop"], ["noop"], [("deal", c) for c in self.DECK if c not in state[0]])
+        moves = state[1] if len(state[0]) < 3 else state[2]
+        options = ["call"]
+        if moves.count("raise") < 2:
+            options.append("raise")
+        if moves and moves[-1] == "raise":
+            options.append("fold")
+        out = [["noop"], ["noop"], ["noop"]]
+        out[who] = options
+        return tuple(out)
+
+    def next(self, state, joint):
+        cards, r1, r2 = state
+        kind, who = self._status(state)
+        if kind == "deal":
+            return (cards + (joint[2][1],), r1, r2)
+        if len(cards) < 3:
+            return (cards, r1 + (joint[who],), r2)
+        return (cards, r1, r2 + (joint[who],))
+
+    def chips(self, state):
+        """First's winnings in chips at a terminal state."""
+        kind, who = self._status(state)
+        put = self._contributions(state)
+        if kind == "fold":
+            return -put[0] if who == 0 else put[1]
+        cards = state[0]
+        public = self.RANK[cards[2][0]]
+
+        def strength(card):
+            rank = self.RANK[card[0]]
+            return (rank == public, rank)
+
+        a, b = strength(cards[0]), strength(cards[1])
+        return 0 if a == b else (put[1] if a > b else -put[0])
+
+    def goals(self, state):
+        c = self.chips(state)
+        return (50 + 3 * c, 50 - 3 * c, 0)
+
+
+class ImperfectGoofspiel:
+    """N cards 1..N each, prizes N, N-1, .., 1 in that order, simultaneous bids
+    (play ?card), the higher card wins the prize (equal: nobody); more points 100,
+    equal 50, fewer 0.  State: (first's cards left, second's, first's points
+    minus second's)."""
+
+    roles = ("first", "second")
+
+    def __init__(self, n=4):
+        self.n = n
+
+    def initial(self):
+        full = frozenset(range(1, self.n + 1))
+        return (full, full, 0)
+
+    def terminal(self, state):
+        return not state[0]
+
+    def legal(self, state):
+        return tuple([("play", str(c)) for c in sorted(hand)] for hand in state[:2])
+
+    def next(self, state, joint):
+        a, b, lead = state
+        x, y = int(joint[0][1]), int(joint[1][1])
+        prize = len(a)            # prizes fall from N as the hands shrink
+        lead += prize if x > y else -prize if y > x else 0
+        return (a - {x}, b - {y}, lead)
+
+    def goals(self, state):
+        lead = state[2]
+        return (50, 50) if lead == 0 else (100, 0) if lead > 0 else (0, 100)
+
+
+class PhantomTicTacToe:
+    """OpenSpiel phantom_ttt: xplayer and oplayer take turns to try a square they
+    have not marked and not already found taken; an empty square gets the mover's
+    mark and the turn passes; a square the opponent holds stays as it is, the
+    mover learns it is taken and tries again.  Three in a row wins (100/0), a full
+    board without a line is a draw (50 each).  State: (board as 9 chars 'x'/'o'/'.',
+    squares found taken by x, by o, index of the mover)."""
+
+    roles = ("xplayer", "oplayer")
+    MARKS = "xo"
+    LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8),
+             (0, 4, 8), (2, 4, 6)]
+
+    def initial(self):
+        return ("." * 9, frozenset(), frozenset(), 0)
+
+    def _line(self, board, mark):
+        return any(all(board[i] == mark for i in line) for line in self.LINES)
+
+    def terminal(self, state):
+        board = state[0]
+        return "." not in board or self._line(board, "x") or self._line(board, "o")
+
+    def legal(self, state):
+        board, found_x, found_o, mover = state
+        found = (found_x, found_o)[mover]
+        mine = self.MARKS[mover]
+        squares = [("mark", str(i // 3 + 1), str(i % 3 + 1)) for i in range(9)
+                   if board[i] != mine and i not in found]
+        return _turn_moves(self.roles, mover, squares)
+
+    def next(self, state, joint):
+        board, found_x, found_o, mover = state
+        _, r, c = joint[mover]
+        i = (int(r) - 1) * 3 + int(c) - 1
+        if board[i] == ".":
+            board = board[:i] + self.MARKS[mover] + board[i + 1:]
+            return (board, found_x, found_o, 1 - mover)
+        if mover == 0:
+            return (board, found_x | {i}, found_o, mover)
+        return (board, found_x, found_o | {i}, mover)
+
+    def goals(self, state):
+        board = state[0]
+        if self._line(board, "x"):
+            return (100, 0)
+        if self._line(board, "o"):
+            return (0, 100)
+        return (50, 50)
+
+
+GAMES.update({
+    "leduc": Leduc,
+    "iigs4": lambda: ImperfectGoofspiel(4),
+    "iigs5": lambda: ImperfectGoofspiel(5),
+    "iigs13": lambda: ImperfectGoofspiel(13),
+    "phantomttt": PhantomTicTacToe,
+})
