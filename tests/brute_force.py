@@ -385,16 +385,7 @@ def make(name):
     return GAMES[name]()
 
 
-if __name__ == "__main__":
-    names = [sys.argv[1]] if len(sys.argv) > 1 else list(GAMES)
-    depth = int(sys.argv[2]) if len(sys.argv) > 2 else None
-    for name in names:
-        t = time.perf_counter()
-        print(name, count(make(name), depth), f"{time.perf_counter() - t:.2f}s")
-
-
-# --- GDL-II games (appended): Leduc hold'em, imperfect-information Goofspiel, ---------
-# --- phantom tic-tac-toe ---------------------------------------------------------------
+# --- GDL-II games: Leduc hold'em, imperfect-information Goofspiel, phantom tic-tac-toe ---
 
 class Leduc:
     """Leduc hold'em as in OpenSpiel: six cards (j1 j2 q1 q2 k1 k2), ante 1, the
@@ -580,3 +571,11 @@ GAMES.update({
     "iigs13": lambda: ImperfectGoofspiel(13),
     "phantomttt": PhantomTicTacToe,
 })
+
+
+if __name__ == "__main__":
+    names = [sys.argv[1]] if len(sys.argv) > 1 else list(GAMES)
+    depth = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    for name in names:
+        t = time.perf_counter()
+        print(name, count(make(name), depth), f"{time.perf_counter() - t:.2f}s")
