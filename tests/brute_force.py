@@ -387,6 +387,57 @@ def make(name):
 
 # --- GDL-II games: Leduc hold'em, imperfect-information Goofspiel, phantom tic-tac-toe ---
 
+class Kuhn:
+    """Kuhn poker: three cards (jack < queen < king), ante 1, the random role
+    deals first's card then second's; first checks or bets 1; after a check
+    second checks or bets, and first folds or calls a bet; after a bet second
+    folds or calls.  Goals 50 + 25 x chips won (random: 0).
+    State: (cards dealt in order, betting actions in order)."""
+
+    roles = ("first", "second", "random")
+    CARDS = ("jack", "king", "queen")           # the order GDL sorts them in
+    RANK = {"jack": 0, "queen": 1, "king": 2}
+    # betting actions so far -> (player to act, options); missing: terminal
+    TURNS = {(): (0, ("bet", "check")), ("check",): (1, ("bet", "check")),
+             ("bet",): (1, ("call", "fold")), ("check", "bet"): (0, ("call", "fold"))}
+
+    def initial(self):
+        return ((), ())
+
+    def terminal(self, state):
+        return len(state[0]) == 2 and state[1] not in self.TURNS
+
+    def legal(self, state):
+        cards, actions = state
+        if len(cards) < 2:
+            player = ("first", "second")[len(cards)]
+            return (["noop"], ["noop"],
+                    [("deal", player, c) for c in self.CARDS if c not in cards])
+        who, options = self.TURNS[actions]
+        out = [["noop"], ["noop"], ["noop"]]
+        out[who] = list(options)
+        return tuple(out)
+
+    def next(self, state, joint):
+        cards, actions = state
+        if len(cards) < 2:
+            return (cards + (joint[2][2],), actions)
+        who, _ = self.TURNS[actions]
+        return (cards, actions + (joint[who],))
+
+    def chips(self, state):
+        """First's winnings in chips at a terminal state."""
+        cards, actions = state
+        if actions[-1] == "fold":
+            return 1 if len(actions) == 2 else -1       # second folded / first folded
+        stake = 2 if "bet" in actions else 1
+        return stake if self.RANK[cards[0]] > self.RANK[cards[1]] else -stake
+
+    def goals(self, state):
+        c = self.chips(state)
+        return (50 + 25 * c, 50 - 25 * c, 0)
+
+
 class Leduc:
     """Leduc hold'em as in OpenSpiel: six cards (j1 j2 q1 q2 k1 k2), ante 1, the
     random role deals first's card, second's card, then (after betting round 1)
@@ -565,6 +616,7 @@ class PhantomTicTacToe:
 
 
 GAMES.update({
+    "kuhn": Kuhn,
     "leduc": Leduc,
     "iigs4": lambda: ImperfectGoofspiel(4),
     "iigs5": lambda: ImperfectGoofspiel(5),

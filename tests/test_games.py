@@ -27,7 +27,7 @@ ALL = sorted(brute_force.GAMES)
 
 # depth of the count comparison per game (None: the whole tree), chosen so that
 # the reference reasoner takes a few seconds at most; deeper ones are marked slow
-QUICK_DEPTH = {"nim": None, "rps": None, "lightsout": None,
+QUICK_DEPTH = {"nim": None, "rps": None, "lightsout": None, "kuhn": None, "iigs4": None,
                "connectfour": 4, "breakthrough": 2, "breakthroughsmall": 3,
                "tictactoe3p": 3}
 SLOW_DEPTH = {"connectfour": 5, "breakthrough": 3, "breakthroughsmall": 4,
