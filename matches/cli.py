@@ -69,6 +69,11 @@ def cmd_info(args) -> int:
             "relations": len(relations), "base_propositions": len(base),
             "input_propositions": len(inputs),
             "warnings": [str(w) for w in game.warnings]}
+    if args.tree:
+        from ggp.efg import build_tree
+        tree = build_tree(game)
+        data.update(histories=tree.histories, terminals=tree.terminals,
+                    information_states=tree.information_states())
     text = "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
                      for k, v in data.items() if k != "warnings" or v)
     _emit(args, data, text)
@@ -81,6 +86,50 @@ def cmd_count(args) -> int:
     result = count(game.state_machine(args.reasoner), args.depth)
     data = {"game": game.name, "reasoner": args.reasoner, "depth": args.depth, **result,
             "seconds": round(time.perf_counter() - start, 3)}
+    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0
+
+
+def cmd_solve(args) -> int:
+    from ggp.cfr import expected_values, exploitability, save_policy, solve
+    from ggp.efg import build_tree
+    game = _load(args)
+    start = time.perf_counter()
+    tree = build_tree(game)
+    solver = solve(tree, args.algo, args.iterations)
+    policy = solver.average_policy()
+    if args.out:
+        save_policy(tree, policy, args.out)
+    gap = exploitability(tree, policy)
+    data = {"game": game.name, "algo": args.algo, "iterations": args.iterations,
+            "unit": tree.unit.name,
+            "values": dict(zip(tree.players, expected_values(tree, policy))),
+            "exploitability": gap, "exploitability_goal_points": gap * tree.unit.scale,
+            "policy": args.out, "seconds": round(time.perf_counter() - start, 3)}
+    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0
+
+
+def cmd_exploit(args) -> int:
+    from ggp.cfr import expected_values, exploitability, load_policy, uniform_policy
+    from ggp.efg import build_tree
+    game = _load(args)
+    tree = build_tree(game)
+    if args.policy == "uniform":
+        policy = uniform_policy(tree)
+    else:
+        try:
+            policy = load_policy(tree, args.policy)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{args.policy}: {exc}") from exc
+    gap = exploitability(tree, policy)
+    scale, offset = tree.unit.scale, tree.unit.offset
+    data = {"game": game.name, "policy": args.policy,
+            "values": {r: offset + scale * v
+                       for r, v in zip(tree.players, expected_values(tree, policy))},
+            "exploitability": gap * scale}
+    if args.chips:
+        data.update(unit=tree.unit.name, exploitability_unit=gap)
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
 
@@ -266,7 +315,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     reasoner(p)
 
-    command("info", cmd_info, "roles, GDL-II or not, rule and proposition counts")
+    p = command("info", cmd_info, "roles, GDL-II or not, rule and proposition counts")
+    p.add_argument("--tree", action="store_true", help="also the extensive-form counts: "
+                   "histories, terminals, information states per role")
+
+    p = command("solve", cmd_solve, "solve a small game by CFR or CFR+ over its "
+                "extensive form; print the values and exploitability of the average policy")
+    p.add_argument("--algo", choices=("cfr", "cfr+"), default="cfr+")
+    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--out", default=None, metavar="POLICY.json",
+                   help="save the average policy here (information state -> move -> probability)")
+
+    p = command("exploit", cmd_exploit, "exploitability (NashConv / 2) of a policy, "
+                "in goal points")
+    p.add_argument("--policy", required=True, metavar="FILE|uniform",
+                   help="a policy file (as ggp solve --out writes) or uniform")
+    p.add_argument("--chips", action="store_true",
+                   help="also in the game's unit (its '; efg:' comment line)")
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
     p.add_argument("--depth", type=int, default=None, help="plies to walk (default: all)")

@@ -1,0 +1,217 @@
+"""Counterfactual regret minimization over a game's extensive form (``ggp.efg``),
+exact best responses and exploitability, and policy files.
+
+- CFR (Zinkevich, Johanson, Bowling, Piccione 2007, "Regret minimization in
+  games with incomplete information"): full-width traversals, regret
+  matching, the average policy weighted by the player's own reach.
+- CFR+ (Tammelin 2014, "Solving large imperfect information games using
+  CFR+"): regrets clipped at 0 after each player's update (regret matching+),
+  the average policy weighted by the iteration number t.
+
+Both use alternating updates: every iteration updates player 0, then player
+1 (who already faces player 0's new policy), and so on, as OpenSpiel does, so
+the exploitability after a given number of iterations is OpenSpiel's.
+
+A policy is a list, per information state of the tree, of the probabilities
+of its moves.  A policy file is JSON: information state key -> {move in KIF:
+probability}.
+"""
+from __future__ import annotations
+
+import json
+
+from gdl import to_kif
+
+from .efg import CHANCE, DECISION, TERMINAL, Tree
+
+# --- policies ---------------------------------------------------------------------
+
+def uniform_policy(tree: Tree) -> list:
+    return [[1.0 / len(info.moves)] * len(info.moves) for info in tree.infosets]
+
+
+def policy_to_dict(tree: Tree, policy: list) -> dict:
+    return {info.key: {to_kif(m): p for m, p in zip(info.moves, probs)}
+            for info, probs in zip(tree.infosets, policy)}
+
+
+def policy_from_dict(tree: Tree, data: dict) -> list:
+    """The policy in ``data`` (key -> {move: probability}), normalized per
+    information state; ValueError when an information state is missing or has
+    no positive probability."""
+    policy = []
+    for info in tree.infosets:
+        if info.key not in data:
+            raise ValueError(f"the policy has no entry for information state {info.key!r}")
+        given = data[info.key]
+        probs = [float(given.get(to_kif(m), 0.0)) for m in info.moves]
+        total = sum(probs)
+        if total <= 0 or min(probs) < 0:
+            raise ValueError(f"no valid probabilities for information state {info.key!r}")
+        policy.append([p / total for p in probs])
+    return policy
+
+
+def save_policy(tree: Tree, policy: list, path) -> None:
+    with open(path, "w") as f:
+        json.dump(policy_to_dict(tree, policy), f, indent=1, sort_keys=True)
+
+
+def load_policy(tree: Tree, path) -> list:
+    with open(path) as f:
+        return policy_from_dict(tree, json.load(f))
+
+
+# --- evaluation -------------------------------------------------------------------
+
+def expected_values(tree: Tree, policy: list) -> tuple:
+    """Every player's expected utility (in the tree's unit) when all follow ``policy``."""
+    def value(n):
+        kind = tree.kind[n]
+        if kind == TERMINAL:
+            return tree.utility[n]
+        probs = tree.chance_probs[n] if kind == CHANCE else policy[tree.infoset[n]]
+        total = [0.0] * len(tree.players)
+        for p, child in zip(probs, tree.children[n]):
+            if p:
+                for i, v in enumerate(value(child)):
+                    total[i] += p * v
+        return total
+    return tuple(value(0))
+
+
+def best_response_value(tree: Tree, policy: list, player: int) -> float:
+    """The exact value for ``player`` of a best response to the others' ``policy``.
+
+    The best move at each of the player's information states maximizes the
+    sum, over its nodes, of the others' (and chance's) reach times the value
+    below, where the player again responds best: computed with memoization,
+    deeper information states first by recursion (perfect recall).
+    """
+    reach = [0.0] * tree.histories
+    stack = [(0, 1.0)]
+    while stack:
+        n, r = stack.pop()
+        reach[n] = r
+        kind = tree.kind[n]
+        if kind == CHANCE:
+            stack.extend((c, r * p) for c, p in zip(tree.children[n], tree.chance_probs[n]))
+        elif kind == DECISION:
+            if tree.player[n] == player:
+                stack.extend((c, r) for c in tree.children[n])
+            else:
+                probs = policy[tree.infoset[n]]
+                stack.extend((c, r * p) for c, p in zip(tree.children[n], probs))
+    best: dict[int, int] = {}
+    memo: dict[int, float] = {}
+
+    def value(n):
+        if n in memo:
+            return memo[n]
+        kind = tree.kind[n]
+        if kind == TERMINAL:
+            v = tree.utility[n][player]
+        elif kind == CHANCE:
+            v = sum(p * value(c) for c, p in zip(tree.children[n], tree.chance_probs[n]))
+        elif tree.player[n] == player:
+            v = value(tree.children[n][best_move(tree.infoset[n])])
+        else:
+            v = sum(p * value(c) for c, p in zip(tree.children[n], policy[tree.infoset[n]])
+                    if p)
+        memo[n] = v
+        return v
+
+    def best_move(i):
+        if i not in best:
+            nodes = tree.infosets[i].nodes
+            scores = [sum(reach[n] * value(tree.children[n][a]) for n in nodes)
+                      for a in range(len(tree.infosets[i].moves))]
+            best[i] = scores.index(max(scores))
+        return best[i]
+
+    return value(0)
+
+
+def nash_conv(tree: Tree, policy: list) -> float:
+    """Sum over players of what a best response gains over ``policy`` (tree's unit)."""
+    values = expected_values(tree, policy)
+    return sum(best_response_value(tree, policy, i) - v for i, v in enumerate(values))
+
+
+def exploitability(tree: Tree, policy: list) -> float:
+    """NashConv / number of players (NashConv / 2 in a two-player game), in the tree's unit."""
+    return nash_conv(tree, policy) / len(tree.players)
+
+
+# --- CFR and CFR+ -----------------------------------------------------------------
+
+class CFRSolver:
+    """Full-width CFR (``plus=False``) or CFR+ (``plus=True``) on a tree.
+
+    Per iteration t and player p in order: one traversal accumulating p's
+    counterfactual regrets and average-policy weights (own reach, times t for
+    CFR+), then (CFR+) regrets clipped at 0, then every current policy
+    recomputed by regret matching (uniform when no regret is positive).
+    """
+
+    def __init__(self, tree: Tree, plus: bool = False):
+        self.tree = tree
+        self.plus = plus
+        self.iteration = 0
+        self.current = uniform_policy(tree)
+        self.regret = [[0.0] * len(info.moves) for info in tree.infosets]
+        self.cumulative = [[0.0] * len(info.moves) for info in tree.infosets]
+
+    def run(self, iterations: int) -> CFRSolver:
+        for _ in range(iterations):
+            self.iteration += 1
+            for p in range(len(self.tree.players)):
+                self._update(0, p, 1.0, 1.0)
+                if self.plus:
+                    for regrets in self.regret:
+                        regrets[:] = [max(r, 0.0) for r in regrets]
+                self.current = [_regret_matching(r) for r in self.regret]
+        return self
+
+    def average_policy(self) -> list:
+        return [[c / sum(cum) for c in cum] if sum(cum) > 0 else [1.0 / len(cum)] * len(cum)
+                for cum in self.cumulative]
+
+    def _update(self, n: int, p: int, own: float, others: float) -> float:
+        """Player ``p``'s value at node ``n``; ``own`` is p's reach, ``others``
+        the product of every other player's and chance's reach."""
+        tree = self.tree
+        kind = tree.kind[n]
+        if kind == TERMINAL:
+            return tree.utility[n][p]
+        children = tree.children[n]
+        if kind == CHANCE:
+            return sum(q * self._update(c, p, own, others * q)
+                       for c, q in zip(children, tree.chance_probs[n]))
+        if own == 0.0 and others == 0.0:
+            return 0.0
+        i = tree.infoset[n]
+        probs = self.current[i]
+        if tree.player[n] != p:
+            return sum(q * self._update(c, p, own, others * q) for c, q in zip(children, probs))
+        values = [self._update(c, p, own * q, others) for c, q in zip(children, probs)]
+        value = sum(q * v for q, v in zip(probs, values))
+        regrets, cumulative = self.regret[i], self.cumulative[i]
+        weight = own * (self.iteration if self.plus else 1)
+        for a, (q, v) in enumerate(zip(probs, values)):
+            regrets[a] += others * (v - value)
+            cumulative[a] += weight * q
+        return value
+
+
+def _regret_matching(regrets: list) -> list:
+    positive = [max(r, 0.0) for r in regrets]
+    total = sum(positive)
+    return [r / total for r in positive] if total > 0 else [1.0 / len(regrets)] * len(regrets)
+
+
+def solve(tree: Tree, algo: str = "cfr+", iterations: int = 1000) -> CFRSolver:
+    """Run ``iterations`` of ``algo`` ("cfr" or "cfr+") on ``tree``."""
+    if algo not in ("cfr", "cfr+"):
+        raise ValueError(f"unknown algorithm {algo!r}; choose cfr or cfr+")
+    return CFRSolver(tree, plus=algo == "cfr+").run(iterations)

@@ -1,0 +1,208 @@
+"""The extensive-form view of a game: its full tree of histories, built once
+through the state machine, with chance nodes, decision nodes, terminal
+utilities and information states, in flat arrays for solvers (``ggp.cfr``).
+
+>>> tree = build_tree(load_game("kuhn"))
+>>> tree.histories, tree.terminals, tree.information_states()
+(58, 30, {'first': 6, 'second': 6})
+
+How a GDL game becomes a tree:
+
+- The ``random`` role of GDL-II is chance, uniform over its legal moves.
+  Every other role is a player, in role order.
+- A role *acts* in a state when it has at least two legal moves.  The roles
+  acting in one state are sequentialized in role order: one tree node each,
+  so a simultaneous step of k acting roles gives k successive nodes (as
+  OpenSpiel's turn-based view of a simultaneous game).  A state where nobody
+  acts (every role has one legal move, e.g. noop) is no node: it is passed
+  through.  Terminal states are terminal nodes.
+- ``histories`` counts every node: terminal, chance and decision nodes.  This
+  is OpenSpiel's count of histories (every history, chance included): Kuhn
+  poker dealing one card at a time gives 1 + 3 + 6 chance histories, 18
+  decision histories and 30 terminal ones, 58 in all.
+- The information state of a player at a node is what it knows: its own
+  move and its percepts at every step so far (GDL-II ``sees``; in a GDL-I game
+  every player sees the whole joint move), plus its legal moves there.  A
+  player never sees the moves made in the same step by roles sequentialized
+  before it.  Only nodes where the player acts get an information state.
+
+Utilities are in the game's unit when its file declares one in a comment line
+``; efg: chip = 25 goal points around 50`` (goal = 50 + 25 * chips), else in
+goal points.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gdl import to_kif
+
+CHANCE_ROLE = "random"
+TERMINAL, CHANCE, DECISION = 0, 1, 2
+
+_UNIT_LINE = re.compile(
+    r"^\s*;+\s*efg:\s*(\w+)\s*=\s*([0-9.]+)\s*goal points around\s*([0-9.]+)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A game's unit of utility: ``goal = offset + scale * utility``."""
+    name: str = "goal points"
+    scale: float = 1.0
+    offset: float = 0.0
+
+    def from_goal(self, goal: float) -> float:
+        return (goal - self.offset) / self.scale
+
+    @classmethod
+    def parse(cls, text: str) -> Unit:
+        """The unit declared in a description's ``; efg:`` comment line, else goal points."""
+        match = _UNIT_LINE.search(text)
+        if not match:
+            return cls()
+        return cls(match.group(1), float(match.group(2)), float(match.group(3)))
+
+
+def game_unit(game) -> Unit:
+    """The unit declared in ``game``'s file (goal points for a game read from text)."""
+    path = Path(game.description.path)
+    return Unit.parse(path.read_text()) if path.is_file() else Unit()
+
+
+@dataclass
+class InfoSet:
+    """One information state: its ``key`` (a readable string, unique in the
+    game), the index of its player, its moves (terms, in the state machine's
+    order) and the nodes where that player holds it."""
+    key: str
+    player: int
+    moves: tuple
+    nodes: list = field(default_factory=list)
+
+
+class Tree:
+    """A game's extensive form in flat arrays indexed by node (root 0, preorder).
+
+    ``kind[n]`` is TERMINAL, CHANCE or DECISION; ``children[n]`` the child
+    nodes, one per move (per ``infosets[infoset[n]].moves`` at a decision
+    node); ``chance_probs[n]`` the probabilities at a chance node;
+    ``player[n]`` and ``infoset[n]`` the acting player and its information
+    state at a decision node (-1 elsewhere); ``utility[n]`` the tuple of the
+    players' utilities (in ``unit``) at a terminal node.
+    """
+
+    def __init__(self, players: tuple, unit: Unit):
+        self.players = players
+        self.unit = unit
+        self.kind: list[int] = []
+        self.children: list[tuple] = []
+        self.chance_probs: list[tuple] = []
+        self.player: list[int] = []
+        self.infoset: list[int] = []
+        self.utility: list[tuple] = []
+        self.infosets: list[InfoSet] = []
+        self._infoset_index: dict[str, int] = {}
+
+    def add_node(self, kind: int, player: int = -1, infoset: int = -1,
+                 utility: tuple = ()) -> int:
+        self.kind.append(kind)
+        self.children.append(())
+        self.chance_probs.append(())
+        self.player.append(player)
+        self.infoset.append(infoset)
+        self.utility.append(utility)
+        return len(self.kind) - 1
+
+    def infoset_for(self, key: str, player: int, moves: tuple) -> int:
+        index = self._infoset_index.get(key)
+        if index is None:
+            index = self._infoset_index[key] = len(self.infosets)
+            self.infosets.append(InfoSet(key, player, moves))
+        return index
+
+    def infoset_index(self, key: str) -> int:
+        """The index of the information state ``key`` (KeyError when unknown)."""
+        return self._infoset_index[key]
+
+    @property
+    def histories(self) -> int:
+        return len(self.kind)
+
+    @property
+    def terminals(self) -> int:
+        return self.kind.count(TERMINAL)
+
+    def information_states(self) -> dict:
+        """Player -> number of its information states (states where it acts)."""
+        counts = dict.fromkeys(self.players, 0)
+        for info in self.infosets:
+            counts[self.players[info.player]] += 1
+        return counts
+
+
+def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
+    """``role: move {percepts} / ... ? legal moves``, all in KIF, percepts sorted."""
+    steps = " / ".join(f"{to_kif(move)} {{{' '.join(sorted(map(to_kif, seen)))}}}"
+                       for move, seen in observations)
+    return f"{role}: {steps} ? {' '.join(map(to_kif, moves))}"
+
+
+def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None) -> Tree:
+    """The whole extensive-form tree of ``game`` (meant for small games: every
+    history is a node)."""
+    sm = game.state_machine(reasoner)
+    roles = tuple(sm.roles)
+    players = tuple(r for r in roles if r != CHANCE_ROLE)
+    tree = Tree(players, unit or game_unit(game))
+    player_of = {r: i for i, r in enumerate(players)}
+    perfect_information = not game.is_gdl2
+
+    def observe(state, joint, observations):
+        seen = []
+        for role, obs in zip(roles, observations):
+            if role == CHANCE_ROLE:
+                seen.append(obs)
+                continue
+            percepts = (frozenset([joint]) if perfect_information
+                        else sm.percepts(state, joint, role))
+            seen.append(obs + ((joint[roles.index(role)], percepts),))
+        return tuple(seen)
+
+    def visit(state, observations) -> int:
+        while True:
+            if sm.is_terminal(state):
+                goals = tuple(tree.unit.from_goal(sm.goal(state, r)) for r in players)
+                return tree.add_node(TERMINAL, utility=goals)
+            legal = [tuple(sm.legal_moves(state, r)) for r in roles]
+            acting = [i for i, moves in enumerate(legal) if len(moves) >= 2]
+            if acting:
+                return choose(state, observations, legal, acting, 0, [m[0] for m in legal])
+            joint = tuple(m[0] for m in legal)
+            state, observations = (sm.next_state(state, joint),
+                                   observe(state, joint, observations))
+
+    def choose(state, observations, legal, acting, k, chosen) -> int:
+        if k == len(acting):
+            joint = tuple(chosen)
+            return visit(sm.next_state(state, joint), observe(state, joint, observations))
+        r = acting[k]
+        role, moves = roles[r], legal[r]
+        if role == CHANCE_ROLE:
+            node = tree.add_node(CHANCE)
+            tree.chance_probs[node] = (1.0 / len(moves),) * len(moves)
+        else:
+            p = player_of[role]
+            key = infostate_key(role, observations[r], moves)
+            node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves))
+            tree.infosets[tree.infoset[node]].nodes.append(node)
+        kids = []
+        for move in moves:
+            chosen[r] = move
+            kids.append(choose(state, observations, legal, acting, k + 1, chosen))
+        chosen[r] = moves[0]
+        tree.children[node] = tuple(kids)
+        return node
+
+    visit(sm.initial_state(), tuple(() for _ in roles))
+    return tree

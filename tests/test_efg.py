@@ -1,0 +1,113 @@
+"""The extensive-form view (ggp.efg), CFR / CFR+ and exploitability (ggp.cfr),
+checked on our GDL-II Kuhn poker against OpenSpiel's figures
+(/work/shared/REFERENCES.md), and the `ggp info --tree`, `solve`, `exploit` commands."""
+import json
+
+import pytest
+
+from ggp import cfr, load_game
+from ggp.efg import CHANCE, DECISION, Unit, build_tree
+from matches.cli import main
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    return build_tree(load_game("kuhn"))
+
+
+@pytest.mark.parametrize("reasoner", ["compiled", "reference"])
+def test_kuhn_counts_match_openspiel(reasoner):
+    tree = build_tree(load_game("kuhn"), reasoner)
+    assert (tree.histories, tree.terminals) == (58, 30)
+    assert tree.information_states() == {"first": 6, "second": 6}
+    assert tree.kind.count(CHANCE) == 1 + 3
+    assert tree.kind.count(DECISION) == 6 * 4
+
+
+def test_kuhn_unit_and_zero_sum(kuhn):
+    assert kuhn.unit == Unit("chip", 25.0, 50.0)
+    payoffs = sorted({u for u in kuhn.utility if u})
+    assert payoffs == [(-2, 2), (-1, 1), (1, -1), (2, -2)]
+
+
+def test_information_states_hide_the_other_card(kuhn):
+    for info in kuhn.infosets:
+        assert len(info.nodes) == 2            # the two cards the opponent may hold
+        assert info.key.startswith(kuhn.players[info.player] + ":")
+
+
+def test_uniform_policy_exploitability(kuhn):
+    assert cfr.exploitability(kuhn, cfr.uniform_policy(kuhn)) == pytest.approx(0.458333, abs=1e-6)
+
+
+@pytest.mark.parametrize("algo, figures", [
+    ("cfr", {10: 0.0686988, 100: 0.00822598, 1000: 0.0009376}),
+    ("cfr+", {10: 0.0326871, 100: 0.0011944, 1000: 0.00008737}),
+])
+def test_cfr_exploitability_matches_openspiel(kuhn, algo, figures):
+    solver = cfr.CFRSolver(kuhn, plus=algo == "cfr+")
+    for iterations, expected in figures.items():
+        solver.run(iterations - solver.iteration)
+        assert cfr.exploitability(kuhn, solver.average_policy()) == pytest.approx(expected,
+                                                                                  abs=1e-6)
+
+
+def test_cfr_plus_value_is_kuhns(kuhn):
+    values = cfr.expected_values(kuhn, cfr.solve(kuhn, "cfr+", 1000).average_policy())
+    assert values[0] == pytest.approx(-1 / 18, abs=1e-3)
+    assert values[1] == pytest.approx(1 / 18, abs=1e-3)
+
+
+def test_policy_file_round_trip(kuhn, tmp_path):
+    policy = cfr.solve(kuhn, "cfr", 20).average_policy()
+    path = tmp_path / "policy.json"
+    cfr.save_policy(kuhn, policy, path)
+    loaded = cfr.load_policy(kuhn, path)
+    assert [p for probs in loaded for p in probs] == pytest.approx(
+        [p for probs in policy for p in probs])
+    data = json.loads(path.read_text())
+    del data[kuhn.infosets[0].key]
+    with pytest.raises(ValueError, match="no entry"):
+        cfr.policy_from_dict(kuhn, data)
+
+
+def test_simultaneous_moves_are_hidden_within_a_step():
+    tree = build_tree(load_game("rps"))      # GDL-I: every player sees past joint moves
+    assert (tree.histories, tree.terminals) == (4 + 36 + 324 + 729, 729)
+    assert tree.information_states() == {"left": 91, "right": 91}
+    first_right = next(i for i in tree.infosets if i.player == 1)
+    assert len(first_right.nodes) == 3       # right does not see left's rock/paper/scissors
+    assert cfr.exploitability(tree, cfr.uniform_policy(tree)) == pytest.approx(0.0, abs=1e-9)
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_info_tree(capsys):
+    data = run_json(capsys, "info", "kuhn", "--tree")
+    assert (data["histories"], data["terminals"]) == (58, 30)
+    assert data["information_states"] == {"first": 6, "second": 6}
+
+
+def test_cli_solve_and_exploit(capsys, tmp_path):
+    out = tmp_path / "kuhn.json"
+    data = run_json(capsys, "solve", "kuhn", "--algo", "cfr", "--iterations", "100",
+                    "--out", str(out))
+    assert data["unit"] == "chip"
+    assert data["exploitability"] == pytest.approx(0.00822598, abs=1e-6)
+    assert data["values"]["first"] == pytest.approx(-1 / 18, abs=0.01)
+    data = run_json(capsys, "exploit", "kuhn", "--policy", str(out), "--chips")
+    assert data["exploitability_unit"] == pytest.approx(0.00822598, abs=1e-6)
+    assert data["exploitability"] == pytest.approx(25 * 0.00822598, abs=1e-5)
+    data = run_json(capsys, "exploit", "kuhn", "--policy", "uniform")
+    assert data["exploitability"] == pytest.approx(25 * 0.458333, abs=1e-4)
+    assert "exploitability_unit" not in data
+
+
+def test_cli_exploit_rejects_a_bad_policy(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert main(["exploit", "kuhn", "--policy", str(bad), "--json"]) == 1
+    assert "no entry" in json.loads(capsys.readouterr().out)["error"]
