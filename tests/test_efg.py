@@ -111,3 +111,31 @@ def test_cli_exploit_rejects_a_bad_policy(capsys, tmp_path):
     bad.write_text("{}")
     assert main(["exploit", "kuhn", "--policy", str(bad), "--json"]) == 1
     assert "no entry" in json.loads(capsys.readouterr().out)["error"]
+
+
+# --- Leduc hold'em and imperfect-information Goofspiel, written for this project ----------
+
+@pytest.fixture(scope="module")
+def leduc():
+    return build_tree(load_game("leduc"))
+
+
+def test_leduc_matches_openspiel(leduc):
+    assert (leduc.histories, leduc.terminals) == (9457, 5520)
+    assert leduc.information_states() == {"first": 468, "second": 468}
+    uniform = cfr.uniform_policy(leduc)
+    assert cfr.exploitability(leduc, uniform) == pytest.approx(2.373611, abs=1e-6)
+    assert cfr.expected_values(leduc, uniform)[0] == pytest.approx(-0.078125, abs=1e-9)
+
+
+@pytest.mark.parametrize("algo, figure", [("cfr", 0.888579), ("cfr+", 0.610439)])
+def test_leduc_cfr_after_ten_iterations_matches_openspiel(leduc, algo, figure):
+    policy = cfr.solve(leduc, algo, 10).average_policy()
+    assert cfr.exploitability(leduc, policy) == pytest.approx(figure, abs=1e-6)
+
+
+def test_iigs4_matches_openspiel():
+    tree = build_tree(load_game("iigs4"))
+    assert tree.terminals == 576
+    assert tree.information_states() == {"first": 81, "second": 81}
+    assert cfr.exploitability(tree, cfr.uniform_policy(tree)) == pytest.approx(0.708333, abs=1e-6)
