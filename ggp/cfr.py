@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from gdl import to_kif
 
 from .efg import CHANCE, DECISION, TERMINAL, Tree
@@ -152,62 +153,67 @@ class CFRSolver:
     counterfactual regrets and average-policy weights (own reach, times t for
     CFR+), then (CFR+) regrets clipped at 0, then every current policy
     recomputed by regret matching (uniform when no regret is positive).
+
+    The traversals run in the Cython kernel ``ggp._cfr`` over the tree
+    flattened into arrays; ``current``, ``regret`` and ``cumulative`` read as
+    lists (per information state) of per-move lists.
     """
 
     def __init__(self, tree: Tree, plus: bool = False):
+        from ._cfr import Kernel
+
         self.tree = tree
         self.plus = plus
         self.iteration = 0
-        self.current = uniform_policy(tree)
-        self.regret = [[0.0] * len(info.moves) for info in tree.infosets]
-        self.cumulative = [[0.0] * len(info.moves) for info in tree.infosets]
+        sizes = [len(info.moves) for info in tree.infosets]
+        self._move_start = np.zeros(len(sizes) + 1, dtype=np.int32)
+        np.cumsum(sizes, out=self._move_start[1:])
+        moves = int(self._move_start[-1])
+        self._regret = np.zeros(moves)
+        self._cumulative = np.zeros(moves)
+        self._current = np.repeat([1.0 / s for s in sizes], sizes).astype(np.float64)
+        starts = np.zeros(tree.histories + 1, dtype=np.int32)
+        np.cumsum([len(c) for c in tree.children], out=starts[1:])
+        child = np.fromiter((c for cs in tree.children for c in cs), dtype=np.int32,
+                            count=int(starts[-1]))
+        child_prob = np.zeros(len(child))
+        for n, probs in enumerate(tree.chance_probs):
+            if tree.kind[n] == CHANCE:
+                child_prob[starts[n]:starts[n + 1]] = probs
+        players = len(tree.players)
+        utility = np.zeros((tree.histories, players))
+        for n, u in enumerate(tree.utility):
+            if tree.kind[n] == TERMINAL:
+                utility[n] = u
+        self._kernel = Kernel(np.asarray(tree.kind, dtype=np.int32), starts, child, child_prob,
+                              np.asarray(tree.player, dtype=np.int32),
+                              np.asarray(tree.infoset, dtype=np.int32), utility,
+                              self._move_start, self._regret, self._cumulative, self._current)
+
+    def _split(self, flat) -> list:
+        s = self._move_start
+        return [flat[s[i]:s[i + 1]].tolist() for i in range(len(s) - 1)]
+
+    @property
+    def current(self) -> list:
+        return self._split(self._current)
+
+    @property
+    def regret(self) -> list:
+        return self._split(self._regret)
+
+    @property
+    def cumulative(self) -> list:
+        return self._split(self._cumulative)
 
     def run(self, iterations: int) -> CFRSolver:
-        for _ in range(iterations):
-            self.iteration += 1
-            for p in range(len(self.tree.players)):
-                self._update(0, p, 1.0, 1.0)
-                if self.plus:
-                    for regrets in self.regret:
-                        regrets[:] = [max(r, 0.0) for r in regrets]
-                self.current = [_regret_matching(r) for r in self.regret]
+        self._kernel.run(self.iteration, iterations, len(self.tree.players), self.plus)
+        self.iteration += iterations
         return self
 
     def average_policy(self) -> list:
         return [[c / sum(cum) for c in cum] if sum(cum) > 0 else [1.0 / len(cum)] * len(cum)
                 for cum in self.cumulative]
-
-    def _update(self, n: int, p: int, own: float, others: float) -> float:
-        """Player ``p``'s value at node ``n``; ``own`` is p's reach, ``others``
-        the product of every other player's and chance's reach."""
-        tree = self.tree
-        kind = tree.kind[n]
-        if kind == TERMINAL:
-            return tree.utility[n][p]
-        children = tree.children[n]
-        if kind == CHANCE:
-            return sum(q * self._update(c, p, own, others * q)
-                       for c, q in zip(children, tree.chance_probs[n]))
-        if own == 0.0 and others == 0.0:
-            return 0.0
-        i = tree.infoset[n]
-        probs = self.current[i]
-        if tree.player[n] != p:
-            return sum(q * self._update(c, p, own, others * q) for c, q in zip(children, probs))
-        values = [self._update(c, p, own * q, others) for c, q in zip(children, probs)]
-        value = sum(q * v for q, v in zip(probs, values))
-        regrets, cumulative = self.regret[i], self.cumulative[i]
-        weight = own * (self.iteration if self.plus else 1)
-        for a, (q, v) in enumerate(zip(probs, values)):
-            regrets[a] += others * (v - value)
-            cumulative[a] += weight * q
-        return value
-
-
-def _regret_matching(regrets: list) -> list:
-    positive = [max(r, 0.0) for r in regrets]
-    total = sum(positive)
-    return [r / total for r in positive] if total > 0 else [1.0 / len(regrets)] * len(regrets)
 
 
 def solve(tree: Tree, algo: str = "cfr+", iterations: int = 1000) -> CFRSolver:

@@ -139,3 +139,20 @@ def test_iigs4_matches_openspiel():
     assert tree.terminals == 576
     assert tree.information_states() == {"first": 81, "second": 81}
     assert cfr.exploitability(tree, cfr.uniform_policy(tree)) == pytest.approx(0.708333, abs=1e-6)
+
+
+@pytest.mark.parametrize("algo, figure", [("cfr", 0.0957164), ("cfr+", 0.0134160)])
+def test_leduc_cfr_after_a_hundred_iterations_matches_openspiel(leduc, algo, figure):
+    policy = cfr.solve(leduc, algo, 100).average_policy()
+    assert cfr.exploitability(leduc, policy) == pytest.approx(figure, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_leduc_cfr_plus_below_1e_5_within_a_minute(leduc):
+    import time
+
+    start = time.perf_counter()
+    solver = cfr.CFRSolver(leduc, plus=True)
+    while cfr.exploitability(leduc, solver.run(100).average_policy()) >= 1e-5:
+        assert time.perf_counter() - start < 60
+    assert time.perf_counter() - start < 60

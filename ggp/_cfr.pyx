@@ -1,0 +1,112 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The CFR / CFR+ traversal kernel for ``ggp.cfr`` over a flattened tree.
+
+Nodes: ``kind`` (0 terminal, 1 chance, 2 decision, as ``ggp.efg``), children
+in CSR form (``child_start[n]`` .. ``child_start[n + 1]`` in ``child``, with
+``child_prob`` the chance probabilities), ``player`` and ``infoset`` per node,
+``utility[n, p]``.  Information states: moves in CSR form (``move_start``);
+``regret``, ``cumulative`` and ``current`` are flat per (information state,
+move).  The arithmetic is ``CFRSolver``'s in the same order.
+"""
+import numpy as np
+cimport numpy as cnp
+
+cdef int TERMINAL = 0
+cdef int CHANCE = 1
+
+
+cdef class Kernel:
+    cdef int[::1] kind, child_start, child, player, infoset, move_start
+    cdef double[::1] child_prob, regret, cumulative, current, values
+    cdef double[:, ::1] utility
+    cdef int infosets
+    cdef double weight
+
+    def __init__(self, kind, child_start, child, child_prob, player, infoset,
+                 utility, move_start, regret, cumulative, current):
+        self.kind = kind
+        self.child_start = child_start
+        self.child = child
+        self.child_prob = child_prob
+        self.player = player
+        self.infoset = infoset
+        self.utility = utility
+        self.move_start = move_start
+        self.regret = regret
+        self.cumulative = cumulative
+        self.current = current
+        self.values = np.zeros(len(child), dtype=np.float64)
+        self.infosets = len(move_start) - 1
+
+    def run(self, long start, long iterations, int players, bint plus):
+        """Iterations start + 1 .. start + iterations (alternating updates)."""
+        cdef long t
+        cdef int p
+        with nogil:
+            for t in range(start + 1, start + iterations + 1):
+                self.weight = <double>t if plus else 1.0
+                for p in range(players):
+                    self._update(0, p, 1.0, 1.0)
+                    if plus:
+                        self._clip()
+                    self._match()
+
+    cdef void _clip(self) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.regret.shape[0]):
+            if self.regret[k] < 0.0:
+                self.regret[k] = 0.0
+
+    cdef void _match(self) noexcept nogil:
+        cdef int i, a, lo, hi
+        cdef double total, r
+        for i in range(self.infosets):
+            lo = self.move_start[i]
+            hi = self.move_start[i + 1]
+            total = 0.0
+            for a in range(lo, hi):
+                r = self.regret[a]
+                if r > 0.0:
+                    total += r
+            if total > 0.0:
+                for a in range(lo, hi):
+                    r = self.regret[a]
+                    self.current[a] = (r if r > 0.0 else 0.0) / total
+            else:
+                for a in range(lo, hi):
+                    self.current[a] = 1.0 / (hi - lo)
+
+    cdef double _update(self, int n, int p, double own, double others) noexcept nogil:
+        cdef int kind = self.kind[n]
+        cdef int lo, hi, k, i, m
+        cdef double q, value, v, weight
+        if kind == TERMINAL:
+            return self.utility[n, p]
+        lo = self.child_start[n]
+        hi = self.child_start[n + 1]
+        value = 0.0
+        if kind == CHANCE:
+            for k in range(lo, hi):
+                q = self.child_prob[k]
+                value += q * self._update(self.child[k], p, own, others * q)
+            return value
+        if own == 0.0 and others == 0.0:
+            return 0.0
+        i = self.infoset[n]
+        m = self.move_start[i] - lo
+        if self.player[n] != p:
+            for k in range(lo, hi):
+                q = self.current[m + k]
+                value += q * self._update(self.child[k], p, own, others * q)
+            return value
+        for k in range(lo, hi):
+            q = self.current[m + k]
+            v = self._update(self.child[k], p, own * q, others)
+            self.values[k] = v
+            value += q * v
+        weight = own * self.weight
+        for k in range(lo, hi):
+            q = self.current[m + k]
+            self.regret[m + k] += others * (self.values[k] - value)
+            self.cumulative[m + k] += weight * q
+        return value
