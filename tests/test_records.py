@@ -7,11 +7,10 @@ import sys
 import textwrap
 
 import pytest
-from conftest import SHARED, needs_shared
 
 import players
 from ggp import load_game
-from ggp.game import game_names, games_dir
+from ggp.game import games_dir
 from matches.cli import main
 from matches.manager import run_match
 from matches.records import (
@@ -91,15 +90,10 @@ def test_replay_of_a_game_given_as_text():
     assert replay(json.loads(json.dumps(data))).ok
 
 
-def gdl2_game():
-    names = [n for n in game_names() if load_game(n).is_gdl2]
-    return names[0] if names else str(SHARED / "gdl2" / "montyhall.kif")
-
-
-@needs_shared()
-def test_replay_of_a_gdl2_match():
+@pytest.mark.parametrize("game", ["kuhn", "leduc"])
+def test_replay_of_a_gdl2_match(game):
     for seed in range(5):
-        data = to_ggp_json(play(gdl2_game(), seed))
+        data = to_ggp_json(play(game, seed))
         assert "random" in data["roles"]
         random_index = data["roles"].index("random")
         assert data["goalValues"][random_index] is None
