@@ -67,7 +67,7 @@ class MCTSPlayer(Player):
 
     def __init__(self, simulations: int | None = None, seed: int | None = None,
                  c: float = 40.0, discount: float = 0.999, final: str = "visits",
-                 transpositions: bool = False, decay: float = 0.2, margin: float = 0.3,
+                 transpositions: bool = False, decay: float = 0.2, margin: float = 0.5,
                  policy: str = "egreedy", epsilon: float = 0.4, tau: float = 10.0,
                  k: int = 7, fallback: str = "nst", reasoner: str = "compiled"):
         super().__init__(seed, reasoner)
@@ -122,9 +122,13 @@ class MCTSPlayer(Player):
 
     # --- search ---------------------------------------------------------------
     def _think(self, until: float, budget: int | None = None):
-        """Simulate until ``budget`` simulations or the ``until`` instant.  The
-        cyclic garbage collector is paused meanwhile: the tree holds no cycles,
-        and a collection over a large tree could overrun the clock."""
+        """Simulate until ``budget`` simulations or the ``until`` instant.
+
+        The cyclic garbage collector is paused meanwhile, and what the search
+        allocated is then frozen out of its reach (``gc.freeze``): the tree
+        holds no cycles (reference counting frees what is dropped), and a full
+        collection over a large tree, due as soon as collection resumes, could
+        overrun the clock."""
         done = 0
         collecting = gc.isenabled()
         gc.disable()
@@ -134,6 +138,7 @@ class MCTSPlayer(Player):
                 self.simulate()
                 done += 1
         finally:
+            gc.freeze()
             if collecting:
                 gc.enable()
         self.last_simulations = done
