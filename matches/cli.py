@@ -264,12 +264,12 @@ def _bench_player(game, spec, seconds) -> dict:
         player = registry.make(spec)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if not hasattr(player, "simulate"):
+    if not hasattr(player, "think"):
         raise UserError(f"player {spec!r} does not search: nothing to measure")
     role = next(r for r in game.roles if r != "random")
     player.start(game, role, 0.0, seconds)
     start = time.perf_counter()
-    player._think(time.monotonic() + seconds)
+    player.think(time.monotonic() + seconds)
     elapsed = time.perf_counter() - start
     return {"game": game.name, "player": spec, "simulations": player.last_simulations,
             "seconds": round(elapsed, 3),

@@ -36,6 +36,7 @@ import gc
 import math
 import random
 import time
+import warnings
 
 from .base import Player
 
@@ -79,7 +80,6 @@ class MCTSPlayer(Player):
         self.transpositions, self.decay, self.margin = transpositions, decay, margin
         self.policy_params = dict(select=policy, epsilon=epsilon, tau=tau, k=k,
                                   fallback=fallback)
-        self.seed = seed
         self.last_simulations = 0
 
     # --- the Player hooks -------------------------------------------------------
@@ -91,7 +91,7 @@ class MCTSPlayer(Player):
         self.root = self._node(self.sm.initial_state())
         self.added = 0
         if self.simulations is None:
-            self._think(deadline - self.margin)
+            self.think(deadline - self.margin)
 
     def observe(self, obs):
         super().observe(obs)
@@ -114,14 +114,14 @@ class MCTSPlayer(Player):
         if self.simulations is not None:
             if len(legal) == 1:         # a forced move: nothing to decide, nothing spent
                 return legal[0]
-            self._think(math.inf, self.simulations)
+            self.think(math.inf, self.simulations)
         else:
-            self._think(deadline - self.margin)
+            self.think(deadline - self.margin)
         me = self.sm.roles.index(self.role)
         return self.search.move(me, self._best(self.root, me))
 
     # --- search ---------------------------------------------------------------
-    def _think(self, until: float, budget: int | None = None):
+    def think(self, until: float, budget: int | None = None):
         """Simulate until ``budget`` simulations or the ``until`` instant.
 
         The cyclic garbage collector is paused meanwhile, and what the search
@@ -133,8 +133,7 @@ class MCTSPlayer(Player):
         collecting = gc.isenabled()
         gc.disable()
         try:
-            while (budget is None or done < budget) and (
-                    budget is not None or time.monotonic() < until):
+            while done < budget if budget is not None else time.monotonic() < until:
                 self.simulate()
                 done += 1
         finally:
@@ -328,7 +327,6 @@ class ReferenceSearch:
 
     def __init__(self, sm, playout, seed):
         if playout != "random":
-            import warnings
             warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
                           "playing random playouts", RuntimeWarning, stacklevel=3)
         self.sm, self.rng = sm, random.Random(seed)

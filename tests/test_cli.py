@@ -138,3 +138,19 @@ def test_bench_json(capsys, reasoner):
                          "build_seconds", "peak_rss_mb"}
     assert data["reasoner"] == reasoner and data["playouts"] > 0
     assert 5 <= data["states_per_sec"] / data["playouts_per_sec"] <= 9   # tic-tac-toe depth
+
+
+def test_bench_a_search_player(capsys):
+    assert main(["bench", "tictactoe", "--seconds", "0.3", "--player", "uct", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["player"] == "uct" and data["simulations"] > 0
+    assert data["simulations_per_sec"] == pytest.approx(data["simulations"] / data["seconds"],
+                                                        rel=0.01)
+
+
+@pytest.mark.parametrize("spec, words", [("random", "does not search"),
+                                         ("nobody", "unknown player 'nobody'")])
+def test_bench_player_rejects_what_it_cannot_measure(spec, words):
+    result = run("bench", "tictactoe", "--seconds", "0.1", "--player", spec)
+    assert result.returncode == 1
+    assert words in result.stderr and "Traceback" not in result.stderr
