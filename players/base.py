@@ -12,14 +12,16 @@ A match talks to a player through four calls, mirroring the GGP protocol
 
 :class:`Player` keeps track of where the game stands (the exact state in
 GDL-I; in GDL-II a set of states consistent with the role's own moves and
-percepts) so that a subclass only chooses: ``select(legal_moves, deadline)``.
+percepts, :mod:`players.belief`) so that a subclass only chooses:
+``select(legal_moves, deadline)``.
 """
 from __future__ import annotations
 
-import itertools
 import random
 import time
 from dataclasses import dataclass
+
+from .belief import Belief, BeliefError, Steps
 
 
 @dataclass(frozen=True)
@@ -42,12 +44,14 @@ class Observation:
 class Player:
     """Base class: keeps the game position; subclasses override :meth:`select`.
 
-    ``belief_limit`` caps the GDL-II belief set (states consistent with what
-    the role saw); past it a uniform sample of that size is kept.
+    The position is a :class:`players.belief.Belief`: the exact state in
+    GDL-I, the histories consistent with the role's own moves and percepts in
+    GDL-II.  ``belief_share`` is the part of the play clock that updating it
+    may take.
     """
 
     name = "player"
-    belief_limit = 256
+    belief_share = 0.4
 
     def __init__(self, seed: int | None = None, reasoner: str = "compiled"):
         self.rng = random.Random(seed)
@@ -60,14 +64,15 @@ class Player:
         self.sm = game.state_machine(self.reasoner)
         self.play_clock = play_clock
         self.imperfect = game.is_gdl2
-        self.belief = [self.sm.initial_state()]
+        self.steps = Steps(self.sm, self.imperfect)
+        self.me = self.sm.roles.index(role)
+        self.belief = Belief(self.steps, self.me, self.rng)
         self.meta_game(time.monotonic() + start_clock)
 
     def play(self, obs: Observation):
         if obs.turn > 0 or obs.joint is not None or obs.percepts is not None:
             self.observe(obs)
-        state = self.belief[0] if self.belief else None
-        legal = self.sm.legal_moves(state, self.role) if state is not None else []
+        legal = self.sm.legal_moves(self.position(), self.role)
         return self.select(legal, obs.deadline)
 
     def stop(self, obs: Observation | None = None):
@@ -84,20 +89,20 @@ class Player:
         raise NotImplementedError
 
     # --- keeping track of the position -------------------------------------
+    def position(self):
+        """The current state: exact in GDL-I, one consistent with what the
+        role saw in GDL-II."""
+        return self.belief.sample().state
+
     def observe(self, obs: Observation):
         """Advance the position (GDL-I) or filter the belief (GDL-II)."""
+        steps = self.steps
         if obs.joint is not None and not self.imperfect:
-            self.belief = [self.sm.next_state(self.belief[0], tuple(obs.joint))]
+            self.belief.observe_joint(tuple(steps.move_id(r, m) for r, m in enumerate(obs.joint)))
             return
-        me = self.sm.roles.index(self.role)
-        successors = set()
-        for state in self.belief:
-            options = [[obs.own_move] if i == me else self.sm.legal_moves(state, r)
-                       for i, r in enumerate(self.sm.roles)]
-            for joint in itertools.product(*options):
-                if self.sm.percepts(state, joint, self.role) == (obs.percepts or frozenset()):
-                    successors.add(self.sm.next_state(state, joint))
-        belief = sorted(successors, key=lambda s: sorted(map(repr, self.sm.state_facts(s))))
-        if len(belief) > self.belief_limit:
-            belief = self.rng.sample(belief, self.belief_limit)
-        self.belief = belief
+        now = time.monotonic()
+        deadline = now + self.belief_share * max(0.0, obs.deadline - now)
+        seen = steps.seen_ids(self.me, obs.percepts or frozenset())
+        if seen is None:
+            raise BeliefError(f"role {self.role!r} saw a term the game never lets it see")
+        self.belief.observe(steps.move_id(self.me, obs.own_move), seen, deadline)

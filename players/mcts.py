@@ -96,12 +96,12 @@ class MCTSPlayer(Player):
     def observe(self, obs):
         super().observe(obs)
         if obs.joint is None:       # GDL-II: search from a state consistent with what we saw
-            self.history, self.root = [], self._node(self.belief[0])
+            self.history, self.root = [], self._node(self.position())
             return
         joint = self.search.ids(obs.joint)
         self.history.append(joint)
         child = self.root.children.get(joint)
-        self.root = child if child is not None else self._node(self.belief[0])
+        self.root = child if child is not None else self._node(self.position())
         if self.table is not None:
             self.table = {}
             self._index(self.root)

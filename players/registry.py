@@ -7,6 +7,7 @@ converted).
 from __future__ import annotations
 
 from .base import Player
+from .imperfect import EFGUCTPlayer, ISMCTSPlayer, SmoothUCTPlayer
 from .mcts import LGRPlayer, MASTPlayer, NSTPlayer, UCTPlayer
 from .simple import LegalPlayer, RandomPlayer
 
@@ -58,5 +59,6 @@ def make(spec: str, **overrides) -> Player:
 
 register(RandomPlayer)
 register(LegalPlayer)
-for _cls in (UCTPlayer, MASTPlayer, NSTPlayer, LGRPlayer):
+for _cls in (UCTPlayer, MASTPlayer, NSTPlayer, LGRPlayer, ISMCTSPlayer, SmoothUCTPlayer,
+             EFGUCTPlayer):
     register(_cls)

@@ -350,10 +350,11 @@ def test_iigs4_full_tree_matches_twin():
 
 def _phantom_percepts(b, joint, i):
     board, _, _, mover = b
-    if i != mover:
-        return set()
     _, r, c = joint[mover]
-    return {"succeeded" if board[(int(r) - 1) * 3 + int(c) - 1] == "." else "failed"}
+    empty = board[(int(r) - 1) * 3 + int(c) - 1] == "."
+    if i != mover:
+        return {"yourturn"} if empty else set()
+    return {"succeeded" if empty else "failed"}
 
 
 def test_phantomttt_random_games_agree_with_twin():

@@ -1,0 +1,276 @@
+"""Search players for games of imperfect information: ``ismcts``,
+``smooth-uct`` and ``efg-uct``.
+
+All three sample, at every simulation, a history consistent with what the
+role saw (:mod:`players.belief`: exact while small, HyperPlay particles when
+large) and search from it, so they never look at what they cannot see.
+Rewards are in the game's unit (its ``; efg:`` comment line, else goal
+points), and the exploration constant ``c`` too; it defaults to 40 goal
+points in that unit, the perfect-information players' constant.
+
+- ``ismcts``: single-observer information-set MCTS (Cowling, Powley and
+  Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2),
+  2012).  One tree over the player's own information states; at each node
+  every role's moves keep visits, rewards and *availability counts* (how often
+  the move was legal when the node was visited), and each role picks by UCB
+  with the availability count in place of the parent's visits:
+  ``Q(u, a) + c * sqrt(ln A(u, a) / N(u, a))``.  One node is added per
+  simulation, then a random playout runs in C.  It plays the most visited move.
+- ``smooth-uct`` and ``efg-uct``: extensive-form MCTS with one tree per role
+  over that role's own information states (Heinrich, "Smooth UCT Search",
+  seed 000, Algorithm 1), each role's key followed along the sampled
+  history.  A role that reaches an information state outside its tree adds it,
+  plays randomly from then on (OUT-OF-TREE), and the playout finishes in C once
+  every role is out.  SELECT and UPDATE are Algorithm 3 (Smooth UCB, mixing in
+  the average policy with probability
+  ``eta = max(gamma, eta0 / (1 + d * sqrt(N(u))))``, eq. 3.1) or Algorithm 2
+  (UCB), in the Cython trees of :mod:`players._infotree`.  ``smooth-uct``
+  plays a move drawn from its average policy at its information state
+  (``final=sample``), ``efg-uct`` the most visited (``final=visits``).
+
+Budgets, as for the perfect-information players: ``simulations=N`` per move
+(a forced move costs nothing), else the play clock less ``margin`` seconds
+(after the belief update, which may take ``belief_share`` of the clock).
+"""
+from __future__ import annotations
+
+import gc
+import math
+import time
+
+from ggp.efg import CHANCE_ROLE, game_unit
+
+from .base import Player
+from .belief import decision_key, extend_key
+from .mcts import _search_for
+
+
+class InformationSetPlayer(Player):
+    """What the three players share: the budget, the rewards, the playouts."""
+
+    name = "information-set"
+
+    def __init__(self, simulations: int | None = None, seed: int | None = None,
+                 c: float | None = None, margin: float = 0.5, final: str = "visits",
+                 reasoner: str = "compiled"):
+        super().__init__(seed, reasoner)
+        if simulations is not None and simulations < 1:
+            raise ValueError("simulations must be at least 1")
+        if final not in ("visits", "sample"):
+            raise ValueError(f"final must be 'visits' or 'sample', not {final!r}")
+        self.simulations, self.c_given, self.margin, self.final = simulations, c, margin, final
+        self.last_simulations = 0
+
+    def meta_game(self, deadline):
+        unit = game_unit(self.game)
+        self.unit = unit
+        self.c = self.c_given if self.c_given is not None else 40.0 / unit.scale
+        self.playouts = _search_for(self.sm, "random", {}, self.rng.getrandbits(63))
+        self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
+        self.new_search()
+        if self.simulations is None:
+            self.think(deadline - self.margin)
+
+    def select(self, legal, deadline):
+        if not legal:
+            return None
+        if len(legal) == 1:
+            if self.simulations is None:
+                self.think(deadline - self.margin)
+            return legal[0]
+        if self.simulations is not None:
+            self.think(math.inf, self.simulations)
+        else:
+            self.think(deadline - self.margin)
+        ids = [self.steps.move_id(self.me, m) for m in legal]
+        choice = self.choose(ids)
+        return legal[ids.index(choice)] if choice in ids else self.rng.choice(legal)
+
+    def think(self, until: float, budget: int | None = None):
+        """Simulate from sampled histories until ``budget`` or ``until``
+        (the cyclic collector paused, as in :meth:`MCTSPlayer.think`)."""
+        done = 0
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while done < budget if budget is not None else time.monotonic() < until:
+                self.simulate(self.belief.sample())
+                done += 1
+        finally:
+            gc.freeze()
+            if collecting:
+                gc.enable()
+        self.last_simulations = done
+
+    def rewards(self, goals) -> list:
+        from_goal = self.unit.from_goal
+        return [from_goal(g) for g in goals]
+
+    def playout(self, state) -> list:
+        goals, _ = self.playouts.playout(state, [], [])
+        return self.rewards(goals)
+
+    # --- what each player defines ---------------------------------------------------
+    def new_search(self):
+        raise NotImplementedError
+
+    def simulate(self, hypothesis):
+        raise NotImplementedError
+
+    def choose(self, legal_ids):
+        raise NotImplementedError
+
+
+class ISMCTSPlayer(InformationSetPlayer):
+    """Single-observer IS-MCTS with availability counts (module docstring)."""
+
+    name = "ismcts"
+
+    def new_search(self):
+        # own information-state key -> per role: move -> [visits, availability, reward sum]
+        self.tree: dict[int, list] = {}
+
+    def simulate(self, hypothesis):
+        steps, me, rng, c = self.steps, self.me, self.rng, self.c
+        state, key = hypothesis.state, hypothesis.keys[me]
+        path, added, rewards = [], False, None
+        while rewards is None:
+            legal = steps.legal(state)
+            if legal is None:
+                rewards = self.rewards(steps.goals(state))
+                break
+            node = self.tree.get(key)
+            if node is None:
+                if added:
+                    rewards = self.playout(state)
+                    break
+                node = self.tree[key] = [{} for _ in legal]
+                added = True
+            joint = []
+            for r, moves in enumerate(legal):
+                if len(moves) == 1 or self.chance[r]:
+                    joint.append(rng.choice(moves))
+                    continue
+                joint.append(_ucb_available(node[r], moves, c, rng))
+            path.append((node, joint))
+            state, seen = steps.next_seen(state, joint)
+            key = extend_key(key, joint[me], seen[me])
+        for node, joint in path:
+            for r, m in enumerate(joint):
+                stats = node[r].get(m)
+                if stats is not None:
+                    stats[0] += 1
+                    stats[2] += rewards[r]
+
+    def choose(self, legal_ids):
+        node = self.tree.get(self.belief.key)
+        if node is None:
+            return self.rng.choice(legal_ids)
+        stats = node[self.me]
+        return max(legal_ids, key=lambda m: stats[m][0] if m in stats else -1)
+
+    def root_statistics(self) -> dict:
+        """Own move -> (visits, availability, average reward) at the current information state."""
+        node = self.tree.get(self.belief.key)
+        if node is None:
+            return {}
+        return {self.steps.move(self.me, m): (n, a, s / n if n else None)
+                for m, (n, a, s) in node[self.me].items()}
+
+
+def _ucb_available(stats: dict, moves, c: float, rng):
+    """UCB with availability counts: count every move as available, then an
+    untried one (at random) or the best ``Q + c sqrt(ln A / N)``."""
+    untried = []
+    for m in moves:
+        s = stats.get(m)
+        if s is None:
+            s = stats[m] = [0, 0, 0.0]
+        s[1] += 1
+        if s[0] == 0:
+            untried.append(m)
+    if untried:
+        return rng.choice(untried)
+    best, best_value = moves[0], -math.inf
+    for m in moves:
+        n, available, total = stats[m]
+        value = total / n + c * math.sqrt(math.log(available) / n)
+        if value > best_value:
+            best, best_value = m, value
+    return best
+
+
+class SmoothUCTPlayer(InformationSetPlayer):
+    """Extensive-form MCTS with Smooth UCB (seed 000, Algorithms 1 and 3)."""
+
+    name = "smooth-uct"
+    rule = "smooth"
+
+    def __init__(self, simulations: int | None = None, seed: int | None = None,
+                 c: float | None = None, gamma: float = 0.1, eta0: float = 0.9,
+                 d: float = 0.001, margin: float = 0.5, final: str = "sample",
+                 reasoner: str = "compiled"):
+        super().__init__(simulations, seed, c, margin, final, reasoner)
+        self.gamma, self.eta0, self.d = gamma, eta0, d
+
+    def new_search(self):
+        from ._infotree import InfoTrees
+        self.trees = InfoTrees(len(self.sm.roles), select=self.rule, c=self.c,
+                               gamma=self.gamma, eta0=self.eta0, d=self.d,
+                               seed=self.rng.getrandbits(63))
+
+    def simulate(self, hypothesis):
+        steps, trees, rng, chance = self.steps, self.trees, self.rng, self.chance
+        state, keys = hypothesis.state, list(hypothesis.keys)
+        out = [False] * len(keys)
+        path = []
+        while True:
+            legal = steps.legal(state)
+            if legal is None:
+                rewards = self.rewards(steps.goals(state))
+                break
+            if all(out[r] or chance[r] for r in range(len(out))):
+                rewards = self.playout(state)
+                break
+            joint = []
+            for r, moves in enumerate(legal):
+                if len(moves) == 1 or chance[r] or out[r]:
+                    joint.append(rng.choice(moves))
+                    continue
+                key = decision_key(keys[r], moves)
+                node = trees.find(r, key)
+                if node < 0:                    # EXPANDTREE, then roll out
+                    node = trees.node(r, key, len(moves))
+                    a = rng.randrange(len(moves))
+                    out[r] = True
+                else:
+                    a = trees.select(node)
+                path.append((node, a, r))
+                joint.append(moves[a])
+            state, seen = steps.next_seen(state, joint)
+            for r in range(len(keys)):
+                if not out[r]:
+                    keys[r] = extend_key(keys[r], joint[r], seen[r])
+        for node, a, r in path:
+            trees.update(node, a, rewards[r])
+
+    def choose(self, legal_ids):
+        node = self.trees.find(self.me, decision_key(self.belief.key, legal_ids))
+        if node < 0:
+            return self.rng.choice(legal_ids)
+        if self.final == "sample":
+            return self.rng.choices(legal_ids, weights=self.trees.average(node))[0]
+        counts = self.trees.counts(node)
+        return legal_ids[counts.index(max(counts))]
+
+
+class EFGUCTPlayer(SmoothUCTPlayer):
+    """Extensive-form UCT (seed 000, Algorithms 1 and 2): Smooth UCT with eta = 1."""
+
+    name = "efg-uct"
+    rule = "ucb"
+
+    def __init__(self, simulations: int | None = None, seed: int | None = None,
+                 c: float | None = None, margin: float = 0.5, final: str = "visits",
+                 reasoner: str = "compiled"):
+        super().__init__(simulations, seed, c, margin=margin, final=final, reasoner=reasoner)
