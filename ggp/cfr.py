@@ -23,7 +23,7 @@ import json
 import numpy as np
 from gdl import to_kif
 
-from .efg import CHANCE, DECISION, TERMINAL, Tree
+from .efg import CHANCE, DECISION, TERMINAL, Tree, flatten
 
 # --- policies ---------------------------------------------------------------------
 
@@ -165,30 +165,15 @@ class CFRSolver:
         self.tree = tree
         self.plus = plus
         self.iteration = 0
-        sizes = [len(info.moves) for info in tree.infosets]
-        self._move_start = np.zeros(len(sizes) + 1, dtype=np.int32)
-        np.cumsum(sizes, out=self._move_start[1:])
-        moves = int(self._move_start[-1])
-        self._regret = np.zeros(moves)
-        self._cumulative = np.zeros(moves)
-        self._current = np.repeat([1.0 / s for s in sizes], sizes).astype(np.float64)
-        starts = np.zeros(tree.histories + 1, dtype=np.int32)
-        np.cumsum([len(c) for c in tree.children], out=starts[1:])
-        child = np.fromiter((c for cs in tree.children for c in cs), dtype=np.int32,
-                            count=int(starts[-1]))
-        child_prob = np.zeros(len(child))
-        for n, probs in enumerate(tree.chance_probs):
-            if tree.kind[n] == CHANCE:
-                child_prob[starts[n]:starts[n + 1]] = probs
-        players = len(tree.players)
-        utility = np.zeros((tree.histories, players))
-        for n, u in enumerate(tree.utility):
-            if tree.kind[n] == TERMINAL:
-                utility[n] = u
-        self._kernel = Kernel(np.asarray(tree.kind, dtype=np.int32), starts, child, child_prob,
-                              np.asarray(tree.player, dtype=np.int32),
-                              np.asarray(tree.infoset, dtype=np.int32), utility,
-                              self._move_start, self._regret, self._cumulative, self._current)
+        flat = flatten(tree)
+        self._move_start = flat.move_start
+        sizes = np.diff(flat.move_start)
+        self._regret = np.zeros(int(flat.move_start[-1]))
+        self._cumulative = np.zeros_like(self._regret)
+        self._current = np.repeat(1.0 / sizes, sizes)
+        self._kernel = Kernel(flat.kind, flat.child_start, flat.child, flat.child_prob,
+                              flat.player, flat.infoset, flat.utility, flat.move_start,
+                              self._regret, self._cumulative, self._current)
 
     def _split(self, flat) -> list:
         s = self._move_start

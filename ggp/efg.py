@@ -29,6 +29,9 @@ How a GDL game becomes a tree:
 Utilities are in the game's unit when its file declares one in a comment line
 ``; efg: chip = 25 goal points around 50`` (goal = 50 + 25 * chips), else in
 goal points.
+
+``flatten(tree)`` gives the same tree in numpy arrays (children in CSR form)
+for the Cython kernels: CFR (``ggp._cfr``) and self-play (``players._infotree``).
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from gdl import to_kif
 
 CHANCE_ROLE = "random"
@@ -206,3 +210,44 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None) -> Tr
 
     visit(sm.initial_state(), tuple(() for _ in roles))
     return tree
+
+
+@dataclass(frozen=True)
+class FlatTree:
+    """A :class:`Tree` in contiguous numpy arrays, indexed as the tree's lists.
+
+    ``kind``, ``player``, ``infoset`` (int32 per node); the children of node n
+    are ``child[child_start[n]:child_start[n + 1]]`` (int32), with
+    ``child_prob`` their chance probabilities (0 below decision nodes);
+    ``utility[n, p]`` (float64, 0 at non-terminal nodes); the moves of
+    information state i are entries ``move_start[i]:move_start[i + 1]`` of any
+    flat per-(information state, move) array.
+    """
+    kind: np.ndarray
+    child_start: np.ndarray
+    child: np.ndarray
+    child_prob: np.ndarray
+    player: np.ndarray
+    infoset: np.ndarray
+    utility: np.ndarray
+    move_start: np.ndarray
+
+
+def flatten(tree: Tree) -> FlatTree:
+    """``tree`` in arrays (see :class:`FlatTree`)."""
+    child_start = np.zeros(tree.histories + 1, dtype=np.int32)
+    np.cumsum([len(c) for c in tree.children], out=child_start[1:])
+    child = np.fromiter((c for cs in tree.children for c in cs), dtype=np.int32,
+                        count=int(child_start[-1]))
+    child_prob = np.zeros(len(child))
+    utility = np.zeros((tree.histories, len(tree.players)))
+    for n, kind in enumerate(tree.kind):
+        if kind == CHANCE:
+            child_prob[child_start[n]:child_start[n + 1]] = tree.chance_probs[n]
+        elif kind == TERMINAL:
+            utility[n] = tree.utility[n]
+    move_start = np.zeros(len(tree.infosets) + 1, dtype=np.int32)
+    np.cumsum([len(info.moves) for info in tree.infosets], out=move_start[1:])
+    return FlatTree(np.asarray(tree.kind, dtype=np.int32), child_start, child, child_prob,
+                    np.asarray(tree.player, dtype=np.int32),
+                    np.asarray(tree.infoset, dtype=np.int32), utility, move_start)

@@ -14,6 +14,7 @@ import json
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import gdl
 from ggp import GameError, load_game
@@ -113,8 +114,17 @@ def cmd_solve(args) -> int:
 def cmd_exploit(args) -> int:
     from ggp.cfr import expected_values, exploitability, load_policy, uniform_policy
     from ggp.efg import build_tree
+    if args.player is None:
+        given = [flag for flag, value in (("--episodes", args.episodes), ("--curve", args.curve),
+                                          ("--append", args.append or None),
+                                          ("--seed", args.seed), ("--out", args.out))
+                 if value is not None]
+        if given:
+            raise UserError(f"{', '.join(given)}: only with --player, not with --policy")
     game = _load(args)
     tree = build_tree(game)
+    if args.player is not None:
+        return _exploit_selfplay(args, game, tree)
     if args.policy == "uniform":
         policy = uniform_policy(tree)
     else:
@@ -131,6 +141,44 @@ def cmd_exploit(args) -> int:
     if args.chips:
         data.update(unit=tree.unit.name, exploitability_unit=gap)
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0
+
+
+def _exploit_selfplay(args, game, tree) -> int:
+    """``ggp exploit --player``: learn by self-play, then score the average policy."""
+    from ggp.cfr import save_policy
+    from players.selfplay import checkpoints, curve_rows, plot_curves, train, write_curve
+    episodes = 1_000_000 if args.episodes is None else args.episodes
+    if episodes < 1:
+        raise UserError(f"--episodes must be positive, got {episodes}")
+    if args.append and not args.curve:
+        raise UserError("--append goes with --curve")
+    try:
+        learner = train(tree, args.player, episodes=episodes,
+                        points=checkpoints(episodes) if args.curve else [episodes],
+                        seed=args.seed)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.curve:
+        try:
+            write_curve(args.curve, curve_rows(learner, game.name), args.append)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{args.curve}: {exc}") from None
+        plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
+    if args.out:
+        save_policy(tree, learner.average_policy(), args.out)
+    gap = learner.curve[-1].exploitability
+    data = {"game": game.name, "player": learner.spec, "seed": learner.params["seed"],
+            "episodes": learner.episodes, "exploitability": gap * tree.unit.scale,
+            "exploitability_unit": gap, "unit": tree.unit.name,
+            "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
+            "seconds": round(learner.seconds, 3), "curve": args.curve, "policy": args.out}
+    lines = [f"{k}: {v}" for k, v in data.items()]
+    if args.curve:
+        lines += [f"{'episodes':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
+        lines += [f"{p.episodes:>12} {p.seconds:>9.3f} {p.exploitability:.6f}"
+                  for p in learner.curve]
+    _emit(args, data, "\n".join(lines))
     return 0
 
 
@@ -327,11 +375,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="save the average policy here (information state -> move -> probability)")
 
     p = command("exploit", cmd_exploit, "exploitability (NashConv / 2) of a policy, "
-                "in goal points")
-    p.add_argument("--policy", required=True, metavar="FILE|uniform",
-                   help="a policy file (as ggp solve --out writes) or uniform")
+                "given or learned by self-play (Smooth UCT, extensive-form UCT), in goal points")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--policy", metavar="FILE|uniform",
+                        help="a policy file (as ggp solve --out writes) or uniform")
+    source.add_argument("--player", metavar="SPEC",
+                        help="learn the policy by self-play: smooth-uct or efg-uct, e.g. "
+                        "smooth-uct:c=18,d=0.002 (c in the game's unit)")
     p.add_argument("--chips", action="store_true",
                    help="also in the game's unit (its '; efg:' comment line)")
+    p.add_argument("--episodes", type=int, default=None,
+                   help="self-play episodes (default 1,000,000)")
+    p.add_argument("--curve", default=None, metavar="OUT.csv",
+                   help="evaluate at log-spaced episode counts; write the learning curve "
+                   "here and its log-log plot beside it (OUT.png)")
+    p.add_argument("--append", action="store_true",
+                   help="add this run to the --curve file; the plot shows every run in it")
+    p.add_argument("--seed", type=int, default=None, help="self-play seed (default 0)")
+    p.add_argument("--out", default=None, metavar="POLICY.json",
+                   help="save the learned average policy here")
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
     p.add_argument("--depth", type=int, default=None, help="plies to walk (default: all)")

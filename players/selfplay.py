@@ -1,0 +1,222 @@
+"""Learning by self-play over a game's extensive form: Smooth UCT and
+extensive-form UCT, as in
+
+    J. Heinrich, "Smooth UCT Search", thesis chapter (Algorithm 1:
+    extensive-form MCTS with one tree per player over its information states;
+    Algorithm 2: UCT; Algorithm 3: Smooth UCT with the mixing schedule eq. 3.1),
+    and J. Heinrich and D. Silver, "Smooth UCT Search in Computer Poker",
+    IJCAI 2015.
+
+The episodes run in C (:class:`players._infotree.InfoTrees`) on the whole
+extensive form of a small game (:func:`ggp.efg.build_tree`); the learned
+policy is the average policy N(u, a) / N(u) of every information state in the
+trees (uniform at those never reached), scored by its exploitability
+(:func:`ggp.cfr.exploitability`, NashConv / 2).
+
+>>> from ggp import load_game
+>>> from ggp.efg import build_tree
+>>> learner = SelfPlay(build_tree(load_game("kuhn")), "smooth-uct:c=1.75,d=0.001")
+>>> learner.run(100_000).exploitability() < 0.1       # uniform: 0.458 chip
+True
+
+Players (a spec as :func:`players.parse_spec` reads it):
+
+- ``smooth-uct``: Smooth UCT; parameters ``c``, ``gamma`` (0.1), ``eta0``
+  (0.9), ``d`` (0.001), ``seed`` (0);
+- ``efg-uct``: extensive-form UCT, i.e. eta = 1 (``gamma``, ``eta0`` and
+  ``d`` are accepted and have no effect); ``c``, ``seed``.
+
+``c`` is in the game's unit, the unit of the tree's utilities (chips for Kuhn
+and Leduc, see :class:`ggp.efg.Unit`), so the thesis' values apply as they
+are; its default is 40 goal points in that unit (1.6 chips for Kuhn and
+Leduc), a neutral choice, not a tuned one.  The thesis' tuned values are to be
+passed explicitly: Kuhn ``smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001`` and
+``efg-uct:c=2``; Leduc ``smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002`` and
+``efg-uct:c=20``.
+"""
+from __future__ import annotations
+
+import csv
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ggp.cfr import exploitability
+from ggp.efg import Tree, flatten
+
+from ._infotree import InfoTrees
+from .registry import names, parse_spec
+
+#: self-play player -> SELECT of :class:`InfoTrees`
+ALGORITHMS = {"smooth-uct": "smooth", "efg-uct": "ucb"}
+DEFAULT_C_GOAL_POINTS = 40.0
+DEFAULTS = {"gamma": 0.1, "eta0": 0.9, "d": 0.001, "seed": 0}
+CSV_FIELDS = ("game", "player", "seed", "unit", "episodes", "seconds", "exploitability",
+              "exploitability_unit")
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The exploitability (tree's unit) of the average policy after
+    ``episodes`` episodes, which took ``seconds`` of training (evaluation
+    excluded)."""
+    episodes: int
+    seconds: float
+    exploitability: float
+
+
+class SelfPlay:
+    """A self-play learner on ``tree``: ``spec`` names the player and may
+    carry parameters (``"smooth-uct:c=18,d=0.002"``); ``params`` add or
+    replace them.  ValueError for an unknown player or parameter."""
+
+    def __init__(self, tree: Tree, spec: str = "smooth-uct", **params):
+        name, given = parse_spec(spec)
+        if name not in ALGORITHMS:
+            if name in names():
+                raise ValueError(f"player {name!r} plays matches; it does not learn by "
+                                 f"self-play: choose {' or '.join(ALGORITHMS)}")
+            raise ValueError(f"unknown self-play player {name!r}; known: "
+                             f"{', '.join(ALGORITHMS)}")
+        given.update(params)
+        unknown = sorted(set(given) - {"c", *DEFAULTS})
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {name}; "
+                             f"known: c, {', '.join(DEFAULTS)}")
+        self.name = name
+        self.params = {"c": DEFAULT_C_GOAL_POINTS / tree.unit.scale, **DEFAULTS, **given}
+        p = self.params
+        try:
+            self.trees = InfoTrees(len(tree.players), ALGORITHMS[name], float(p["c"]),
+                                   float(p["gamma"]), float(p["eta0"]), float(p["d"]),
+                                   int(p["seed"]))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"bad parameters for {name}: {exc}") from None
+        self.tree = tree
+        self._flat = flatten(tree)
+        self.episodes = 0
+        self.seconds = 0.0
+        self.curve: list[CurvePoint] = []
+
+    @property
+    def spec(self) -> str:
+        """The player with every parameter that matters, seed excepted."""
+        keys = ("c", "gamma", "eta0", "d") if self.name == "smooth-uct" else ("c",)
+        return f"{self.name}:" + ",".join(f"{k}={self.params[k]:g}" for k in keys)
+
+    def run(self, episodes: int) -> SelfPlay:
+        """Train ``episodes`` more episodes."""
+        if episodes < 0:
+            raise ValueError(f"episodes must not be negative, got {episodes}")
+        start = time.perf_counter()
+        self.trees.selfplay(self._flat, episodes)
+        self.seconds += time.perf_counter() - start
+        self.episodes += episodes
+        return self
+
+    def average_policy(self) -> list:
+        """Per information state of the tree, the average policy of its node
+        (uniform for one never in the trees)."""
+        policy = []
+        for i, info in enumerate(self.tree.infosets):
+            node = self.trees.find(info.player, i)
+            policy.append(self.trees.average(node) if node >= 0
+                          else [1.0 / len(info.moves)] * len(info.moves))
+        return policy
+
+    def exploitability(self) -> float:
+        """The exploitability of the average policy, in the tree's unit."""
+        return exploitability(self.tree, self.average_policy())
+
+    def checkpoint(self) -> CurvePoint:
+        """Evaluate the average policy now and add the point to ``curve``."""
+        point = CurvePoint(self.episodes, self.seconds, self.exploitability())
+        self.curve.append(point)
+        return point
+
+
+def checkpoints(episodes: int) -> list:
+    """Log-spaced episode counts: 1, 2, 5 times 10**k from 1000 below ``episodes``, then
+    ``episodes``."""
+    points, k = [], 1000
+    while k < episodes:
+        points.extend(x for x in (k, 2 * k, 5 * k) if x < episodes)
+        k *= 10
+    return points + [episodes]
+
+
+def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
+          episodes: int = 1_000_000, points=None, seed: int | None = None) -> SelfPlay:
+    """A learner trained ``episodes`` episodes, evaluated at ``points``
+    (default :func:`checkpoints`; ``episodes`` is always the last point) into
+    its ``curve``.  ``seed``, when given, replaces the parameters' seed."""
+    if episodes < 1:
+        raise ValueError(f"episodes must be positive, got {episodes}")
+    learner = SelfPlay(tree, name, **{**(params or {}),
+                                      **({} if seed is None else {"seed": seed})})
+    targets = sorted({p for p in (points or checkpoints(episodes)) if 0 < p < episodes})
+    for target in targets + [episodes]:
+        learner.run(target - learner.episodes)
+        learner.checkpoint()
+    return learner
+
+
+# --- curve files -------------------------------------------------------------------------
+
+def curve_rows(learner: SelfPlay, game: str) -> list:
+    """``learner``'s curve as rows of a curve file (``CSV_FIELDS``)."""
+    unit = learner.tree.unit
+    return [{"game": game, "player": learner.spec, "seed": learner.params["seed"],
+             "unit": unit.name, "episodes": p.episodes, "seconds": round(p.seconds, 3),
+             "exploitability": p.exploitability * unit.scale,
+             "exploitability_unit": p.exploitability} for p in learner.curve]
+
+
+def write_curve(path, rows: list, append: bool = False) -> None:
+    """Write ``rows`` to the CSV file ``path`` (after its rows with ``append``;
+    ValueError when that file has other columns)."""
+    path = Path(path)
+    keep = append and path.is_file() and path.stat().st_size > 0
+    if keep:
+        with path.open(newline="") as f:
+            header = next(csv.reader(f), [])
+        if tuple(header) != CSV_FIELDS:
+            raise ValueError(f"{path} is not a curve file (columns {', '.join(CSV_FIELDS)})")
+    with path.open("a" if keep else "w", newline="") as f:
+        writer = csv.DictWriter(f, CSV_FIELDS)
+        if not keep:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_curves(csv_path, png_path) -> None:
+    """A log-log plot of every run in the curve file (one line per game,
+    player and seed): exploitability in the game's unit against episodes, as
+    the thesis' figures 3.2 and 3.3."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs: dict[tuple, list] = {}
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["game"], row["player"], row["seed"], row["unit"])
+            runs.setdefault(key, []).append((int(row["episodes"]),
+                                             float(row["exploitability_unit"])))
+    games = {game for game, *_ in runs}
+    units = sorted({unit for *_, unit in runs})
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (game, player, seed, _), points in runs.items():
+        points.sort()
+        label = f"{player} (seed {seed})" + (f", {game}" if len(games) > 1 else "")
+        ax.plot(*zip(*points), marker=".", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("episodes")
+    ax.set_ylabel(f"exploitability ({' / '.join(units)})")
+    ax.set_title(f"self-play: {', '.join(sorted(games))}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
