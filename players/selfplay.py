@@ -190,9 +190,9 @@ def write_curve(path, rows: list, append: bool = False) -> None:
 
 
 def plot_curves(csv_path, png_path) -> None:
-    """A log-log plot of every run in the curve file (one line per game,
-    player and seed): exploitability in the game's unit against episodes, as
-    the thesis' figures 3.2 and 3.3."""
+    """A log-log plot of every run in the curve file: exploitability in the
+    game's unit against episodes, as the thesis' figures 3.2 and 3.3; one line
+    per run (game, player, seed), one colour per game and player."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -200,21 +200,26 @@ def plot_curves(csv_path, png_path) -> None:
     runs: dict[tuple, list] = {}
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
-            key = (row["game"], row["player"], row["seed"], row["unit"])
-            runs.setdefault(key, []).append((int(row["episodes"]),
-                                             float(row["exploitability_unit"])))
-    games = {game for game, *_ in runs}
-    units = sorted({unit for *_, unit in runs})
+            runs.setdefault((row["game"], row["player"], row["seed"]), []).append(
+                (int(row["episodes"]), float(row["exploitability_unit"]), row["unit"]))
+    games = sorted({game for game, _, _ in runs})
+    units = sorted({unit for points in runs.values() for _, _, unit in points})
+    seeds: dict[tuple, list] = {}
+    for game, player, seed in runs:
+        seeds.setdefault((game, player), []).append(seed)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (game, player, seed, _), points in runs.items():
-        points.sort()
-        label = f"{player} (seed {seed})" + (f", {game}" if len(games) > 1 else "")
-        ax.plot(*zip(*points), marker=".", label=label)
+    for colour, ((game, player), its_seeds) in enumerate(seeds.items()):
+        label = (f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})"
+                 + (f", {game}" if len(games) > 1 else ""))
+        for seed in its_seeds:
+            episodes, gaps, _ = zip(*sorted(runs[game, player, seed]))
+            ax.plot(episodes, gaps, marker=".", color=f"C{colour % 10}", label=label)
+            label = None
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("episodes")
     ax.set_ylabel(f"exploitability ({' / '.join(units)})")
-    ax.set_title(f"self-play: {', '.join(sorted(games))}")
+    ax.set_title(f"self-play: {', '.join(games)}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
