@@ -153,6 +153,8 @@ def _exploit_selfplay(args, game, tree) -> int:
         raise UserError(f"--episodes must be positive, got {episodes}")
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
+    if args.curve and not Path(args.curve).parent.is_dir():
+        raise UserError(f"{args.curve}: no such directory")
     try:
         learner = train(tree, args.player, episodes=episodes,
                         points=checkpoints(episodes) if args.curve else [episodes],

@@ -245,6 +245,7 @@ def test_cli_learns_and_writes_the_curve(capsys, tmp_path, kuhn):
     (["--player", "uct"], "does not learn by self-play"),
     (["--player", "smooth-uct", "--episodes", "0"], "must be positive"),
     (["--policy", "uniform", "--episodes", "10"], "only with --player"),
+    (["--player", "smooth-uct", "--curve", "/nonexistent/kuhn.csv"], "no such directory"),
 ])
 def test_cli_self_play_errors_are_one_line(capsys, argv, message):
     assert main(["exploit", "kuhn", *argv, "--json"]) == 1
