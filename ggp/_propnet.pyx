@@ -360,6 +360,11 @@ cdef class Kernel:
     def value(self, int node):
         return self.val[node]
 
+    def true_nodes(self, groups):
+        """Per group (a list of node numbers), the tuple of its nodes now true."""
+        cdef int n
+        return tuple([tuple([n for n in group if self.val[n]]) for group in groups])
+
     def next_state(self, const uint8_t[:] state, joint):
         """The next state after move indices ``joint`` (one per role)."""
         cdef int r

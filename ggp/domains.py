@@ -25,15 +25,16 @@ _BRIDGES = (
 )
 
 
-def relaxed_facts(rules, limit: int = 2_000_000) -> Facts:
+def relaxed_facts(rules, limit: int = 2_000_000, effort: list | None = None) -> Facts:
     """Every atom derivable in the relaxation (a :class:`Facts`).
 
-    Raises :class:`~ggp.statemachine.GameError` past ``limit`` atoms.
+    Raises :class:`~ggp.statemachine.GameError` past ``limit`` atoms, or
+    when the joins exceed ``effort`` (see :func:`ggp.reference.solutions`).
     """
     relaxed = [Rule(r.head, tuple(x for x in lits if not isinstance(x, Not)), r.pos)
                for r in rules for lits, _ in expand(r)]
     program = Program(relaxed + list(_BRIDGES))
-    return Program.evaluate(program.strata(), Facts({}), limit=limit)
+    return Program.evaluate(program.strata(), Facts({}), limit=limit, effort=effort)
 
 
 def base_and_input(rules, limit: int = 2_000_000) -> tuple[list, list]:

@@ -234,10 +234,11 @@ class Program:
 
     # --- evaluation ----------------------------------------------------------
     @staticmethod
-    def evaluate(strata, facts, limit=None):
+    def evaluate(strata, facts, limit=None, effort=None):
         """Add to ``facts`` (a :class:`Facts`) everything the strata derive.
 
-        Raises :class:`GameError` when more than ``limit`` atoms are derived.
+        Raises :class:`GameError` when more than ``limit`` atoms are derived
+        or the joins exceed ``effort`` (see :func:`solutions`).
         """
         derived = 0
         for stratum in strata:
@@ -245,7 +246,7 @@ class Program:
                 facts.define(r)
             found = {}
             for c in stratum.clauses:
-                for atom in Program._derive(c, facts, None, None):
+                for atom in Program._derive(c, facts, None, None, effort):
                     if atom not in facts.sets[c.relation]:
                         found.setdefault(c.relation, set()).add(atom)
             for r, atoms in found.items():
@@ -258,7 +259,7 @@ class Program:
                         if isinstance(lit, (str, tuple)) and name_of(lit) in delta:
                             variant, at = c.seeded(i)
                             for atom in Program._derive(variant, facts, at,
-                                                        delta[name_of(lit)]):
+                                                        delta[name_of(lit)], effort):
                                 if atom not in facts.sets[c.relation]:
                                     found.setdefault(c.relation, set()).add(atom)
                 for r, atoms in found.items():
@@ -272,17 +273,20 @@ class Program:
         return facts
 
     @staticmethod
-    def _derive(clause, facts, delta_at, delta):
+    def _derive(clause, facts, delta_at, delta, effort=None):
         """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
-        return [_subst(clause.head, b) for b in solutions(clause, facts, delta_at, delta)]
+        return [_subst(clause.head, b)
+                for b in solutions(clause, facts, delta_at, delta, effort=effort)]
 
 
-def solutions(clause, facts, delta_at=None, delta=None, negation=True) -> list:
+def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=None) -> list:
     """Every binding of the variables of ``clause`` that satisfies its body.
 
     Literal ``delta_at`` is matched against ``delta`` only (semi-naive rounds).
     With ``negation=False`` negative literals are not tested (the grounder
-    decides them later); ``distinct`` always is.
+    decides them later); ``distinct`` always is.  ``effort``, a one-item
+    list, counts down the candidate atoms the joins may examine:
+    :class:`GameError` when it runs out.
     """
     body = clause.body
     steps = clause.steps
@@ -315,6 +319,10 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True) -> list:
                     and tuple(a[p] for p in step.positions) == key]
         else:
             pool = facts.lookup(lit[0], step.positions, key)
+        if effort is not None:
+            effort[0] -= len(pool)
+            if effort[0] < 0:
+                raise GameError(f"the join of relation '{clause.relation}' takes too long")
         for atom in pool:
             if len(atom) != len(lit):
                 continue

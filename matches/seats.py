@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import logging
 import time
 import urllib.parse
 
@@ -33,6 +34,8 @@ from .protocol import (Abort, Play, PlayII, ProtocolError, Start, Stop, StopII,
                        parse_reply, print_message)
 
 #: Seconds a remote player may overrun the play clock before it is timed out.
+log = logging.getLogger("matches.seats")
+
 GRACE = 1.0
 
 
@@ -52,6 +55,7 @@ class LocalSeat:
         try:
             move = self.player.play(obs)
         except Exception:               # a crashing player must not end the match
+            log.exception("player %s crashed at turn %d", self.name, obs.turn)
             return None, "CE"
         if time.monotonic() - started > play_clock:
             return None, "TO"

@@ -33,8 +33,11 @@ step of the search costs one kernel call.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import time
+
+log = logging.getLogger("players.belief")
 
 #: The information-state key before the first move.
 ROOT_KEY = 0x5EED
@@ -68,7 +71,7 @@ class Steps:
             self.kernel = sm.kernel
             self._moves = sm._moves
             self._move_index = sm._move_index
-            self._sees = [[node for node, _ in seen] for seen in sm._sees]
+            self._sees = [sorted(node for node, _ in seen) for seen in sm._sees]
             self._seen_index = [{p: node for node, p in seen} for seen in sm._sees]
 
     # --- numbering ----------------------------------------------------------------
@@ -78,14 +81,12 @@ class Steps:
     def move(self, r: int, m):
         return self._moves[m] if self.compiled else m
 
-    def seen_ids(self, r: int, percepts) -> tuple | None:
-        """The numbers of the terms a role saw (None when one cannot be seen at all)."""
+    def seen_ids(self, r: int, percepts) -> tuple:
+        """The numbers of the terms a role saw (-1 for a term it can never see)."""
         if not self.compiled:
             return tuple(sorted(percepts, key=repr))
         index = self._seen_index[r]
-        if any(p not in index for p in percepts):
-            return None
-        return tuple(sorted(index[p] for p in percepts))
+        return tuple(sorted(index.get(p, -1) for p in percepts))
 
     # --- the game -----------------------------------------------------------------
     def legal(self, state):
@@ -115,7 +116,7 @@ class Steps:
         if self.compiled:
             kernel = self.kernel
             nxt = kernel.next_state(state, joint)
-            return nxt, tuple(tuple(n for n in nodes if kernel.value(n)) for nodes in self._sees)
+            return nxt, kernel.true_nodes(self._sees)
         sm = self.sm
         seen = tuple(tuple(sorted(sm.percepts(state, joint, r), key=repr)) for r in self.roles)
         return sm.next_state(state, joint), seen
@@ -132,8 +133,7 @@ class Hypothesis:
 
 
 class BeliefError(RuntimeError):
-    """No history is consistent with what the role saw (the game or the
-    messages are not what the role thinks)."""
+    """The role's own move is legal in no state it believes possible."""
 
 
 class Belief:
@@ -147,6 +147,7 @@ class Belief:
         self.hypotheses = [root]
         self.exact = True
         self.record: list[tuple] = []       # per step: (own move, what it saw)
+        self.consistent = True
 
     # --- questions ----------------------------------------------------------------
     def sample(self) -> Hypothesis:
@@ -174,15 +175,35 @@ class Belief:
 
     def observe(self, own, seen: tuple, deadline: float = math.inf):
         """GDL-II: the role played ``own`` and saw ``seen`` (numbers); keep the
-        consistent hypotheses.  Raises :class:`BeliefError` when none is."""
+        consistent hypotheses.  When none is left (the game or the messages are
+        not what the role thinks), warn, set ``consistent`` to False and go on
+        with the previous hypotheses moved by its own move alone, so the role
+        can still play."""
+        previous = self.hypotheses
         self.record.append((own, seen))
         if self.exact:
             self._exact_step(deadline)
         else:
             self._particle_step(deadline)
         if not self.hypotheses:
-            raise BeliefError(f"no history is consistent with what role "
-                              f"{self.steps.roles[self.me]!r} saw at step {len(self.record)}")
+            self.consistent = False
+            log.warning("no history is consistent with what role %r saw at step %d; "
+                        "ignoring that percept", self.steps.roles[self.me], len(self.record))
+            self.hypotheses = [h for h in map(self._blind_child, previous) if h is not None]
+            if not self.hypotheses:
+                raise BeliefError(f"role {self.steps.roles[self.me]!r} has no legal move "
+                                  f"{own!r} in any state it believes possible")
+
+    def _blind_child(self, h: Hypothesis) -> Hypothesis | None:
+        """A successor of ``h`` by the role's own last move and random others."""
+        legal = self.steps.legal(h.state)
+        own = self.record[-1][0]
+        if legal is None or own not in legal[self.me]:
+            return None
+        joint = tuple(own if r == self.me else self.rng.choice(m) for r, m in enumerate(legal))
+        nxt, seens = self.steps.next_seen(h.state, joint)
+        keys = tuple(extend_key(k, joint[r], seens[r]) for r, k in enumerate(h.keys))
+        return Hypothesis(nxt, keys, h, h.weight)
 
     def _exact_step(self, deadline):
         out, tried = [], 0

@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+from conftest import needs_shared, shared_games
 
 import players
 from ggp.game import load_game
@@ -157,12 +158,16 @@ def test_a_single_particle_is_repaired_by_backtracking():
     assert dead_ends > 0, "one particle in phantom tic-tac-toe should need repairs"
 
 
-def test_an_impossible_observation_is_a_belief_error():
+def test_an_impossible_observation_is_survived_and_flagged(caplog):
     game, sm = _machine("kuhn")
     steps, belief = _belief(game, sm, "first")
-    legal = steps.legal(sm.initial_state())
-    with pytest.raises(BeliefError, match="no history"):
-        belief.observe(legal[0][0] if legal[0] else None, (-1,))
+    s = sm.initial_state()
+    legal = steps.legal(s)
+    belief.observe(legal[0][0], (-1,))          # a percept no history gives
+    assert not belief.consistent and "no history is consistent" in caplog.text
+    assert len(belief.hypotheses) == 1 and belief.hypotheses[0].parent.state == s
+    with pytest.raises(BeliefError, match="no legal move"):
+        belief.observe(-5, ())                  # a move legal nowhere
 
 
 # --- the players --------------------------------------------------------------------
@@ -205,3 +210,39 @@ def test_kuhn_calls_with_the_king_and_folds_the_jack(spec):
     # facing a bet, the king always wins a call and the jack always loses one
     assert _decide(spec, "king", True) == "call"
     assert _decide(spec, "jack", True) == "fold"
+
+
+# --- matches ------------------------------------------------------------------------
+
+def _faults(record):
+    return [(i, e) for i, step in enumerate(record.errors) for e in step if e]
+
+
+@pytest.mark.parametrize("name", ["iigs13", "phantomttt", "leduc"])
+@pytest.mark.parametrize("spec", ["ismcts", "smooth-uct", "efg-uct"])
+def test_our_gdl2_games_are_played_without_faults(name, spec):
+    game = load_game(name)
+    roles = [r for r in game.roles if r != "random"]
+    seats = {roles[0]: players.make(f"{spec}:simulations=300,seed=3"),
+             roles[1]: players.make("random:seed=4")}
+    record = run_match(game, seats, seed=5)
+    assert not _faults(record)
+    assert set(record.goals) == set(roles)
+
+
+SHARED_GDL2 = [p for p in shared_games("gdl2")
+               if p.stem not in ("small_dominion", "mastermind448")]
+
+
+@needs_shared()
+@pytest.mark.parametrize("path", SHARED_GDL2, ids=lambda p: p.stem)
+def test_shared_gdl2_games_are_played_without_faults(path):
+    # every seat alternately ismcts and smooth-uct; a fault (CE, IL) would
+    # mean the belief lost the true history or the search moved illegally
+    game = load_game(path)
+    roles = [r for r in game.roles if r != "random"]
+    specs = ("smooth-uct:simulations=60,seed=1", "ismcts:simulations=60,seed=2")
+    record = run_match(game, {r: players.make(specs[i % 2]) for i, r in enumerate(roles)},
+                       seed=7)
+    assert not _faults(record)
+    assert set(record.goals) == set(roles)
