@@ -2,7 +2,7 @@
 ``ggp match``, every seat held by one imperfect-information player playing on
 the clock; prints a Markdown table (steps, faults: TO, CE or IL per step, goals).
 
-    python benchmarks/gdl2_matches.py --players ismcts smooth-uct --playclock 2
+    python benchmarks/gdl2_matches.py --players ismcts smooth-uct --startclock 10 --playclock 1
 """
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ def main(argv=None) -> int:
     ap.add_argument("--startclock", type=float, default=60.0)
     ap.add_argument("--playclock", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--games", nargs="*", help="only these (file stems); default: all")
     args = ap.parse_args(argv)
     print(f"start clock {args.startclock:g} s, play clock {args.playclock:g} s\n")
     print("| game | player | steps | faults | match seconds | goals |")
@@ -51,6 +52,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "matches.sqlite")
         for path in sorted(GAMES.glob("*.kif")):
+            if args.games and path.stem not in args.games:
+                continue
             for spec in args.players:
                 r = run(path, spec, args.startclock, args.playclock, args.seed, db)
                 if "failed" in r:

@@ -173,18 +173,19 @@ class Belief:
         keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(h.keys))
         self.hypotheses = [Hypothesis(nxt, keys, h)]
 
-    def observe(self, own, seen: tuple, deadline: float = math.inf):
+    def observe(self, own, seen: tuple, deadline: float = math.inf, hard: float = math.inf):
         """GDL-II: the role played ``own`` and saw ``seen`` (numbers); keep the
-        consistent hypotheses.  When none is left (the game or the messages are
+        consistent hypotheses, taking until ``deadline``, or until ``hard``
+        while none is found yet.  When none is left (the game or the messages are
         not what the role thinks), warn, set ``consistent`` to False and go on
         with the previous hypotheses moved by its own move alone, so the role
         can still play."""
         previous = self.hypotheses
         self.record.append((own, seen))
         if self.exact:
-            self._exact_step(deadline)
+            self._exact_step(deadline, hard)
         else:
-            self._particle_step(deadline)
+            self._particle_step(deadline, hard)
         if not self.hypotheses:
             self.consistent = False
             log.warning("no history is consistent with what role %r saw at step %d; "
@@ -205,47 +206,59 @@ class Belief:
         keys = tuple(extend_key(k, joint[r], seens[r]) for r, k in enumerate(h.keys))
         return Hypothesis(nxt, keys, h, h.weight)
 
-    def _exact_step(self, deadline):
-        out, tried = [], 0
+    def _exact_step(self, deadline, hard):
+        out = []
         for h in self.hypotheses:
             for child in self._children(h, len(self.record) - 1, shuffle=False):
-                tried += 1
                 if child is not None:
                     out.append(child)
-                if len(out) > self.limit or (tried % 64 == 0 and time.monotonic() > deadline):
-                    self._to_particles(deadline)
+                if len(out) > self.limit or time.monotonic() > deadline:
+                    self._to_particles(deadline, hard)
                     return
         total = sum(h.weight for h in out)
         for h in out:                   # normalized, so long games do not underflow
             h.weight /= total
         self.hypotheses = out
 
-    def _to_particles(self, deadline):
+    def _to_particles(self, deadline, hard):
         """Leave exact tracking: particles drawn by weight from the previous
         step's hypotheses, then moved on as particles are."""
         self.exact = False
         hs = self.hypotheses
         self.hypotheses = self.rng.choices(hs, weights=[h.weight for h in hs], k=self.particles)
-        self._particle_step(deadline)
+        self._particle_step(deadline, hard)
 
-    def _particle_step(self, deadline):
+    def _particle_step(self, deadline, hard):
+        """Move each particle on by a random consistent joint move, repairing
+        those that have none; past the deadline (once one particle is alive)
+        the rest are dropped, and copies of the live ones make up the number;
+        the search for the first live one stops at ``hard``."""
         step = len(self.record) - 1
-        moved = []
+        alive = []
         for h in self.hypotheses:
-            moved.append(next(filter(None, self._children(h, step, shuffle=True)), None))
-        alive = [h for h in moved if h is not None]
-        out = []
-        for h, child in zip(self.hypotheses, moved):
-            if child is None:
-                child = self._repair(h, deadline) if time.monotonic() < deadline else None
-                if child is None and alive:
-                    child = self.rng.choice(alive)
+            late = time.monotonic() > deadline
+            if late and alive:
+                break
+            child = self._consistent_child(h, step, deadline if alive else hard)
+            if child is None and not late:
+                child = self._repair(h, deadline)
             if child is not None:
-                out.append(child)
                 alive.append(child)
-        self.hypotheses = out
+        if alive:
+            alive += [self.rng.choice(alive) for _ in range(self.particles - len(alive))]
+        self.hypotheses = alive
 
     # --- search over histories ------------------------------------------------------
+    def _consistent_child(self, h: Hypothesis, step: int, deadline):
+        """A random successor of ``h`` consistent with observation ``step``, or
+        None (also when the deadline passes first)."""
+        for child in self._children(h, step, shuffle=True):
+            if child is not None:
+                return child
+            if time.monotonic() > deadline:
+                return None
+        return None
+
     def _children(self, h: Hypothesis, step: int, shuffle: bool):
         """For each joint move tried from ``h`` (all of them, in random order
         when ``shuffle``), its successor when consistent with observation

@@ -44,6 +44,10 @@ from .base import Player
 from .belief import decision_key, extend_key
 from .mcts import _search_for
 
+#: The exploration constant when none is given, in goal points (the
+#: perfect-information players' C), converted to the game's unit.
+DEFAULT_C_GOAL_POINTS = 40.0
+
 
 class InformationSetPlayer(Player):
     """What the three players share: the budget, the rewards, the playouts."""
@@ -64,7 +68,7 @@ class InformationSetPlayer(Player):
     def meta_game(self, deadline):
         unit = game_unit(self.game)
         self.unit = unit
-        self.c = self.c_given if self.c_given is not None else 40.0 / unit.scale
+        self.c = self.c_given if self.c_given is not None else DEFAULT_C_GOAL_POINTS / unit.scale
         self.playouts = _search_for(self.sm, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.new_search()
@@ -88,13 +92,18 @@ class InformationSetPlayer(Player):
 
     def think(self, until: float, budget: int | None = None):
         """Simulate from sampled histories until ``budget`` or ``until``
-        (the cyclic collector paused, as in :meth:`MCTSPlayer.think`)."""
-        done = 0
+        (the cyclic collector paused, as in :meth:`MCTSPlayer.think`).  On
+        the clock no simulation starts that the slowest one so far would not
+        finish in time (a slow reasoner takes a good part of a second)."""
+        done, slowest = 0, 0.0
         collecting = gc.isenabled()
         gc.disable()
         try:
-            while done < budget if budget is not None else time.monotonic() < until:
+            while done < budget if budget is not None else \
+                    time.monotonic() + slowest < until:
+                started = time.monotonic()
                 self.simulate(self.belief.sample())
+                slowest = max(slowest, time.monotonic() - started)
                 done += 1
         finally:
             gc.freeze()

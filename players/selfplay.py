@@ -45,11 +45,11 @@ from ggp.cfr import exploitability
 from ggp.efg import Tree, flatten
 
 from ._infotree import InfoTrees
+from .imperfect import DEFAULT_C_GOAL_POINTS
 from .registry import names, parse_spec
 
 #: self-play player -> SELECT of :class:`InfoTrees`
 ALGORITHMS = {"smooth-uct": "smooth", "efg-uct": "ucb"}
-DEFAULT_C_GOAL_POINTS = 40.0
 DEFAULTS = {"gamma": 0.1, "eta0": 0.9, "d": 0.001, "seed": 0}
 CSV_FIELDS = ("game", "player", "seed", "unit", "episodes", "seconds", "exploitability",
               "exploitability_unit")

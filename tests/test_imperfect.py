@@ -246,3 +246,15 @@ def test_shared_gdl2_games_are_played_without_faults(path):
                        seed=7)
     assert not _faults(record)
     assert set(record.goals) == set(roles)
+
+
+@pytest.mark.parametrize("spec", ["ismcts", "efg-uct", "smooth-uct:final=visits",
+                                  "ismcts:reasoner=reference"])
+def test_gdl1_forced_win_is_found(spec):
+    # in a GDL-I game everybody sees the joint move: one history, the exact state
+    from test_mcts import fork_game
+    game = fork_game()
+    name, _, params = spec.partition(":")
+    player = players.make(f"{name}:simulations=3000,seed=7" + (f",{params}" if params else ""))
+    player.start(game, "xplayer", 10, 10)
+    assert player.play(Observation()) == ("mark", "1", "3")
