@@ -47,7 +47,7 @@ class Player:
     The position is a :class:`players.belief.Belief`: the exact state in
     GDL-I, the histories consistent with the role's own moves and percepts in
     GDL-II.  ``belief_share`` is the part of the play clock that updating it
-    may take (twice that while no consistent history is found yet).
+    may take (half as much again while no consistent history is found yet).
     """
 
     name = "player"
@@ -104,4 +104,4 @@ class Player:
         left = max(0.0, obs.deadline - now)
         seen = steps.seen_ids(self.me, obs.percepts or frozenset())
         self.belief.observe(steps.move_id(self.me, obs.own_move), seen,
-                            now + self.belief_share * left, now + 2 * self.belief_share * left)
+                            now + self.belief_share * left, now + 1.5 * self.belief_share * left)

@@ -71,6 +71,7 @@ class InformationSetPlayer(Player):
         self.c = self.c_given if self.c_given is not None else DEFAULT_C_GOAL_POINTS / unit.scale
         self.playouts = _search_for(self.sm, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
+        self.slowest = 0.0          # seconds, the slowest simulation so far
         self.new_search()
         if self.simulations is None:
             self.think(deadline - self.margin)
@@ -94,8 +95,9 @@ class InformationSetPlayer(Player):
         """Simulate from sampled histories until ``budget`` or ``until``
         (the cyclic collector paused, as in :meth:`MCTSPlayer.think`).  On
         the clock no simulation starts that the slowest one so far would not
-        finish in time (a slow reasoner takes a good part of a second)."""
-        done, slowest = 0, 0.0
+        finish in time (a slow reasoner takes a good part of a second; the
+        estimate is kept from move to move)."""
+        done, slowest = 0, self.slowest
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -105,6 +107,7 @@ class InformationSetPlayer(Player):
                 self.simulate(self.belief.sample())
                 slowest = max(slowest, time.monotonic() - started)
                 done += 1
+            self.slowest = slowest
         finally:
             gc.freeze()
             if collecting:
