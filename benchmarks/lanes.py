@@ -1,0 +1,103 @@
+"""State changes per second of bit-parallel playouts (ggp._lanes.Lanes)
+against the incremental kernel (ggp._propnet.Kernel), in the same process.
+
+    python benchmarks/lanes.py [--seconds 4] [GAME...]
+
+Each game (a name in games_gdl or a .kif path; by default six public games
+from ../shared/games/gdl1) is built once; then both run random playouts from
+the initial state in alternating rounds (a batch of about a quarter second
+each) until each has run ``--seconds``.  Printed as a Markdown table with the
+network's size (nodes, edges: gate inputs; moves; base propositions), what
+a lanes step sweeps (ints in the phase-1 and phase-2 programs) and how long
+``Lanes(...)`` took to build.
+A state change is one step of one playout, as in ``ggp bench``.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from ggp._lanes import Lanes
+
+from ggp import load_game
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
+DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "checkers", "reversi", "speedChess"]
+
+
+def source(name: str):
+    path = SHARED / f"{name}.kif"
+    return path if path.exists() else name
+
+
+def calibrate(run, target: float) -> int:
+    """A batch size (a multiple of 64 playouts, at least 64: lanes run 64 at
+    a time) that takes about ``target`` seconds."""
+    batch = 64
+    while True:
+        start = time.perf_counter()
+        run(batch, 0)
+        elapsed = time.perf_counter() - start
+        if elapsed >= target or batch >= 1 << 24:
+            return 64 * max(1, round(batch * target / max(elapsed, 1e-9) / 64))
+        batch *= 4 if elapsed < target / 16 else 2
+
+
+def measure(name: str, seconds: float, round_seconds: float = 0.25,
+            limit: int = 1_000_000) -> dict:
+    game = load_game(source(name))
+    sm = game.state_machine("compiled", limit)
+    if not hasattr(sm, "network"):
+        raise SystemExit(f"{name} does not ground within {limit} rules (try --limit)")
+    arrays = sm.network.arrays()
+    start = time.perf_counter()
+    lanes = Lanes(**arrays)
+    build = time.perf_counter() - start
+    root = sm.initial_state()
+    runners = {"kernel": sm.kernel.playouts, "lanes": lanes.playouts}
+    batch = {k: calibrate(lambda n, s, run=run: run(root, n, s), round_seconds)
+             for k, run in runners.items()}
+    steps = dict.fromkeys(runners, 0)
+    playouts = dict.fromkeys(runners, 0)
+    spent = dict.fromkeys(runners, 0.0)
+    seed = 1
+    while min(spent.values()) < seconds:
+        for k, run in runners.items():       # alternate, so both see the same machine load
+            start = time.perf_counter()
+            n, _, _ = run(root, batch[k], seed)
+            spent[k] += time.perf_counter() - start
+            steps[k] += n
+            playouts[k] += batch[k]
+            seed += 1
+    rate = {k: steps[k] / spent[k] for k in runners}
+    sizes = lanes.sizes
+    return {"game": Path(str(name)).stem, "nodes": len(arrays["kind"]),
+            "edges": len(arrays["in_lit"]), "moves": len(arrays["does_node"]),
+            "base": len(arrays["base_node"]),
+            "swept": sizes["phase1"] + sizes["phase2"], "goal_ints": sizes["goals"],
+            "depth": steps["lanes"] / playouts["lanes"],
+            "kernel": rate["kernel"], "lanes": rate["lanes"],
+            "ratio": rate["lanes"] / rate["kernel"], "build": build}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=DEFAULT)
+    parser.add_argument("--seconds", type=float, default=4.0,
+                        help="seconds of playouts per game and per reasoner (default 4)")
+    parser.add_argument("--limit", type=int, default=1_000_000,
+                        help="grounding limit, ground rules (default 1,000,000)")
+    args = parser.parse_args(argv)
+    print("| game | nodes | edges | moves | base | swept ints | mean depth "
+          "| kernel states/s | lanes states/s | lanes / kernel | Lanes() s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in args.games:
+        r = measure(name, args.seconds, limit=args.limit)
+        print(f"| {r['game']} | {r['nodes']} | {r['edges']} | {r['moves']} | {r['base']} "
+              f"| {r['swept']} | {r['depth']:.1f} | {r['kernel']:,.0f} | {r['lanes']:,.0f} "
+              f"| {r['ratio']:.2f} | {r['build']:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
