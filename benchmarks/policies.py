@@ -4,7 +4,7 @@ playouts, measured in one run.
     python benchmarks/policies.py [--seconds 2] [GAME...]
 
 Per game, the baseline is the kernel's own C loop of random playouts
-(``sm.playouts(root, n, seed)``, many playouts per call); each policy runs one
+(``sm.kernel.playouts(root, n, seed)``, many playouts per call, one at a time); each policy runs one
 ``Policy.playout(root, [])`` call per playout, as the MCTS player does, after
 a warm-up of half the measuring time so that its statistics are no longer
 empty.  The two alternate in slices of 0.2 s, so that the load of a shared
@@ -44,7 +44,7 @@ def random_slice(sm, root, seconds, seed):
     done = steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        steps += sm.playouts(root, 64, seed + done)[0]
+        steps += sm.kernel.playouts(root, 64, seed + done)[0]
         done += 64
     return done, steps, time.perf_counter() - start
 
