@@ -72,12 +72,11 @@ seed determines every playout.
 """
 cimport cython
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, memset
+from libc.stdlib cimport free
 
 import numpy as np
 
-from ggp._propnet cimport _below
+from ggp._propnet cimport _below, _copy, _seed, _zeros
 
 cdef enum:
     INPUT = 0
@@ -279,23 +278,23 @@ cdef class Lanes:
             for sel in (phase1, phase2, goal_arr & gate)]
         self.nfront = len(front)
         self.nbuffered, self.ndirect = len(buffered), len(direct)
-        self.prog1 = <int32_t*> _copy(prog1)
-        self.prog2 = <int32_t*> _copy(prog2)
-        self.progg = <int32_t*> _copy(progg)
-        self.front = <int32_t*> _copy(front)
+        self.prog1 = <int32_t*> _copy(prog1, np.int32)
+        self.prog2 = <int32_t*> _copy(prog2, np.int32)
+        self.progg = <int32_t*> _copy(progg, np.int32)
+        self.front = <int32_t*> _copy(front, np.int32)
         self.front_root = <uint64_t*> _zeros(8 * self.nfront)
-        self.base_node = <int32_t*> _copy(base_node)
-        self.next_node = <int32_t*> _copy(next_node)
-        self.direct = <int32_t*> _copy(direct)
-        self.buffered = <int32_t*> _copy(buffered)
+        self.base_node = <int32_t*> _copy(base_node, np.int32)
+        self.next_node = <int32_t*> _copy(next_node, np.int32)
+        self.direct = <int32_t*> _copy(direct, np.int32)
+        self.buffered = <int32_t*> _copy(buffered, np.int32)
         self.buffer = <uint64_t*> _zeros(8 * self.nbuffered)
-        self.does_node = <int32_t*> _copy(does_node)
-        self.legal_node = <int32_t*> _copy(legal_node)
+        self.does_node = <int32_t*> _copy(does_node, np.int32)
+        self.legal_node = <int32_t*> _copy(legal_node, np.int32)
         starts = np.searchsorted(move_role, np.arange(nroles + 1)).astype(np.int32)
-        self.role_start = <int32_t*> _copy(starts)
-        self.goal_node = <int32_t*> _copy(goal_node)
-        self.goal_role = <int32_t*> _copy(goal_role)
-        self.goal_value = <int32_t*> _copy(goal_value)
+        self.role_start = <int32_t*> _copy(starts, np.int32)
+        self.goal_node = <int32_t*> _copy(goal_node, np.int32)
+        self.goal_role = <int32_t*> _copy(goal_role, np.int32)
+        self.goal_value = <int32_t*> _copy(goal_value, np.int32)
         self.scratch = <int32_t*> _zeros(4 * self.nmoves)
         self.dset = <int32_t*> _zeros(4 * self.nmoves)
         self.ndset = 0
@@ -712,29 +711,3 @@ def _program(kind, in_start, in_lit, block_lo, block_hi, selected):
     out[at[first] - 2] = -1
     out[at[first] - 1] = length
     return out.astype(np.int32)
-
-
-cdef uint64_t _seed(unsigned long long seed):
-    """The seeding of ggp._propnet (an LCG step, never zero for xorshift)."""
-    cdef uint64_t rng = seed * 6364136223846793005ULL + 1442695040888963407ULL
-    return rng if rng != 0 else 88172645463325252ULL
-
-
-cdef void* _zeros(size_t size) except NULL:
-    cdef void* p = calloc(size + 8, 1)
-    if p == NULL:
-        raise MemoryError()
-    return p
-
-
-cdef void* _copy(arr) except NULL:
-    a = np.ascontiguousarray(arr, dtype=np.int32)
-    cdef size_t size = a.nbytes
-    cdef void* p = malloc(size + 8)
-    if p == NULL:
-        raise MemoryError()
-    cdef const uint8_t[:] view
-    if size:
-        view = a.view(np.uint8).reshape(-1)
-        memcpy(p, &view[0], size)
-    return p

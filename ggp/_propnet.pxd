@@ -27,6 +27,11 @@ cdef inline uint32_t _below(uint64_t* s, uint32_t k) noexcept nogil:
     return <uint32_t> (((_xorshift(s) >> 32) * <uint64_t> k) >> 32)
 
 
+cdef uint64_t _seed(unsigned long long seed)
+cdef void* _zeros(size_t size) except NULL
+cdef void* _copy(arr, dtype) except NULL
+
+
 @cython.final
 cdef class Kernel:
     cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node

@@ -459,11 +459,13 @@ cdef class Kernel:
 
 
 cdef uint64_t _seed(unsigned long long seed):
+    """An xorshift state from a seed (an LCG step, never zero)."""
     cdef uint64_t rng = seed * 6364136223846793005ULL + 1442695040888963407ULL
     return rng if rng != 0 else 88172645463325252ULL
 
 
 cdef void* _zeros(size_t size) except NULL:
+    """``size`` zeroed bytes (and 8 to spare), freed by the caller."""
     cdef void* p = calloc(size + 8, 1)
     if p == NULL:
         raise MemoryError()
@@ -471,6 +473,7 @@ cdef void* _zeros(size_t size) except NULL:
 
 
 cdef void* _copy(arr, dtype) except NULL:
+    """A malloc'ed copy of ``arr`` as a C array of ``dtype``, freed by the caller."""
     a = np.ascontiguousarray(arr, dtype=dtype)
     cdef size_t size = a.nbytes
     cdef void* p = malloc(size + 8)
