@@ -69,7 +69,7 @@ class InformationSetPlayer(Player):
         unit = game_unit(self.game)
         self.unit = unit
         self.c = self.c_given if self.c_given is not None else DEFAULT_C_GOAL_POINTS / unit.scale
-        self.playouts = _search_for(self.sm, "random", {}, self.rng.getrandbits(63))
+        self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.slowest = 0.0          # seconds, the slowest simulation so far
         self.new_search()

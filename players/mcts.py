@@ -84,7 +84,7 @@ class MCTSPlayer(Player):
 
     # --- the Player hooks -------------------------------------------------------
     def meta_game(self, deadline):
-        self.search = _search_for(self.sm, self.playout, self.policy_params,
+        self.search = _search_for(self.steps, self.playout, self.policy_params,
                                   self.rng.getrandbits(63))
         self.history = []               # joint moves of the match so far (search ids)
         self.table = {} if self.transpositions else None
@@ -272,36 +272,43 @@ class LGRPlayer(MCTSPlayer):
 
 
 # --- the reasoner behind a search ------------------------------------------------
-def _search_for(sm, playout, params, seed):
-    if getattr(sm, "name", "") == "compiled":
-        return CompiledSearch(sm, playout, params, seed)
-    return ReferenceSearch(sm, playout, seed)
+def _search_for(steps, playout, params, seed):
+    """The search for a player's :class:`players.belief.Steps` (its reasoner)."""
+    if steps.compiled:
+        return CompiledSearch(steps, playout, params, seed)
+    return ReferenceSearch(steps, playout, seed)
 
 
-class CompiledSearch:
-    """Search questions answered by the compiled reasoner's kernel; moves are
-    the kernel's move numbers, playouts run in C with the named policy."""
+class _Search:
+    """What every search answers through the player's steps: moves in the
+    reasoner's numbering, and expansions."""
 
-    def __init__(self, sm, playout, params, seed):
-        from ._policy import Policy
-        self.sm, self.kernel = sm, sm.kernel
-        self.roles = range(len(sm.roles))
-        self.policy = Policy(self.kernel, playout, seed=seed, **params)
-        self._index = sm._move_index
+    def __init__(self, steps):
+        self.steps, self.sm = steps, steps.sm
 
     def ids(self, joint):
-        return tuple(self._index[r][m] for r, m in enumerate(joint))
+        return tuple(self.steps.move_id(r, m) for r, m in enumerate(joint))
 
     def move(self, r, m):
-        return self.sm._moves[m]
+        return self.steps.move(r, m)
 
     def expand(self, state):
         """(terminal, goals if terminal, legal moves per role if not)."""
-        kernel = self.kernel
-        kernel.load(state)
-        if kernel.terminal():
-            return True, tuple(max(kernel.goals(r), default=0) for r in self.roles), None
-        return False, None, [kernel.legal(r) for r in self.roles]
+        legal = self.steps.legal(state)
+        if legal is None:
+            return True, self.steps.goals(state), None
+        return False, None, legal
+
+
+class CompiledSearch(_Search):
+    """Search questions answered by the compiled reasoner's kernel; moves are
+    the kernel's move numbers, playouts run in C with the named policy."""
+
+    def __init__(self, steps, playout, params, seed):
+        from ._policy import Policy
+        super().__init__(steps)
+        self.kernel = steps.kernel
+        self.policy = Policy(self.kernel, playout, seed=seed, **params)
 
     def next(self, state, joint):
         return self.kernel.next_state(state, joint)
@@ -320,37 +327,25 @@ class CompiledSearch:
         self.policy.decay(factor)
 
 
-class ReferenceSearch:
+class ReferenceSearch(_Search):
     """Search questions answered by any state machine (for games too large to
     ground); moves are the moves themselves and playouts uniformly random:
     the learning policies need the compiled reasoner."""
 
-    def __init__(self, sm, playout, seed):
+    def __init__(self, steps, playout, seed):
         if playout != "random":
             warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
                           "playing random playouts", RuntimeWarning, stacklevel=3)
-        self.sm, self.rng = sm, random.Random(seed)
-
-    def ids(self, joint):
-        return tuple(joint)
-
-    def move(self, r, m):
-        return m
-
-    def expand(self, state):
-        if self.sm.is_terminal(state):
-            return True, self._goals(state), None
-        return False, None, [list(m) for m in self.sm.all_legal_moves(state)]
-
-    def _goals(self, state):
-        return tuple(g if g is not None else 0 for g in self.sm.goals(state))
+        super().__init__(steps)
+        self.rng = random.Random(seed)
 
     def next(self, state, joint):
         return self.sm.next_state(state, joint)
 
     def playout(self, state, history, joints):
         final, depth = self.sm.random_playout(state, self.rng)
-        goals = self._goals(final) if self.sm.is_terminal(final) else (0,) * len(self.sm.roles)
+        terminal = self.sm.is_terminal(final)
+        goals = self.steps.goals(final) if terminal else (0,) * len(self.sm.roles)
         return goals, depth
 
     def choose(self, r, candidates, history, joints):
