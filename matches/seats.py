@@ -22,8 +22,8 @@ illegal move; ``IL nil`` for an empty answer).
 from __future__ import annotations
 
 import http.client
-import socket
 import logging
+import socket
 import time
 import urllib.parse
 

@@ -172,6 +172,16 @@ def test_too_large_to_ground_falls_back_with_a_warning():
     assert "using the reference reasoner" in str(caught[0].message)
 
 
+def test_grounding_stops_at_its_effort_limit():
+    # breakthrough's joins examine some 55,000 candidate atoms: a budget of
+    # 1,000 stops them with a clear error, the default lets them through
+    from ggp.ground import EFFORT, GroundingTooLarge, ground
+    game = load_game("breakthrough")
+    with pytest.raises(GroundingTooLarge, match="takes too long"):
+        ground(game.rules, game.roles, effort=1_000)
+    assert ground(game.rules, game.roles, effort=EFFORT).base
+
+
 def test_playouts_in_c_are_seeded():
     sm = load_game("connectfour").state_machine("compiled")
     root = sm.initial_state()
