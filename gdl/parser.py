@@ -4,7 +4,8 @@ Lark reads the structure (``grammar.lark``, ``infix.lark``); one transformer per
 dialect turns Lark's tree into :mod:`gdl.ast` rules.  Symbols are
 case-insensitive, as the Dresden manager requires: every spelling of a symbol is
 read as the first spelling met in the description (keywords always lower case),
-so that moves can be answered in the case the rules use.
+so that moves can be answered in the case the rules use.  Text nesting
+parentheses deeper than :data:`MAX_NESTING` is refused before Lark runs.
 """
 from __future__ import annotations
 
@@ -108,9 +109,13 @@ class _KifReader(lark.Transformer):
         lpar = children[0]
         return _List(tuple(children[1:-1]), self._pos(lpar.line, lpar.column))
 
-    # ... and each top-level s-expression is read as a rule.
     def start(self, children):
-        return [self.statement(x) for x in children]
+        return children
+
+    # ... and then each top-level s-expression is read as a rule.
+    def read(self, tree) -> list:
+        """The rules of a parsed text."""
+        return [self.statement(x) for x in self.transform(tree)]
 
     # --- meaning -------------------------------------------------------------
     def error(self, x, kind: str, message: str):
@@ -220,7 +225,7 @@ class _InfixReader(lark.Transformer):
 
     @lark.v_args(meta=True)
     def fact(self, meta, children):
-        return Rule(self._literal(children[0], meta), (), self._pos(meta), ())
+        return Rule(children[0], (), self._pos(meta), ())
 
     @lark.v_args(meta=True)
     def rule(self, meta, children):
@@ -230,38 +235,80 @@ class _InfixReader(lark.Transformer):
                     tuple(getattr(b, "pos", pos) for b in body))
 
     def _literal(self, x, meta):
-        """``distinct(a, b)`` and ``not(x)`` written as calls."""
+        """``distinct(a, b)``, written as a call."""
         if isinstance(x, tuple) and x[0] == "distinct" and len(x) == 3:
             return Distinct(x[1], x[2], self._pos(meta))
-        if isinstance(x, tuple) and x[0] == "not" and len(x) == 2:
-            return Not(self._literal(x[1], meta), self._pos(meta))
         return x
 
     def start(self, children):
-        return list(children)
+        return [c for c in children if isinstance(c, Rule)]     # not the '.' tokens
+
+    def read(self, tree) -> list:
+        """The rules of a parsed text."""
+        _check_statement_ends(tree, self.path)
+        return self.transform(tree)
 
 
 # --- entry points -----------------------------------------------------------
 
+#: The deepest nesting of parentheses read.  Real games nest fewer than 10
+#: levels; every later stage (printer, validator, reasoners) recurses once or a
+#: few times per level, and a protocol message nests the rules 2 levels deeper
+#: and is refused beyond 100 (matches.protocol.MAX_DEPTH).
+MAX_NESTING = 90
+
+_PARENS = {";": re.compile(r";[^\n]*|[()\n]"), "%": re.compile(r"%[^\n]*|[()\n]")}
+
+
+def _parens(text: str, comment: str):
+    """``(char, line, column)`` of every parenthesis outside ``comment``-to-end-of-line."""
+    line, line_start = 1, 0
+    for m in _PARENS[comment].finditer(text):
+        c = m.group()
+        if c == "\n":
+            line, line_start = line + 1, m.end()
+        elif c in ("(", ")"):
+            yield c, line, m.start() - line_start + 1
+
+
 def _unclosed_paren(text: str):
-    """(line, column) of the outermost '(' still open at the end, skipping comments."""
+    """(line, column) of the outermost '(' still open at the end of KIF text."""
     stack = []
-    line, col = 1, 1
-    in_comment = False
-    for ch in text:
-        if in_comment:
-            in_comment = ch != "\n"
-        elif ch == ";":
-            in_comment = True
-        elif ch == "(":
-            stack.append((line, col))
-        elif ch == ")" and stack:
+    for c, line, column in _parens(text, ";"):
+        if c == "(":
+            stack.append((line, column))
+        elif stack:
             stack.pop()
-        if ch == "\n":
-            line, col = line + 1, 1
-        else:
-            col += 1
     return stack[0] if stack else None
+
+
+def _check_nesting(text: str, path: str, infix: bool):
+    """Refuse text nesting parentheses deeper than :data:`MAX_NESTING`, naming
+    the '(' that crosses the limit; a scan of the text before Lark (whose trees
+    are transformed recursively) sees it."""
+    depth = 0
+    for c, line, column in _parens(text, "%" if infix else ";"):
+        depth = depth + 1 if c == "(" else max(depth - 1, 0)
+        if depth > MAX_NESTING:
+            raise GdlError([Diagnostic(Position(path, line, column), "syntax",
+                                       f"parentheses nested deeper than {MAX_NESTING} levels")])
+
+
+def _check_statement_ends(tree, path: str):
+    """Refuse an infix statement starting on the line where the one before it
+    ends without a '.': ``q :- p r`` is a mistake, not the rule ``q :- p`` and
+    the fact ``r``."""
+    previous = None
+    for node in tree.children:
+        if isinstance(node, lark.Token):        # the '.' ending the statement before
+            previous = None
+            continue
+        if previous is not None and node.meta.line == previous.meta.end_line:
+            first = next(node.scan_values(lambda v: isinstance(v, lark.Token)))
+            raise GdlError([Diagnostic(
+                Position(path, node.meta.line, node.meta.column), "syntax",
+                f"unexpected '{first}': a statement ends with '.' or at the end of its line")])
+        previous = node
 
 
 def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> GdlError:
@@ -290,6 +337,15 @@ def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> Gdl
     return GdlError([Diagnostic(Position(path, line, col), "syntax", msg)])
 
 
+def _read_tree(text: str, path: str, infix: bool):
+    """Lark's tree of the text; :class:`GdlError` for what cannot be read."""
+    _check_nesting(text, path, infix)
+    try:
+        return (_INFIX if infix else _KIF).parse(text)
+    except lark.LarkError as exc:
+        raise _syntax_error(exc, text, path, infix) from None
+
+
 _INFIX_HINT = re.compile(r":-|^\s*[a-z][A-Za-z0-9_]*[ \t]*\(", re.MULTILINE)
 
 
@@ -307,19 +363,10 @@ def parse(text: str, path: str = "<string>", symbols: dict | None = None) -> Des
     """
     table = SymbolTable(symbols)
     infix = is_infix(text)
-    grammar, reader = (_INFIX, _InfixReader) if infix else (_KIF, _KifReader)
-    try:
-        tree = grammar.parse(text)
-    except lark.LarkError as exc:
-        raise _syntax_error(exc, text, path, infix) from None
-    r = reader(path, table)
-    try:
-        rules = r.transform(tree)
-    except lark.exceptions.VisitError as exc:
-        if isinstance(exc.orig_exc, GdlError):
-            raise exc.orig_exc from None
-        raise
-    return Description(tuple(rules), path, tuple(r.warnings), table.spellings)
+    tree = _read_tree(text, path, infix)
+    reader = (_InfixReader if infix else _KifReader)(path, table)
+    rules = reader.read(tree)
+    return Description(tuple(rules), path, tuple(reader.warnings), table.spellings)
 
 
 def parse_file(path) -> Description:
@@ -334,13 +381,14 @@ def parse_file(path) -> Description:
 
 
 def parse_term(text: str, symbols: dict | None = None):
-    """Read one ground or non-ground term, e.g. a move ``(mark 1 1)``.
+    """Read one ground or non-ground term (KIF), e.g. a move ``(mark 1 1)``.
 
     With ``symbols`` (a description's spelling table) the term is spelled as
-    the rules spell it, whatever case the text uses.
+    the rules spell it, whatever case the text uses.  Errors name ``<term>``.
     """
-    desc = parse(f"(__term__ {text})", "<term>", symbols)
-    if len(desc.rules) != 1 or desc.rules[0].body or len(desc.rules[0].head) != 2:
+    reader = _KifReader("<term>", SymbolTable(symbols))
+    items = reader.transform(_read_tree(text, "<term>", infix=False))
+    if len(items) != 1:
         raise GdlError([Diagnostic(Position("<term>", 1, 1), "syntax",
                                    f"not a single term: {text!r}")])
-    return desc.rules[0].head[1]
+    return reader.term(items[0])

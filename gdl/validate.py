@@ -22,8 +22,11 @@ from .printer import to_kif as _show
 #: Arities fixed by GDL and GDL-II.
 KEYWORD_ARITY = {"role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2,
                  "goal": 2, "terminal": 0, "base": 1, "input": 2, "sees": 2}
+#: The connectives, and how they are written.
+CONNECTIVES = {"not": "(not literal)", "or": "(or literal ...)", "and": "(and literal ...)",
+               "distinct": "(distinct term term)", "<=": "(<= head literal ...)"}
 _NEVER_IN_BODIES = ("init", "base", "input", "sees")
-_NEVER_IN_HEADS = ("true", "does", "distinct", "not", "or", "and")
+_NEVER_IN_HEADS = ("true", "does")
 _NEVER_TURN_DEPENDENT = ("init", "base", "input", "role")
 _NEVER_ACTION_DEPENDENT = ("legal", "goal", "terminal")
 
@@ -73,18 +76,19 @@ class _Validator:
 
     # --- the checks, in the order a reader fixes them -----------------------
     def run(self) -> list[Diagnostic]:
+        """Run the checks stage by stage, stopping after the first stage with
+        errors: each stage relies on what the ones before it checked (a keyword
+        misused as a relation, or a relation used with two arities, would merge
+        unrelated sentences in the dependency graph and mislead the later checks)."""
         self.clauses = [(r, lits, poss) for r in self.rules for lits, poss in expand(r)]
-        self.check_literals()
-        self.check_arities()
-        self.check_keyword_placement()
-        self.check_safety()
-        graph, negative = self.dependency_graph()
-        names = set(graph) | {d for deps in graph.values() for d in deps}
-        self.reach = {n: _reachable(graph, n) for n in names}
-        self.check_stratification(graph, negative)
-        self.check_keyword_dependencies(graph)
-        self.check_recursion(graph)
-        self.check_roles_and_goals()
+        stages = ((self.check_literals, self.check_keyword_shapes),
+                  (self.check_arities, self.check_keyword_placement),
+                  (self.check_safety, self.check_dependencies, self.check_roles_and_goals))
+        for stage in stages:
+            for check in stage:
+                check()
+            if any(d.severity == "error" for d in self.found):
+                break
         return self.found
 
     def check_literals(self):
@@ -96,28 +100,50 @@ class _Validator:
                                f"'not' must apply directly to a sentence, not to '{what}'")
 
     def atoms(self):
-        """Every (atom, position, where) of the description: heads and body sentences."""
-        for rule, lits, poss in self.clauses:
-            yield rule.head, rule.pos, "head"
-            for lit, pos in zip(lits, poss):
-                if isinstance(lit, Not):
-                    lit = lit.literal
-                if isinstance(lit, (str, tuple)):
-                    yield lit, pos, "body"
+        """Every sentence of the description once, in file order, as
+        ``(atom, position, rule, in_head)``: heads and body sentences (also
+        inside ``not``, ``or`` and ``and``)."""
+        for rule in self.rules:
+            yield rule.head, rule.pos, rule, True
+            for i, lit in enumerate(rule.body):
+                for atom, pos in _sentences(lit, rule.position_of(i)):
+                    yield atom, pos, rule, False
+
+    def check_keyword_shapes(self):
+        """A connective used as a relation, or standing alone as a proposition,
+        and a keyword that takes arguments standing alone: ``(<= terminal not
+        open)`` lacks the parentheses of ``(not open)``.  Inside terms keywords
+        are plain symbols (GDL-II percepts ``(sees ?r (does ?p ?m))``)."""
+        for atom, pos, rule, in_head in self.atoms():
+            name = name_of(atom)
+            fixed = KEYWORD_ARITY.get(name, 0)
+            if name in CONNECTIVES:
+                hint = f"write {CONNECTIVES[name]}"
+            elif fixed and isinstance(atom, str):
+                hint = f"'{name}' takes {fixed} argument{'s' if fixed != 1 else ''}"
+            else:
+                continue
+            used = "proposition" if isinstance(atom, str) else "relation"
+            where = (("in a rule head" if rule.body else "in a fact") if in_head
+                     else f"in the rule for {_show(rule.head)}")
+            self.error(pos, "keyword", f"keyword '{name}' used as a {used} {where}; {hint}")
 
     def check_arities(self):
-        sentence = {}
-        function = {}
-        for atom, pos, _ in self.atoms():
+        """Keywords have their fixed arities, and every other relation one arity."""
+        sentence = {}   # relation -> {arity: position of its first use with it}
+        function = {}   # function -> (arity, position of its first use)
+        for atom, pos, _, _ in self.atoms():
             name, n = name_of(atom), arity_of(atom)
             fixed = KEYWORD_ARITY.get(name)
+            uses = sentence.setdefault(name, {})
             if fixed is not None and n != fixed:
                 self.error(pos, "arity", f"'{name}' takes {fixed} argument"
                            f"{'s' if fixed != 1 else ''}, got {n}: {_show(atom)}")
-            elif name in sentence and sentence[name][0] != n:
-                self.warn(pos, "arity", f"relation '{name}' used with {n} arguments here "
-                          f"but {sentence[name][0]} at {sentence[name][1]}")
-            sentence.setdefault(name, (n, pos))
+            elif fixed is None and uses and n not in uses:
+                first_n, first_pos = next(iter(uses.items()))
+                self.error(pos, "arity", f"relation '{name}' used with {n} arguments here "
+                           f"but {first_n} at {first_pos}")
+            uses.setdefault(n, pos)
             for f in _functions(args_of(atom)):
                 fname, fn = f[0], len(f) - 1
                 if fname in function and function[fname][0] != fn:
@@ -131,11 +157,11 @@ class _Validator:
         self.sentence_names = set(sentence)
 
     def check_keyword_placement(self):
-        for atom, pos, where in self.atoms():
+        for atom, pos, _, in_head in self.atoms():
             name = name_of(atom)
-            if where == "head" and name in _NEVER_IN_HEADS:
+            if in_head and name in _NEVER_IN_HEADS:
                 self.error(pos, "keyword", f"'{name}' may only appear in rule bodies")
-            if where == "body" and name in _NEVER_IN_BODIES:
+            if not in_head and name in _NEVER_IN_BODIES:
                 self.error(pos, "keyword", f"'{name}' may only appear in rule heads")
         for rule in self.rules:
             if name_of(rule.head) == "role" and (rule.body or not is_ground(rule.head)):
@@ -158,6 +184,15 @@ class _Validator:
                         self.error(pos, "safety",
                                    f"unsafe rule: variable {free[0]} in {_show(lit)} "
                                    f"occurs in no positive body literal")
+
+    def check_dependencies(self):
+        """The checks on the dependency graph of the relations."""
+        graph, negative = self.dependency_graph()
+        names = set(graph) | {d for deps in graph.values() for d in deps}
+        self.reach = {n: _reachable(graph, n) for n in names}
+        self.check_stratification(graph, negative)
+        self.check_keyword_dependencies(graph)
+        self.check_recursion()
 
     def dependency_graph(self):
         graph = defaultdict(set)        # head relation -> relations it depends on
@@ -214,7 +249,11 @@ class _Validator:
                         return rule.pos
         return next(r.pos for r in self.rules if name_of(r.head) == name)
 
-    def check_recursion(self, graph):
+    def check_recursion(self):
+        """The recursion restriction: each argument of a positive body literal in
+        a cycle with the head is ground, or an argument of the head, or its
+        variables all appear somewhere (inside function terms too) in positive
+        body literals not in a cycle with the head."""
         for rule, lits, poss in self.clauses:
             head = name_of(rule.head)
             positive = [(lit, pos) for lit, pos in zip(lits, poss) if isinstance(lit, (str, tuple))]
@@ -222,13 +261,12 @@ class _Validator:
                       if head in self.reach[name_of(lit)]]
             if not cyclic:
                 continue
-            allowed = set(args_of(rule.head))
-            for lit, _ in positive:
-                if head not in self.reach[name_of(lit)]:
-                    allowed.update(args_of(lit))
+            head_args = set(args_of(rule.head))
+            bound = {v for lit, _ in positive if head not in self.reach[name_of(lit)]
+                     for v in variables(lit)}
             for lit, pos in cyclic:
                 for arg in args_of(lit):
-                    if not is_ground(arg) and arg not in allowed:
+                    if arg not in head_args and not set(variables(arg)) <= bound:
                         self.error(pos, "recursion",
                                    f"recursion restriction: argument {_show(arg)} of the "
                                    f"recursive literal {_show(lit)} is not ground, not an "
@@ -267,6 +305,19 @@ class _Validator:
                         value.isdigit() and 0 <= int(value) <= 100):
                     self.error(r.pos, "goal",
                                f"goal value must be an integer 0..100, got {_show(value)}")
+
+
+def _sentences(lit, pos):
+    """The atoms of a body literal (also inside ``not``, ``or`` and ``and``),
+    each with the position :func:`expand` gives it."""
+    if isinstance(lit, (Or, And)):
+        for x in lit.literals:
+            yield from _sentences(x, x_pos(x, lit.pos))
+        return
+    if isinstance(lit, Not):
+        lit = lit.literal
+    if isinstance(lit, (str, tuple)):
+        yield lit, pos
 
 
 def _functions(args):

@@ -1,6 +1,7 @@
 """The reader and the printer: round trips, case, comments, dialects, odd corners."""
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 import gdl
 from gdl import And, Distinct, Not, Or, Rule, Var
+from gdl.parser import MAX_NESTING, is_infix
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -303,3 +305,96 @@ def test_infix_errors_name_file_and_line():
         gdl.parse("role(robot).\nlegal(robot, go) :- true(on(a)) &\n", "bad.pl")
     assert str(info.value).startswith("bad.pl:")
     assert "error[syntax]" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_infix_not_is_negation():
+    kif = gdl.parse("(<= q (r ?X) (not (p ?X)) (not s) (or t (not u)))").rules
+    for text in ("q :- r(X) & not p(X) & not s & (t | not u).",
+                 "q :- r(X), not(p(X)), not(s), (t | not(u))",
+                 "q :- r(X) & ~p(X) & ~s & (t | ~u)"):
+        assert gdl.parse(text).rules == kif, text
+
+
+def test_infix_not_is_a_plain_symbol_inside_terms():
+    (rule,) = gdl.parse("f(not) :- g(not(x), nothing) & not nothing").rules
+    assert rule == Rule(("f", "not"), (("g", ("not", "x"), "nothing"), Not("nothing")))
+
+
+@pytest.mark.parametrize("text", [
+    "q :- not p.",
+    "% a (comment\nrole(r).\nq :-\n    not p.\n",
+    "q :- not p\np :- true(on(a))\n",
+])
+def test_prolog_style_negation_is_read_as_infix(text):
+    assert is_infix(text)
+    assert Rule("q", (Not("p"),)) in gdl.parse(text).rules
+
+
+@pytest.mark.parametrize("text, line, column, message", [
+    ("q :- not.", 1, 9, "unexpected '.'"),
+    ("q :- not p q.", 1, 12, "unexpected 'q': a statement ends with '.' or at the end of its line"),
+    ("q :- p or r.", 1, 8, "unexpected 'or': a statement ends with '.'"),
+    ("q :- ~~p.", 1, 7, "unexpected '~'"),
+    ("role(r).\nq :- p\n   & r s\n", 3, 8, "unexpected 's'"),
+])
+def test_infix_unreadable_body_is_a_located_syntax_error(text, line, column, message):
+    with pytest.raises(gdl.GdlError) as info:
+        gdl.parse(text, "bad.pl")
+    assert str(info.value).startswith(f"bad.pl:{line}:{column}: error[syntax]: {message}")
+
+
+# --- deep nesting --------------------------------------------------------------------
+
+DEEP = 200_000
+
+
+@pytest.mark.parametrize("text, line, column", [
+    ("(" * DEEP + ")" * DEEP, 1, MAX_NESTING + 1),
+    ("(" * DEEP, 1, MAX_NESTING + 1),
+    # Comments do not count; below one outer '(', the MAX_NESTING-th 'f(' crosses the limit.
+    ("; (((\n(role r)\n(init " + "(f " * DEEP + "a" + ")" * DEEP + ")",
+     3, 7 + 3 * (MAX_NESTING - 1)),
+    ("% (((\np :- q(" + "f(" * DEEP + "a" + ")" * DEEP + ")",
+     2, 9 + 2 * (MAX_NESTING - 1)),
+])
+def test_deep_nesting_is_a_located_error_at_once(text, line, column):
+    start = time.perf_counter()
+    with pytest.raises(gdl.GdlError) as info:
+        gdl.parse(text, "deep.kif")
+    elapsed = time.perf_counter() - start
+    assert str(info.value) == (f"deep.kif:{line}:{column}: error[syntax]: "
+                               f"parentheses nested deeper than {MAX_NESTING} levels")
+    assert elapsed < 5      # well under a second, unless the machine is very busy
+
+
+@pytest.mark.parametrize("text, column", [
+    ("(" * DEEP + ")" * DEEP, MAX_NESTING + 1),
+    ("(mark " + "(f " * DEEP + "1" + ")" * DEEP + ")", 7 + 3 * (MAX_NESTING - 1)),
+])
+def test_parse_term_refuses_deep_nesting_at_once(text, column):
+    start = time.perf_counter()
+    with pytest.raises(gdl.GdlError) as info:
+        gdl.parse_term(text)
+    elapsed = time.perf_counter() - start
+    assert str(info.value) == (f"<term>:1:{column}: error[syntax]: "
+                               f"parentheses nested deeper than {MAX_NESTING} levels")
+    assert elapsed < 5
+
+
+def test_nesting_up_to_the_limit_is_read_printed_and_validated():
+    n = MAX_NESTING - 2                 # (init (on ...)) takes two levels
+    deep = "(f " * n + "a" + ")" * n
+    text = (f"(role r)\n(init (on {deep}))\n(<= (legal r go) (true (on ?x)))\n"
+            "(<= (next (on ?x)) (true (on ?x)))\n(<= terminal (true (on a)))\n(goal r 100)")
+    desc = gdl.parse(text)
+    assert gdl.parse(gdl.to_kif(desc)).rules == desc.rules
+    assert gdl.validate(desc) == []
+    term = "(f " * MAX_NESTING + "a" + ")" * MAX_NESTING
+    assert gdl.to_kif(gdl.parse_term(term)) == term
+    with pytest.raises(gdl.GdlError):
+        gdl.parse_term(f"(g {term})")
+
+
+def test_parentheses_in_comments_do_not_count_as_nesting():
+    assert gdl.parse(";" + "(" * 500 + "\n(role r)").rules == (Rule(("role", "r")),)
+    assert gdl.parse("%" + "(" * 500 + "\nrole(r).").rules == (Rule(("role", "r")),)
