@@ -7,6 +7,7 @@
 9
 """
 from .game import Game, game_names, load_game
-from .statemachine import GameError, StateMachine, term_key
+from .statemachine import GameError, RuleError, StateMachine, term_key
 
-__all__ = ["Game", "GameError", "StateMachine", "game_names", "load_game", "term_key"]
+__all__ = ["Game", "GameError", "RuleError", "StateMachine", "game_names", "load_game",
+           "term_key"]

@@ -150,6 +150,48 @@ cdef class Kernel:
         self.propagate()
         self._find_candidates()
 
+    def copy(self):
+        """A kernel of its own on the same network, in the same state: every
+        array copied as it is, nothing rebuilt (a state machine's fork)."""
+        cdef Kernel k = Kernel.__new__(Kernel)
+        cdef int n = self.n
+        k.n, k.nwords, k.nbase, k.nmoves = n, self.nwords, self.nbase, self.nmoves
+        k.nroles, k.ngoals, k.term_node = self.nroles, self.ngoals, self.term_node
+        k.flags = <uint8_t*> _dup(self.flags, n)
+        k.in_start = <int32_t*> _dup(self.in_start, 4 * (n + 1))
+        k.in_lit = <int32_t*> _dup(self.in_lit, 4 * self.in_start[n])
+        k.out_start = <int32_t*> _dup(self.out_start, 4 * (n + 1))
+        k.out_lit = <int32_t*> _dup(self.out_lit, 4 * self.out_start[n])
+        k.block_lo = <int32_t*> _dup(self.block_lo, 4 * n)
+        k.block_hi = <int32_t*> _dup(self.block_hi, 4 * n)
+        k.watch_start = <int32_t*> _dup(self.watch_start, 4 * (n + 1))
+        k.watch = <int32_t*> _dup(self.watch, 4 * self.watch_start[n])
+        k.base_node = <int32_t*> _dup(self.base_node, 4 * self.nbase)
+        k.next_node = <int32_t*> _dup(self.next_node, 4 * self.nbase)
+        k.does_node = <int32_t*> _dup(self.does_node, 4 * self.nmoves)
+        k.legal_node = <int32_t*> _dup(self.legal_node, 4 * self.nmoves)
+        k.move_role = <int32_t*> _dup(self.move_role, 4 * self.nmoves)
+        k.role_start = <int32_t*> _dup(self.role_start, 4 * (self.nroles + 1))
+        k.goal_node = <int32_t*> _dup(self.goal_node, 4 * self.ngoals)
+        k.goal_role = <int32_t*> _dup(self.goal_role, 4 * self.ngoals)
+        k.goal_value = <int32_t*> _dup(self.goal_value, 4 * self.ngoals)
+        k.dirty = <uint64_t*> _dup(self.dirty, 8 * self.nwords)
+        k.scratch_moves = <int32_t*> _zeros(self.nmoves * 4)
+        k.pending = <int32_t*> _zeros(self.nbase * 4)
+        k.chosen = <int32_t*> _zeros(self.nroles * 4)
+        k.mem_size = self.mem_size
+        k.mem = <char*> _dup(self.mem, self.mem_size)
+        k.ct = <int32_t*> (k.mem + (<char*> self.ct - self.mem))
+        k.current = <int32_t*> (k.mem + (<char*> self.current - self.mem))
+        k.legal_count = <int32_t*> (k.mem + (<char*> self.legal_count - self.mem))
+        k.legal_list = <int32_t*> (k.mem + (<char*> self.legal_list - self.mem))
+        k.legal_pos = <int32_t*> (k.mem + (<char*> self.legal_pos - self.mem))
+        k.cand_count = <int32_t*> (k.mem + (<char*> self.cand_count - self.mem))
+        k.cand_list = <int32_t*> (k.mem + (<char*> self.cand_list - self.mem))
+        k.cand_flag = <uint8_t*> (k.mem + (<char*> self.cand_flag - self.mem))
+        k.val = <uint8_t*> (k.mem + (<char*> self.val - self.mem))
+        return k
+
     def __dealloc__(self):
         if self.mem == NULL:
             return
@@ -469,6 +511,15 @@ cdef void* _zeros(size_t size) except NULL:
     cdef void* p = calloc(size + 8, 1)
     if p == NULL:
         raise MemoryError()
+    return p
+
+
+cdef void* _dup(const void* src, size_t size) except NULL:
+    """A malloc'ed copy of ``size`` bytes at ``src`` (and 8 to spare)."""
+    cdef void* p = malloc(size + 8)
+    if p == NULL:
+        raise MemoryError()
+    memcpy(p, src, size)
     return p
 
 

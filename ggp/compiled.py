@@ -7,6 +7,7 @@ reference reasoner's, so the two can be compared move by move.
 """
 from __future__ import annotations
 
+import copy
 import time
 
 from ._propnet import Kernel
@@ -26,9 +27,9 @@ class CompiledMachine(StateMachine):
         gp: GroundProgram = ground(rules, roles, limit)
         self.ground_program = gp
         self.network = Network(gp)
-        arrays = self.network.arrays()
-        self.kernel = Kernel(**arrays)
-        self.network_edges = len(arrays["in_lit"])
+        self._arrays = self.network.arrays()
+        self.kernel = Kernel(**self._arrays)
+        self.network_edges = len(self._arrays["in_lit"])
         self._lanes_kernel = None
         self.roles = tuple(roles)
         self._base = gp.base
@@ -42,6 +43,14 @@ class CompiledMachine(StateMachine):
             self._sees[r].append((self.network.number[node], percept))
         self._initial = self.state_from_facts(gp.init)
         self.build_seconds = time.perf_counter() - start
+
+    def fork(self) -> CompiledMachine:
+        """A machine of its own on the same network: a new kernel (which
+        holds the loaded state), everything else shared."""
+        other = copy.copy(self)
+        other.kernel = self.kernel.copy()
+        other._lanes_kernel = None
+        return other
 
     def _role(self, role) -> int:
         try:
@@ -128,7 +137,7 @@ class CompiledMachine(StateMachine):
     def _lanes(self):
         if self._lanes_kernel is None:
             from ._lanes import Lanes
-            self._lanes_kernel = Lanes(**self.network.arrays())
+            self._lanes_kernel = Lanes(**self._arrays)
         return self._lanes_kernel
 
     def playout_trace(self, state, seed: int = 0, max_steps: int = 1000) -> list:

@@ -18,7 +18,8 @@ def count(sm: StateMachine, depth: int | None = None) -> dict:
     Returns ``nodes`` (root included), ``terminals`` (terminal leaves),
     ``distinct_states`` (distinct states in the tree) and ``max_depth`` (the
     longest path, in plies).  Raises :class:`GameError` if, with no depth
-    bound, a state repeats on a path (the tree would be infinite).
+    bound, a state repeats on a path (the tree would be infinite); with a
+    bound, repeated states are simply walked again.
     """
     memo: dict = {}
     seen: set = set()
@@ -29,7 +30,7 @@ def count(sm: StateMachine, depth: int | None = None) -> dict:
         hit = memo.get(key)
         if hit is not None:
             return hit
-        if state in on_path:
+        if depth is None and state in on_path:
             raise GameError("a state repeats on a path: the game tree is infinite; "
                             "give a depth bound")
         seen.add(state)

@@ -178,7 +178,7 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None) -> Tr
             if sm.is_terminal(state):
                 goals = tuple(tree.unit.from_goal(sm.goal(state, r)) for r in players)
                 return tree.add_node(TERMINAL, utility=goals)
-            legal = [tuple(sm.legal_moves(state, r)) for r in roles]
+            legal = [tuple(moves) for moves in sm.playable_moves(state)]
             acting = [i for i, moves in enumerate(legal) if len(moves) >= 2]
             if acting:
                 return choose(state, observations, legal, acting, 0, [m[0] for m in legal])

@@ -1,6 +1,7 @@
 """``load_game`` and ``Game``: a validated description and its state machines."""
 from __future__ import annotations
 
+import threading
 import warnings
 from functools import cached_property
 from importlib import resources
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import gdl
 from gdl.ast import name_of
+
+from .statemachine import RuleError
 
 REASONERS = ("compiled", "reference")
 
@@ -38,6 +41,7 @@ class Game:
         self.name = name or Path(description.path).stem
         self.rules = description.rules
         self._machines: dict = {}
+        self._building = threading.Lock()
 
     @cached_property
     def roles(self) -> tuple:
@@ -50,19 +54,22 @@ class Game:
         return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
 
     def state_machine(self, reasoner: str = "compiled", limit: int = 1_000_000):
-        """The :class:`~ggp.statemachine.StateMachine` of this game for
-        ``reasoner``, built on first use and then shared: players and the match
-        in one process ask the same machine (a machine keeps nothing between
-        questions, but one must not be asked from two threads at once).
+        """A :class:`~ggp.statemachine.StateMachine` of this game for
+        ``reasoner``, of its own: one machine must not be asked from two
+        threads at once, and the players and the manager of a match ask
+        theirs from threads of their own.  What is costly (grounding, the
+        network, the static facts) is built on the first call and shared by
+        the machines of later calls (:meth:`StateMachine.fork`).
 
         ``compiled`` (the default) grounds the game into a propositional
         network; a game that does not ground within ``limit`` ground rules
         falls back to the reference reasoner with a one-line warning.
         """
         key = (reasoner, limit)
-        if key not in self._machines:
-            self._machines[key] = self._new_state_machine(reasoner, limit)
-        return self._machines[key]
+        with self._building:
+            if key not in self._machines:
+                self._machines[key] = self._new_state_machine(reasoner, limit)
+        return self._machines[key].fork()
 
     def _new_state_machine(self, reasoner, limit):
         from .reference import ReferenceMachine
@@ -79,6 +86,23 @@ class Game:
             warnings.warn(f"{self.name}: {exc}; using the reference reasoner",
                           GroundingWarning, stacklevel=2)
             return ReferenceMachine(self.rules)
+
+    def diagnostic(self, error: RuleError) -> gdl.Diagnostic:
+        """``error`` as a located line: a role with no legal move at the
+        role's declaration, a goal fault at the role's first goal rule, no end
+        at the first ``terminal`` rule (else at the top of the file)."""
+        def about_role(rule):
+            head = rule.head
+            return isinstance(head, tuple) and (head[1] == error.role
+                                                or isinstance(head[1], gdl.Var))
+
+        wanted = {"legal": [lambda r: r.head == ("role", error.role)],
+                  "goal": [lambda r: name_of(r.head) == "goal" and about_role(r),
+                           lambda r: r.head == ("role", error.role)],
+                  "terminal": [lambda r: name_of(r.head) == "terminal"]}.get(error.kind, [])
+        rule = next((r for test in wanted for r in self.rules if test(r)), None)
+        pos = rule.pos if rule is not None else gdl.Position(self.description.path, 1, 1)
+        return gdl.Diagnostic(pos, error.kind, str(error))
 
     def parse_move(self, text: str):
         """A move read from text (any case), spelled as the rules spell it."""

@@ -22,6 +22,7 @@ Phases
 """
 from __future__ import annotations
 
+import copy
 from collections import OrderedDict, defaultdict
 
 from gdl import Distinct, Not, Var
@@ -366,6 +367,13 @@ class ReferenceMachine(StateMachine):
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._move_cache: OrderedDict = OrderedDict()
+
+    def fork(self) -> ReferenceMachine:
+        """A machine of its own on the same program and static facts, with
+        caches of its own."""
+        other = copy.copy(self)
+        other._cache, other._move_cache = OrderedDict(), OrderedDict()
+        return other
 
     @staticmethod
     def _role_order(rules, role):

@@ -20,6 +20,20 @@ class GameError(Exception):
     take (e.g. an illegal or malformed move)."""
 
 
+class RuleError(GameError):
+    """The rules broke a promise that only play can show (GDL specification,
+    section 3, "well-formed games").  ``kind`` names the rule as the
+    validator does: ``legal`` (a role with no legal move in a non-terminal
+    state), ``goal`` (a role without exactly one goal value 0..100 in a
+    terminal state) or ``terminal`` (no end within a bound); ``role`` is the
+    role concerned, if one is.  :meth:`ggp.Game.diagnostic` places it in the
+    description, so that every command reports it on the same line."""
+
+    def __init__(self, kind: str, message: str, role: str | None = None):
+        super().__init__(message)
+        self.kind, self.role = kind, role
+
+
 def term_key(t):
     """Deterministic order of terms: numbers numerically, then symbols, then
     compound terms by functor and arguments (``(mark 1 2) < (mark 1 10)``)."""
@@ -41,12 +55,13 @@ def single_goal(role, values) -> int:
         value = values.pop()
         if value.isdigit() and int(value) <= 100:
             return int(value)
-        raise GameError(f"goal value {value!r} of role {role!r} is not an integer 0..100")
+        raise RuleError("goal", f"goal value {value!r} of role {role} is not an integer "
+                        f"0..100", role)
     if not values and role == "random":
         return 0
-    raise GameError(f"role {role!r} has {len(values) or 'no'} goal values"
-                    f"{' ' + str(sorted(values, key=term_key)) if values else ''} "
-                    f"in this state; GDL requires exactly one")
+    raise RuleError("goal", f"role {role} has {len(values) or 'no'} goal values"
+                    f"{' (' + ', '.join(sorted(values, key=term_key)) + ')' if values else ''}"
+                    f" in a terminal state; GDL requires exactly one", role)
 
 
 class StateMachine(ABC):
@@ -58,6 +73,12 @@ class StateMachine(ABC):
     """
 
     roles: tuple
+
+    @abstractmethod
+    def fork(self) -> StateMachine:
+        """A machine for another thread: the same game, sharing what was
+        built, with the per-question state of its own (one machine must not
+        be asked from two threads at once)."""
 
     @abstractmethod
     def initial_state(self): ...
@@ -91,6 +112,16 @@ class StateMachine(ABC):
     def all_legal_moves(self, state) -> tuple:
         """Per role, in role order, its list of legal moves."""
         return tuple(self.legal_moves(state, r) for r in self.roles)
+
+    def playable_moves(self, state) -> tuple:
+        """Per role, its legal moves in the non-terminal ``state``; RuleError
+        for the first role that has none (GDL requires every role to have one)."""
+        moves = self.all_legal_moves(state)
+        for role, legal in zip(self.roles, moves):
+            if not legal:
+                raise RuleError("legal", f"role {role} has no legal move in a reachable "
+                                "non-terminal state", role)
+        return moves
 
     def joint_moves(self, state):
         """Every joint move (the Cartesian product of the roles' legal moves)."""

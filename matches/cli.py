@@ -1,8 +1,13 @@
 """The ``ggp`` command.
 
 Every command takes ``--json`` for scripts.  GAME is a name in games_gdl or a
-path to a .kif file.  Errors in the user's input (an invalid game, a bad
-player spec) print one line and exit 1; they never print a traceback.
+path to a .kif file.  Every error of every command is one line on stderr,
+``ggp: ...`` (with ``--json``, one object ``{"error": {"kind", "message",
+"file", "line", "column"}}`` on stdout), and exit status 1; numbers are
+checked by the argument parser, player specs against the players'
+declarations, before anything runs.  No Python traceback reaches the user:
+an unexpected one is reported on one line as an internal error (set
+``GGP_DEBUG=1`` to see it).
 
 The command line lives in ``matches`` because it drives everything below it
 (gdl, ggp, players, matches) and nothing below may import what is above.
@@ -11,52 +16,82 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
 import time
+import traceback
 import warnings
 from pathlib import Path
 
 import gdl
-from ggp import GameError, load_game
-from ggp.board import render
+from ggp import GameError, RuleError, load_game
 from ggp.check import check_playouts
 from ggp.count import count
 from ggp.game import REASONERS
+from matches.server import DEFAULT_MARGIN
+from players.params import Param
 
 
 class UserError(Exception):
-    """A one-line complaint about the user's input."""
+    """A one-line complaint about the user's input; ``kind`` names what was
+    wrong (``usage``, ``player``, ``io``, ...)."""
+
+    def __init__(self, message: str, kind: str = "usage"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def _emit(args, data: dict, text: str):
     print(json.dumps(data, indent=2, default=str) if args.json else text)
 
 
-def _load(args):
-    return load_game(args.game)
+def _load(args, source=None):
+    """The game the command names; kept on ``args`` so that a rule the game
+    breaks while playing is reported at its place in the file."""
+    args.loaded = load_game(source or args.game)
+    return args.loaded
 
 
 # --- commands ----------------------------------------------------------------
 
 def cmd_check(args) -> int:
     try:
-        game = load_game(args.game)
+        game = _load(args)
     except gdl.GdlError as exc:
-        data = {"game": args.game, "valid": False,
-                "errors": [str(d) for d in exc.diagnostics], "warnings": []}
-        _emit(args, data, "\n".join(data["errors"]))
+        errors = [d for d in exc.diagnostics if d.severity == "error"]
+        if args.json:
+            print(json.dumps({"game": args.game, "valid": False,
+                              "error": _error_object(errors[0]),
+                              "errors": [_error_object(d) for d in errors]}, indent=2))
+        else:
+            for diagnostic in exc.diagnostics:
+                print(f"ggp: {diagnostic}", file=sys.stderr)
         return 1
     report = check_playouts(game.state_machine(args.reasoner), args.playouts,
                             max_steps=args.max_steps, seconds=args.seconds, seed=args.seed)
-    valid = not report["errors"]
-    data = {"game": game.name, "valid": valid, "errors": report["errors"],
-            "warnings": [str(w) for w in game.warnings], **report}
-    lines = [str(w) for w in game.warnings] + report["errors"]
-    lines.append(f"{game.name}: {'valid' if valid else 'INVALID'}: {report['playouts']} random "
-                 f"playouts ({report['steps']} steps), mean depth {report['mean_depth']:.1f}, "
-                 f"max depth {report['max_depth']}")
-    _emit(args, data, "\n".join(lines))
-    return 0 if valid else 1
+    error = report.pop("error")
+    failed = report.pop("failed_playout")
+    valid = error is None
+    data = {"game": game.name, "valid": valid, "warnings": [str(w) for w in game.warnings],
+            **report}
+    if not args.json:
+        for warning in game.warnings:
+            print(f"ggp: {warning}", file=sys.stderr)
+    if not valid:
+        diagnostic = game.diagnostic(error)
+        data.update(error=_error_object(diagnostic), errors=[_error_object(diagnostic)],
+                    failed_playout=failed)
+        if args.json:
+            print(json.dumps(data, indent=2, default=str))
+        else:
+            print(f"ggp: {diagnostic}", file=sys.stderr)
+        return 1
+    data["errors"] = []
+    _emit(args, data, f"{game.name}: valid: {report['playouts']} random playouts "
+                      f"({report['steps']} steps), mean depth {report['mean_depth']:.1f}, "
+                      f"max depth {report['max_depth']}")
+    return 0
 
 
 def cmd_info(args) -> int:
@@ -91,6 +126,15 @@ def cmd_count(args) -> int:
     return 0
 
 
+def _in_units(tree, values: list, gap: float) -> dict:
+    """Values and exploitability in goal points, and in the game's unit."""
+    unit = tree.unit
+    return {"unit": unit.name,
+            "values": {r: unit.offset + unit.scale * v for r, v in zip(tree.players, values)},
+            "values_unit": dict(zip(tree.players, values)),
+            "exploitability": gap * unit.scale, "exploitability_unit": gap}
+
+
 def cmd_solve(args) -> int:
     from ggp.cfr import expected_values, exploitability, save_policy, solve
     from ggp.efg import build_tree
@@ -100,12 +144,10 @@ def cmd_solve(args) -> int:
     solver = solve(tree, args.algo, args.iterations)
     policy = solver.average_policy()
     if args.out:
+        _writable(args.out)
         save_policy(tree, policy, args.out)
-    gap = exploitability(tree, policy)
     data = {"game": game.name, "algo": args.algo, "iterations": args.iterations,
-            "unit": tree.unit.name,
-            "values": dict(zip(tree.players, expected_values(tree, policy))),
-            "exploitability": gap, "exploitability_goal_points": gap * tree.unit.scale,
+            **_in_units(tree, expected_values(tree, policy), exploitability(tree, policy)),
             "policy": args.out, "seconds": round(time.perf_counter() - start, 3)}
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
@@ -131,15 +173,9 @@ def cmd_exploit(args) -> int:
         try:
             policy = load_policy(tree, args.policy)
         except (OSError, ValueError) as exc:
-            raise UserError(f"{args.policy}: {exc}") from exc
-    gap = exploitability(tree, policy)
-    scale, offset = tree.unit.scale, tree.unit.offset
+            raise UserError(f"{args.policy}: {exc}", "io") from None
     data = {"game": game.name, "policy": args.policy,
-            "values": {r: offset + scale * v
-                       for r, v in zip(tree.players, expected_values(tree, policy))},
-            "exploitability": gap * scale}
-    if args.chips:
-        data.update(unit=tree.unit.name, exploitability_unit=gap)
+            **_in_units(tree, expected_values(tree, policy), exploitability(tree, policy))}
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
 
@@ -149,30 +185,29 @@ def _exploit_selfplay(args, game, tree) -> int:
     from ggp.cfr import save_policy
     from players.selfplay import checkpoints, curve_rows, plot_curves, train, write_curve
     episodes = 1_000_000 if args.episodes is None else args.episodes
-    if episodes < 1:
-        raise UserError(f"--episodes must be positive, got {episodes}")
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
-    if args.curve and not Path(args.curve).parent.is_dir():
-        raise UserError(f"{args.curve}: no such directory")
+    for path in (args.curve, args.out):
+        if path:
+            _writable(path)
     try:
         learner = train(tree, args.player, episodes=episodes,
                         points=checkpoints(episodes) if args.curve else [episodes],
                         seed=args.seed)
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(str(exc), "player") from None
     if args.curve:
         try:
             write_curve(args.curve, curve_rows(learner, game.name), args.append)
         except (OSError, ValueError) as exc:
-            raise UserError(f"{args.curve}: {exc}") from None
+            raise UserError(f"{args.curve}: {exc}", "io") from None
         plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
     if args.out:
         save_policy(tree, learner.average_policy(), args.out)
     gap = learner.curve[-1].exploitability
     data = {"game": game.name, "player": learner.spec, "seed": learner.params["seed"],
-            "episodes": learner.episodes, "exploitability": gap * tree.unit.scale,
-            "exploitability_unit": gap, "unit": tree.unit.name,
+            "episodes": learner.episodes, "unit": tree.unit.name,
+            "exploitability": gap * tree.unit.scale, "exploitability_unit": gap,
             "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
             "seconds": round(learner.seconds, 3), "curve": args.curve, "policy": args.out}
     lines = [f"{k}: {v}" for k, v in data.items()]
@@ -182,6 +217,11 @@ def _exploit_selfplay(args, game, tree) -> int:
                   for p in learner.curve]
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _writable(path):
+    if not Path(path).parent.is_dir():
+        raise UserError(f"{path}: no such directory", "io")
 
 
 def _seats(game, specs, seed) -> dict:
@@ -202,7 +242,7 @@ def _seats(game, specs, seed) -> dict:
                 seats[role] = LocalSeat(registry.make(
                     spec, **({} if seed is None else {"seed": seed * 1000 + i})), spec)
         except ValueError as exc:
-            raise UserError(str(exc)) from None
+            raise UserError(str(exc), "player") from None
     return seats
 
 
@@ -210,18 +250,29 @@ def _summary(record) -> dict:
     return {"match_id": record.match_id, "players": record.players, "goals": record.goals,
             "steps": len(record.moves),
             "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
-            "errors": record.errors}
+            "errors": record.errors, "faults": record.faults}
+
+
+def _run(args, game, specs, seed):
+    """One match for ``ggp play`` and ``ggp match``, narrated unless quiet."""
+    from matches.manager import run_match
+    seats = _seats(game, specs, seed)
+    narrate = not (args.json or args.quiet)
+    if narrate:
+        print(f"{game.name}: " + ", ".join(f"{r} {s}" for r, s in zip(seats, specs))
+              + f"; start clock {args.startclock} s, play clock {args.playclock} s")
+    return run_match(game, seats, seed=seed, start_clock=args.startclock,
+                     play_clock=args.playclock, specs=dict(zip(seats, specs)),
+                     on_step=_printer(game) if narrate else None,
+                     on_fault=None if args.json else _report_fault(seats))
 
 
 def cmd_play(args) -> int:
-    from matches.manager import run_match
     game = _load(args)
     matches = []
     for m in range(args.matches):
         seed = None if args.seed is None else args.seed + m
-        on_step = None if args.json or args.quiet else _printer(game)
-        record = run_match(game, _seats(game, args.players, seed), seed=seed,
-                           play_clock=args.playclock, on_step=on_step)
+        record = _run(args, game, args.players, seed)
         matches.append(_summary(record))
         if not args.json:
             print("goals: " + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
@@ -231,21 +282,18 @@ def cmd_play(args) -> int:
 
 
 def cmd_match(args) -> int:
-    from matches.manager import run_match
     from matches.records import MatchStore, write_json
     game = _load(args)
-    on_step = None if args.json or args.quiet else _printer(game)
-    record = run_match(game, _seats(game, args.player, args.seed), seed=args.seed,
-                       start_clock=args.startclock, play_clock=args.playclock,
-                       on_step=on_step)
+    if args.out:
+        _writable(args.out)
+    record = _run(args, game, args.player, args.seed)
     if args.out:
         write_json(record, args.out)
     with MatchStore(args.db) as store:
         store.add(record)
-    faults = [f"step {i + 1} {role}: {e}" for i, step in enumerate(record.errors)
-              for role, e in zip(record.roles, step) if e]
-    text = "\n".join(faults + ["goals: " + ", ".join(f"{r} {g}"
-                                                     for r, g in record.goals.items())])
+    steps = len(record.moves)
+    text = (f"{steps} steps, {len(record.faults)} fault(s); goals: "
+            + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
     _emit(args, {"game": game.name, **_summary(record)}, text)
     return 0
 
@@ -265,9 +313,12 @@ def cmd_study(args) -> int:
     try:
         study = load_study(args.study)
     except (OSError, ValueError) as exc:
-        raise UserError(str(exc)) from None
-    rows = run_study(study, args.workers, db=args.db, executor=args.executor or study.executor,
-                     progress=None if args.json else sys.stderr)
+        raise UserError(str(exc), "study") from None
+    executor = args.executor or study.executor
+    if args.ray_address and executor != "ray":
+        raise UserError("--ray-address goes with the ray executor (--executor ray)")
+    rows = run_study(study, args.workers, db=args.db, executor=executor,
+                     progress=None if args.json else sys.stderr, ray_address=args.ray_address)
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
     text = write_tables(study, table, ranks)
@@ -280,11 +331,11 @@ def cmd_replay(args) -> int:
     from matches.records import read_json, replay
     try:
         data = read_json(args.match)
-        report = replay(data, _load(args) if args.game else None)
+        report = replay(data, _load(args, args.game) if args.game else None)
     except KeyError as exc:
-        raise UserError(f"{args.match}: not a match record: no key {exc}") from None
+        raise UserError(f"{args.match}: not a match record: no key {exc}", "io") from None
     except (OSError, ValueError) as exc:
-        raise UserError(f"{args.match}: {exc}") from None
+        raise UserError(f"{args.match}: {exc}", "io") from None
     verdict = ["replay: OK"] if report.ok else report.problems
     _emit(args, {"match": args.match, "matchId": data.get("matchId"), "ok": report.ok,
                  "problems": report.problems, "steps": len(data["moves"])},
@@ -293,17 +344,37 @@ def cmd_replay(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    import logging
-
-    from matches.server import serve
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    from matches.server import PlayerServer
     try:
-        serve(args.player, args.host, args.port, args.name, args.margin)
+        server = PlayerServer(args.player, args.host, args.port, args.name, args.margin)
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(str(exc), "player") from None
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: "
-                        f"{exc.strerror or exc}") from None
+                        f"{exc.strerror or exc}", "io") from None
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in root.handlers:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    with server:
+        log = {"serving": args.player, "name": server.service.name, "url": server.url,
+               "margin": args.margin}
+        print(json.dumps(log) if args.json else
+              f"serving {args.player} as {server.service.name} on {server.url} "
+              f"(margin {args.margin:g} s); Ctrl-C stops", flush=True)
+        server.serve_forever()
+    return 0
+
+
+def cmd_players(args) -> int:
+    import players as registry
+    listing = registry.registry.describe()
+    lines = []
+    for player in listing:
+        lines.append(f"{player['name']}: {player['description']}")
+        lines += [f"    {p['name']}={p['default']}  ({p['accepts']}) {p['help']}"
+                  for p in player["params"]]
+    _emit(args, {"players": listing}, "\n".join(lines))
     return 0
 
 
@@ -313,9 +384,9 @@ def _bench_player(game, spec, seconds) -> dict:
     try:
         player = registry.make(spec)
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(str(exc), "player") from None
     if not hasattr(player, "think"):
-        raise UserError(f"player {spec!r} does not search: nothing to measure")
+        raise UserError(f"player {spec!r} does not search: nothing to measure", "player")
     role = next(r for r in game.roles if r != "random")
     player.start(game, role, 0.0, seconds)
     start = time.perf_counter()
@@ -327,42 +398,96 @@ def _bench_player(game, spec, seconds) -> dict:
 
 
 def _printer(game):
+    """Prints each step's joint move (faults marked) and the board of grid games."""
+    from ggp.board import render
+
     def show(record, sm, state):
         if record.moves:
             joint = record.moves[-1]
-            moves = ", ".join(f"{r} {gdl.to_kif(m)}" for r, m, e in
-                              zip(record.roles, joint, record.errors[-1]))
+            moves = ", ".join(f"{r} {gdl.to_kif(m)}" for r, m in zip(record.roles, joint))
             faults = [f"{r}: {e}" for r, e in zip(record.roles, record.errors[-1]) if e]
             print(f"step {len(record.moves)}: {moves}"
                   + (f"   [{'; '.join(faults)}]" if faults else ""))
-        board = render(record.states[-1])
+        board = render(record.states[-1], game, sm)
         if board:
             print(board)
+        sys.stdout.flush()
     return show
+
+
+def _report_fault(seats):
+    """Prints each fault on one line as soon as the manager knows it."""
+    def report(fault):
+        where = "START" if fault["phase"] == "start" else \
+            f"step {fault['step']}" if fault["phase"] == "play" else fault["phase"].upper()
+        print(f"ggp: warning: {fault['role']} ({seats[fault['role']].name}): {where}: "
+              f"{fault['code']} ({fault['reason']})", file=sys.stderr, flush=True)
+    return report
 
 
 # --- the parser ---------------------------------------------------------------
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ggp", description="General Game Playing toolkit")
-    sub = parser.add_subparsers(dest="command", required=True)
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are the command's one-line errors."""
 
-    def command(name, func, help_text):
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("game", metavar="GAME", help="a name in games_gdl or a .kif path")
+    def error(self, message):
+        command = self.prog.removeprefix("ggp").strip()
+        raise UserError(f"{command}: {message}" if command else message)
+
+
+def _number(kind, low=None, high=None, low_open=False):
+    """An argparse type: a number that a :class:`Param` of the same bounds accepts."""
+    param = Param("value", kind, 0, "", low=low, high=high, low_open=low_open)
+
+    def convert(text):
+        try:
+            return param.convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {param.accepts()}, got {text!r}") from None
+    convert.__name__ = param.accepts()
+    return convert
+
+
+COUNT = _number(int, low=1)
+NATURAL = _number(int, low=0)
+SECONDS = _number(float, low=0, low_open=True)
+CLOCK = _number(int, low=1)
+PORT = _number(int, low=0, high=65535)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    formatter = argparse.ArgumentDefaultsHelpFormatter
+    parser = _Parser(prog="ggp", description="General Game Playing toolkit",
+                     formatter_class=formatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name, func, help_text, game=True):
+        p = sub.add_parser(name, help=help_text, description=help_text,
+                           formatter_class=formatter)
+        if game:
+            p.add_argument("game", metavar="GAME", help="a name in games_gdl or a .kif path")
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(func=func)
         return p
 
     def reasoner(p):
-        p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0])
+        p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
+                       help="compiled (a propositional network in C) or reference")
+
+    def clocks(p, start, play):
+        p.add_argument("--startclock", type=CLOCK, default=start,
+                       help="seconds the players have to prepare")
+        p.add_argument("--playclock", type=CLOCK, default=play,
+                       help="seconds the players have for each move")
 
     p = command("check", cmd_check, "validate a game, then test it by random playouts")
-    p.add_argument("--playouts", type=int, default=20)
-    p.add_argument("--max-steps", type=int, default=1000,
+    p.add_argument("--playouts", type=NATURAL, default=20, help="random playouts to play")
+    p.add_argument("--max-steps", type=COUNT, default=1000,
                    help="a playout longer than this fails the termination check")
-    p.add_argument("--seconds", type=float, default=None, help="stop the playouts after this")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seconds", type=SECONDS, default=None,
+                   help="stop the playouts after this (default: no limit)")
+    p.add_argument("--seed", type=NATURAL, default=0, help="seed of the random playouts")
     reasoner(p)
 
     p = command("info", cmd_info, "roles, GDL-II or not, rule and proposition counts")
@@ -371,51 +496,51 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("solve", cmd_solve, "solve a small game by CFR or CFR+ over its "
                 "extensive form; print the values and exploitability of the average policy")
-    p.add_argument("--algo", choices=("cfr", "cfr+"), default="cfr+")
-    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--algo", choices=("cfr", "cfr+"), default="cfr+", help="the algorithm")
+    p.add_argument("--iterations", type=COUNT, default=1000, help="iterations to run")
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the average policy here (information state -> move -> probability)")
 
     p = command("exploit", cmd_exploit, "exploitability (NashConv / 2) of a policy, "
-                "given or learned by self-play (Smooth UCT, extensive-form UCT), in goal points")
+                "given or learned by self-play (Smooth UCT, extensive-form UCT), in goal "
+                "points and in the game's unit")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--policy", metavar="FILE|uniform",
                         help="a policy file (as ggp solve --out writes) or uniform")
     source.add_argument("--player", metavar="SPEC",
                         help="learn the policy by self-play: smooth-uct or efg-uct, e.g. "
                         "smooth-uct:c=18,d=0.002 (c in the game's unit)")
-    p.add_argument("--chips", action="store_true",
-                   help="also in the game's unit (its '; efg:' comment line)")
-    p.add_argument("--episodes", type=int, default=None,
+    p.add_argument("--episodes", type=COUNT, default=None,
                    help="self-play episodes (default 1,000,000)")
     p.add_argument("--curve", default=None, metavar="OUT.csv",
                    help="evaluate at log-spaced episode counts; write the learning curve "
                    "here and its log-log plot beside it (OUT.png)")
     p.add_argument("--append", action="store_true",
                    help="add this run to the --curve file; the plot shows every run in it")
-    p.add_argument("--seed", type=int, default=None, help="self-play seed (default 0)")
+    p.add_argument("--seed", type=NATURAL, default=None, help="self-play seed (default 0)")
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the learned average policy here")
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
-    p.add_argument("--depth", type=int, default=None, help="plies to walk (default: all)")
+    p.add_argument("--depth", type=NATURAL, default=None,
+                   help="plies to walk (default: the whole tree)")
     reasoner(p)
 
     p = command("bench", cmd_bench, "random playouts from the initial state, timed "
                 "(or, with --player, a search player's simulations)")
-    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--seconds", type=SECONDS, default=10.0, help="how long to measure")
     p.add_argument("--player", default=None, metavar="SPEC",
                    help="measure this player's simulations per second instead")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=NATURAL, default=1, help="seed of the random playouts")
     reasoner(p)
 
     p = command("match", cmd_match, "run a match as a game manager: players in this "
                 "process or GGP players over HTTP; recorded in the database")
     p.add_argument("--player", action="append", required=True, metavar="SPEC",
                    help="one per role, in role order: a player spec or http://host:port")
-    p.add_argument("--startclock", type=float, default=10.0)
-    p.add_argument("--playclock", type=float, default=10.0)
-    p.add_argument("--seed", type=int, default=None)
+    clocks(p, 10, 10)
+    p.add_argument("--seed", type=NATURAL, default=None,
+                   help="seed of the players and of the moves chosen for faulty players")
     p.add_argument("--out", default=None, metavar="MATCH.json",
                    help="also write the record (ggp.org match JSON) here")
     p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
@@ -425,44 +550,62 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("play", cmd_play, "play a local match and print it")
     p.add_argument("players", nargs="+", metavar="PLAYER",
                    help="one player spec per role, e.g. random, legal")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--matches", type=int, default=1)
-    p.add_argument("--playclock", type=float, default=10.0)
+    p.add_argument("--seed", type=NATURAL, default=None, help="seed of the players")
+    p.add_argument("--matches", type=COUNT, default=1, help="matches to play")
+    clocks(p, 3, 1)
     p.add_argument("--quiet", action="store_true", help="print only the goals")
 
-    p = sub.add_parser("study", help="run a study of many matches from a YAML file",
-                       description="run a study (see matches/study.py); resumes when "
-                                   "started again")
+    p = command("study", cmd_study, "run a study of many matches from a YAML file; "
+                "resumes when started again", game=False)
     p.add_argument("study", metavar="STUDY.yaml")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    p.add_argument("--workers", type=COUNT, default=None, help="processes (default: cores)")
     p.add_argument("--executor", choices=("process", "ray"), default=None,
                    help="default: the study's, else process")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --executor ray: the cluster to use, e.g. auto or "
+                   "ray://head:10001 (default: $RAY_ADDRESS, else a local cluster)")
     p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
                    "directory, ggp/matches.sqlite)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_study)
 
-    p = sub.add_parser("replay", help="re-check a match record (ggp.org JSON) with the rules",
-                       description="replay a match record step by step: legal moves, states, "
-                                   "terminal, goals; exit 1 on any problem")
+    p = command("replay", cmd_replay, "re-check a match record (ggp.org JSON) with the "
+                "rules: legal moves, states, terminal, goals; exit 1 on any problem",
+                game=False)
     p.add_argument("match", metavar="MATCH.json")
     p.add_argument("--game", default=None, metavar="GAME",
                    help="the game (default: the record's gameSource or gdl)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("serve", help="serve a player to GGP game managers over HTTP",
-                       description="an HTTP GGP player server (see matches/server.py), "
-                                   "logging one line per message; stop it with Ctrl-C")
+    p = command("serve", cmd_serve, "serve a player to GGP game managers over HTTP, "
+                "logging one line per message; Ctrl-C stops it", game=False)
     p.add_argument("player", metavar="PLAYER", help="a player spec, e.g. uct or random")
-    p.add_argument("--port", type=int, default=9147)
+    p.add_argument("--port", type=PORT, default=9147, help="the port (0: any free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (0.0.0.0 for every interface)")
     p.add_argument("--name", default=None, help="the name INFO gives (default: the player's)")
-    p.add_argument("--margin", type=float, default=0.5,
-                   help="seconds kept back from every clock for the reply to travel")
-    p.set_defaults(func=cmd_serve)
+    p.add_argument("--margin", type=_number(float, low=0), default=DEFAULT_MARGIN,
+                   help="seconds kept back from every clock for the reply to travel; the "
+                   "player thinks until the clock less this and its own margin")
+
+    command("players", cmd_players, "list the players and their parameters", game=False)
     return parser
+
+
+def _error_object(error) -> dict:
+    """The JSON form of an error: kind, message and, for a located one, where."""
+    if isinstance(error, gdl.Diagnostic):
+        pos = error.pos
+        return {"kind": error.kind, "message": error.message, "file": pos.path,
+                "line": pos.line, "column": pos.column}
+    return {"kind": getattr(error, "kind", "game"), "message": str(error).splitlines()[0],
+            "file": None, "line": None, "column": None}
+
+
+def _fail(as_json: bool, error) -> int:
+    """Print one error (a Diagnostic or an exception) and return status 1."""
+    if as_json:
+        print(json.dumps({"error": _error_object(error)}))
+    else:
+        print(f"ggp: {str(error).splitlines()[0]}", file=sys.stderr)
+    return 1
 
 
 def _one_line_warning(message, category, filename, lineno, line=None):
@@ -470,19 +613,33 @@ def _one_line_warning(message, category, filename, lineno, line=None):
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     warnings.formatwarning = _one_line_warning
-    args = build_parser().parse_args(argv)
+    debug = bool(os.environ.get("GGP_DEBUG"))
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
+                        format="ggp: %(message)s" if not debug else
+                        "%(asctime)s %(levelname)s %(name)s: %(message)s")
+    as_json = "--json" in argv
+    args = None
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
-    except (gdl.GdlError, GameError, UserError) as exc:
-        message = str(exc).splitlines()[0]
-        if getattr(args, "json", False):
-            print(json.dumps({"error": message}))
-        else:
-            print(f"ggp: {message}", file=sys.stderr)
-        return 1
+    except gdl.GdlError as exc:
+        return _fail(as_json, exc.first)
+    except RuleError as exc:
+        game = getattr(args, "loaded", None)
+        return _fail(as_json, game.diagnostic(exc) if game is not None else exc)
+    except (GameError, UserError) as exc:
+        return _fail(as_json, exc)
     except KeyboardInterrupt:
+        print("ggp: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:            # a bug of ours: one line, the traceback on request
+        if debug:
+            traceback.print_exc()
+        error = UserError(f"internal error: {type(exc).__name__}: {str(exc).strip()}"
+                          f" (GGP_DEBUG=1 shows where)", "internal")
+        return _fail(as_json, error)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,18 @@ The match is a record first: every joint move, every state, and every fault.
 A player that raises, answers nothing, answers an illegal move, or runs past
 the play clock gets a legal move chosen for it (uniformly at random, as
 ggp-base's manager does) and the fault is logged for that step and role as
-``CE``, ``IL <move>`` or ``TO`` (PROTOCOL.md).  The ``random`` role of GDL-II
-is played by the manager itself, uniformly.  Each role learns only what the
-protocol gives it: the joint move in GDL-I, its own move and its percepts in
-GDL-II.
+``CE``, ``IL <move>`` or ``TO`` (PROTOCOL.md), with the reason in words in
+the record's ``faults``, which also keeps the faults of START and STOP.  The
+``random`` role of GDL-II is played by the manager itself, uniformly.  Each
+role learns only what the protocol gives it: the joint move in GDL-I, its own
+move and its percepts in GDL-II.
+
+Every message round (START, each PLAY, STOP, and ABORT when a match cannot go
+on) goes to all players at once, as ggp-base's GameServer sends it: each seat
+has a thread of its own, so a step takes one play clock however many players
+use theirs, and the manager waits no longer than the clock plus the grace of
+:data:`matches.seats.GRACE`.  A player still busy then is timed out; its late
+call keeps its thread, and its next call waits behind it.
 
 Players are reached through seats (:mod:`matches.seats`): a local match and a
 match over HTTP run this same code with the transport swapped.
@@ -17,12 +25,14 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
 from matches.records import game_source
 from players import Observation
 
-from .seats import LocalSeat, RemoteSeat
+from .seats import GRACE, Fault, LocalSeat, RemoteSeat
 
 
 @dataclass
@@ -39,20 +49,27 @@ class MatchRecord:
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     start_time: float = field(default_factory=time.time)   # seconds since the epoch
     state_times: list = field(default_factory=list)  # time.time() of each state
-    start_clock: float = 0.0
-    play_clock: float = 0.0
+    start_clock: float = 0
+    play_clock: float = 0
     game_source: str = ""          # what load_game needs (matches.records.game_source)
+    #: every fault of every phase: {"phase": "start" | "play" | "stop" | "abort",
+    #: "step": number of the step (1 = the first PLAY) or None, "role", "code", "reason"}
+    faults: list = field(default_factory=list)
 
 
-def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10.0,
-              play_clock: float = 10.0, reasoner: str = "compiled", on_step=None,
-              specs: dict | None = None) -> MatchRecord:
+def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10,
+              play_clock: float = 10, reasoner: str = "compiled", on_step=None,
+              specs: dict | None = None, on_fault=None) -> MatchRecord:
     """Play one match; ``players`` maps every non-random role to a seat
     (:class:`~matches.seats.LocalSeat`, :class:`~matches.seats.RemoteSeat`)
     or to a :class:`players.Player`, which gets a local seat.
 
-    ``on_step(record, sm, state)`` is called after every step (and once at
-    the start) with the record so far, the state machine and its state.
+    ``on_step(record, sm, state)`` is called after every step (and once after
+    START) with the record so far, the state machine and its state;
+    ``on_fault(fault)`` as soon as a fault is known, with its entry of
+    ``record.faults``.  A game that breaks its rules during the match (a role
+    with no legal move, no goal) raises :class:`ggp.GameError` after every
+    player has been sent ABORT.
     """
     sm = game.state_machine(reasoner)
     rng = random.Random(seed)
@@ -62,11 +79,33 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
         raise ValueError(f"no player for role(s) {', '.join(missing)}")
     seats = {r: p if isinstance(p, (LocalSeat, RemoteSeat)) else LocalSeat(p)
              for r, p in players.items()}
+    if any(isinstance(s, RemoteSeat) for s in seats.values()) and not all(
+            float(c).is_integer() and c >= 1 for c in (start_clock, play_clock)):
+        raise ValueError(f"the GGP protocol's clocks are whole seconds, at least 1: "
+                         f"got {start_clock:g} and {play_clock:g}")
     record = MatchRecord(game.name, roles, dict(specs or {r: s.name for r, s in seats.items()}),
                          start_clock=start_clock, play_clock=play_clock,
                          game_source=game_source(game))
-    for role, seat in seats.items():
-        _quietly(seat.start, game, record.match_id, role, start_clock, play_clock)
+    with _Rounds(seats, record, on_fault) as rounds:
+        try:
+            _play(game, sm, rng, rounds, record, on_step)
+        except BaseException:
+            rounds.run("abort", None, play_clock,
+                       {r: (seat.abort, record.match_id, play_clock)
+                        for r, seat in seats.items()})
+            raise
+    return record
+
+
+def _play(game, sm, rng, rounds, record, on_step):
+    seats, match_id = rounds.seats, record.match_id
+    start_clock, play_clock = record.start_clock, record.play_clock
+    started = rounds.run("start", None, start_clock,
+                         {r: (seat.start, game, match_id, r, start_clock, play_clock)
+                          for r, seat in seats.items()})
+    for role, reply in started.items():
+        if reply is not None and str(reply).lower() != "ready":
+            rounds.fault("start", None, role, Fault("CE", f"answered {reply} to START"))
     state = sm.initial_state()
     record.states.append(sm.state_facts(state))
     record.state_times.append(time.time())
@@ -74,19 +113,19 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
         on_step(record, sm, state)
     previous, turn = None, 0
     while not sm.is_terminal(state):
+        legal = dict(zip(sm.roles, sm.playable_moves(state)))
+        deadline = time.monotonic() + play_clock
+        calls = {r: (seat.play, game, match_id,
+                     _observation(game, sm, r, previous, turn, deadline), legal[r], play_clock)
+                 for r, seat in seats.items()}
+        answers = rounds.run("play", turn + 1, play_clock, calls)
         joint, errors = [], []
-        for i, role in enumerate(roles):
-            legal = sm.legal_moves(state, role)
-            if role == "random":
-                joint.append(rng.choice(legal))
-                errors.append("")
-                continue
-            obs = _observation(game, sm, role, i, previous, turn, time.monotonic() + play_clock)
-            move, error = seats[role].play(game, record.match_id, obs, legal, play_clock)
-            if error:
-                move = rng.choice(legal)
+        for role in sm.roles:
+            move = answers.get(role)
+            if move is None:            # the random role, or a fault
+                move = rng.choice(legal[role])
             joint.append(move)
-            errors.append(error)
+            errors.append(rounds.codes.get(role, ""))
         joint = tuple(joint)
         previous = (state, joint)
         state = sm.next_state(state, joint)
@@ -97,24 +136,64 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
         record.state_times.append(time.time())
         if on_step:
             on_step(record, sm, state)
-    record.goals = {r: sm.goal(state, r) for r in roles if r != "random"}
-    for i, role in enumerate(roles):
-        if role in seats:
-            _quietly(seats[role].stop, game, record.match_id,
-                     _observation(game, sm, role, i, previous, turn, time.monotonic()))
-    return record
+    record.goals = {r: sm.goal(state, r) for r in sm.roles if r != "random"}
+    rounds.run("stop", None, play_clock,
+               {r: (seat.stop, game, match_id,
+                    _observation(game, sm, r, previous, turn, time.monotonic() + play_clock),
+                    play_clock)
+                for r, seat in seats.items()})
 
 
-def _quietly(call, *args):
-    """START and STOP: a player that fails them still plays (or has played) the
-    match; its faults show where they matter, in its moves."""
-    try:
-        call(*args)
-    except Exception:
-        pass
+class _Rounds:
+    """Message rounds: one call per seat, all at once, each seat's calls in
+    order on a thread of its own; faults go into the record as they come."""
+
+    def __init__(self, seats: dict, record: MatchRecord, on_fault=None):
+        self.seats, self.record, self.on_fault = seats, record, on_fault
+        self.workers = {r: ThreadPoolExecutor(1, thread_name_prefix=f"seat-{r}")
+                        for r in seats}
+        self.codes: dict = {}       # role -> fault code of the last round
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        for worker in self.workers.values():
+            worker.shutdown(wait=False)     # a player still thinking keeps its thread
+
+    def run(self, phase: str, step, clock: float, calls: dict) -> dict:
+        """Send every seat its call (``role -> (function, *args)``); return
+        role -> answer (None on a fault) after at most ``clock + GRACE``."""
+        self.codes = {}
+        futures = {self.workers[r].submit(*call): r for r, call in calls.items()}
+        answers = dict.fromkeys(calls)
+        try:
+            for future in as_completed(futures, timeout=clock + GRACE):
+                role = futures[future]
+                try:
+                    answers[role], fault = future.result()
+                except Exception as exc:        # a seat's own bug: the match goes on
+                    fault = Fault("CE", f"{type(exc).__name__}: {exc}")
+                if fault is not None:
+                    self.fault(phase, step, role, fault)
+        except FutureTimeout:
+            for future, role in futures.items():
+                if not future.done():
+                    self.fault(phase, step, role, Fault(
+                        "TO", f"no answer within {clock:g} s + {GRACE:g} s of grace"))
+        return answers
+
+    def fault(self, phase, step, role, fault: Fault):
+        entry = {"phase": phase, "step": step, "role": role, "code": fault.code,
+                 "reason": fault.reason}
+        self.record.faults.append(entry)
+        if phase == "play":
+            self.codes[role] = fault.code
+        if self.on_fault:
+            self.on_fault(entry)
 
 
-def _observation(game, sm, role, index, previous, turn, deadline) -> Observation:
+def _observation(game, sm, role, previous, turn, deadline) -> Observation:
     """Only what the protocol gives ``role``: the joint move (GDL-I), or its own
     move and its percepts (GDL-II)."""
     if previous is None:
@@ -122,5 +201,5 @@ def _observation(game, sm, role, index, previous, turn, deadline) -> Observation
     state, joint = previous
     if not game.is_gdl2:
         return Observation(turn=turn, joint=joint, deadline=deadline)
-    return Observation(turn=turn, own_move=joint[index],
+    return Observation(turn=turn, own_move=joint[sm.roles.index(role)],
                        percepts=sm.percepts(state, joint, role), deadline=deadline)

@@ -33,8 +33,10 @@ Fields:
   it canonical: comments dropped, one top-level expression a line, tokens
   separated by single spaces (``Start(..., rules=open(path).read(), ...)``
   canonicalises a file's text on construction);
-* clocks are seconds, ``int`` or ``float`` (``10`` and ``2.5`` on the wire),
-  finite and not negative; turns are integers from 0.
+* clocks are seconds, ``int`` or ``float``, finite and not negative; whole
+  seconds are written as integers (``10``, never ``10.0``: ggp-base's player
+  reads them with Integer.valueOf), and a decimal from another manager is
+  read too; turns are integers from 0.
 
 Replies: a player answers a bare term (``ready``, ``busy``, ``done``,
 ``aborted`` or a move); INFO is answered with an :class:`InfoReply`
@@ -77,6 +79,12 @@ _DECIMAL = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,3})?")
 
 class ProtocolError(ValueError):
     """A message or reply that is not well-formed; the text is one line."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (its type's name when it has none)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 # --- s-expressions ---------------------------------------------------------------
@@ -294,7 +302,9 @@ Message = Start | Play | PlayII | Stop | StopII | Abort | Info | Preview
 # --- printing ---------------------------------------------------------------------
 
 def _number(x) -> str:
-    return str(x) if isinstance(x, int) else repr(x)
+    """Clocks as the protocol writes them: whole seconds as integers (ggp-base
+    reads them with Integer.valueOf), anything finer as a decimal."""
+    return str(int(x)) if float(x).is_integer() else repr(x)
 
 
 def _list(items) -> str:

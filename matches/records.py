@@ -12,7 +12,10 @@ player and no goal: ``null``).
 To make a record replayable without the ggp.org game repository it carries a
 few keys of ours, which ggp.org readers ignore (they read the keys they know):
 ``gameName``, ``roles``, and ``gameSource`` (a name in games_gdl or the path
-of the .kif) or, for a game given as text, ``gdl`` (its rules).
+of the .kif) or, for a game given as text, ``gdl`` (its rules); and
+``faults``, every fault of the match with its reason, START and STOP
+included (``{"phase", "step", "role", "code", "reason"}``; ``errors`` has
+only the codes of the steps).
 
 ``MatchStore`` keeps records in SQLite; ``replay`` re-checks one with the
 reasoner.
@@ -62,14 +65,15 @@ def to_ggp_json(record) -> dict:
         "errors": [list(step) for step in record.errors],
         "goalValues": [record.goals.get(r) for r in roles],
         "previewClock": -1,
-        "startClock": record.start_clock,
-        "playClock": record.play_clock,
+        "startClock": _seconds(record.start_clock),
+        "playClock": _seconds(record.play_clock),
         "playerNamesFromHost": [record.players.get(r) for r in roles],
         "isPlayerHuman": [False] * len(roles),
         "tournamentNameFromHost": None,
         "scrambled": False,
         "gameName": record.game,
         "roles": roles,
+        "faults": list(record.faults),
         "gameSource": None if from_text else source,
         **({"gdl": source} if from_text else {}),
     }
@@ -83,6 +87,11 @@ def write_json(record, path) -> None:
 
 def read_json(path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def _seconds(clock):
+    """A clock as ggp-base writes it: whole seconds as an integer."""
+    return int(clock) if float(clock).is_integer() else clock
 
 
 def _ms(seconds: float) -> int:
@@ -124,7 +133,7 @@ CREATE TABLE IF NOT EXISTS matches (
     players    TEXT NOT NULL,        -- JSON object role -> player name
     goals      TEXT NOT NULL,        -- JSON object role -> goal
     steps      INTEGER NOT NULL,
-    faults     INTEGER NOT NULL,     -- TO, CE and IL entries of all steps
+    faults     INTEGER NOT NULL,     -- faults of every phase (TO, CE, IL)
     start_time INTEGER,              -- ms since the epoch
     study      TEXT,
     key        TEXT,
@@ -167,7 +176,8 @@ class MatchStore:
         roles = data["roles"]
         players = dict(zip(roles, data["playerNamesFromHost"]))
         goals = {r: g for r, g in zip(roles, data["goalValues"]) if g is not None}
-        faults = sum(1 for step in data["errors"] for e in step if e)
+        faults = len(data["faults"]) if "faults" in data else \
+            sum(1 for step in data["errors"] for e in step if e)
         cursor = self._db.execute(
             f"INSERT OR IGNORE INTO matches ({', '.join(_COLUMNS)}, record) "
             f"VALUES ({', '.join('?' * (len(_COLUMNS) + 1))})",
@@ -259,7 +269,7 @@ def replay(data: dict, game=None) -> ReplayReport:
         report.problems.append(f"{len(states)} states for {len(moves)} steps "
                                f"(one more state than steps expected)")
     state = sm.initial_state()
-    _describe(report, "start", sm.state_facts(state))
+    _describe(report, "start", sm.state_facts(state), game, sm)
     if states:
         _compare(report, 0, sm.state_facts(state), states[0])
     for step, texts in enumerate(moves, 1):
@@ -277,7 +287,8 @@ def replay(data: dict, game=None) -> ReplayReport:
         facts = sm.state_facts(state)
         played = ", ".join(f"{r} {to_kif(m)}" for r, m in zip(roles, joint))
         faulty = "; ".join(f"{r}: {e}" for r, e in zip(roles, faults) if e)
-        _describe(report, f"step {step}: {played}" + (f"   [{faulty}]" if faulty else ""), facts)
+        _describe(report, f"step {step}: {played}" + (f"   [{faulty}]" if faulty else ""),
+                  facts, game, sm)
         if step < len(states):
             _compare(report, step, facts, states[step])
     if not sm.is_terminal(state):
@@ -293,9 +304,9 @@ def replay(data: dict, game=None) -> ReplayReport:
     return report
 
 
-def _describe(report, header, facts):
+def _describe(report, header, facts, game, sm):
     report.lines.append(header)
-    board = render(facts)
+    board = render(facts, game, sm)
     if board:
         report.lines.append(board)
 

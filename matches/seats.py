@@ -6,18 +6,17 @@ PLAY, STOP, ABORT).  Only the transport differs:
 
 * :class:`LocalSeat` calls a :class:`players.Player` in this process (fast,
   for studies); a call cannot be interrupted, so a late answer is detected
-  after it returns;
+  after it returns, or by the manager, which stops waiting for it;
 * :class:`RemoteSeat` speaks HTTP to a GGP player anywhere (PROTOCOL.md,
   "Transport"): ``POST /`` with the message, ``Content-Type: text/acl``, one
-  request per connection, read timeouts of the start clock, the play clock
-  plus :data:`GRACE` seconds, and the play clock for STOP (as ggp-base's
-  manager does).
+  request per connection, read timeouts of the clock plus :data:`GRACE`
+  seconds (ggp-base's GameServer gives PLAY one second more than the clock).
 
-``play`` returns ``(move, fault)``: the move the player chose (a term spelled
-as the rules spell it) and ``""``, or ``None`` and the fault the manager logs:
-``TO`` (no answer within the clock), ``CE`` (the player crashed, the
-connection failed, or the reply could not be read) or ``IL <move>`` (an
-illegal move; ``IL nil`` for an empty answer).
+Every call returns what the player answered and ``None``, or a
+:class:`Fault`: its code as the match record logs it (``TO``: no answer
+within the clock; ``CE``: the player crashed, the connection failed, or the
+reply could not be read; ``IL <move>``: an illegal move, ``IL nil`` for an
+empty answer) and the reason in words.
 """
 from __future__ import annotations
 
@@ -26,17 +25,30 @@ import logging
 import socket
 import time
 import urllib.parse
+from dataclasses import dataclass
 
 from gdl import GdlError, to_kif
 from players import Observation
 
-from .protocol import (Abort, Play, PlayII, ProtocolError, Start, Stop, StopII,
+from .protocol import (Abort, Play, PlayII, ProtocolError, Start, Stop, StopII, one_line,
                        parse_reply, print_message)
 
-#: Seconds a remote player may overrun the play clock before it is timed out.
 log = logging.getLogger("matches.seats")
 
+#: Seconds a player may overrun a clock before the manager stops waiting
+#: (network transit; ggp-base's GameServer gives PLAY one second).
 GRACE = 1.0
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What went wrong with one player's answer: the record's code and why."""
+
+    code: str           # "TO", "CE" or "IL <move>"
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.reason})"
 
 
 class LocalSeat:
@@ -46,26 +58,38 @@ class LocalSeat:
         self.player = player
         self.name = name or player.name
 
-    def start(self, game, match_id, role, start_clock, play_clock) -> str:
-        self.player.start(game, role, start_clock, play_clock)
-        return ""
+    def start(self, game, match_id, role, start_clock, play_clock):
+        deadline = time.monotonic() + start_clock
+        try:
+            self.player.start(game, role, start_clock, play_clock)
+        except Exception as exc:
+            return None, self._crashed("start", exc)
+        return "ready", _late(deadline, start_clock)
 
     def play(self, game, match_id, obs: Observation, legal, play_clock):
-        started = time.monotonic()
         try:
             move = self.player.play(obs)
-        except Exception:               # a crashing player must not end the match
-            log.exception("player %s crashed at turn %d", self.name, obs.turn)
-            return None, "CE"
-        if time.monotonic() - started > play_clock:
-            return None, "TO"
-        return _checked(move, legal)
+        except Exception as exc:        # a crashing player must not end the match
+            return None, self._crashed(f"turn {obs.turn}", exc)
+        return _checked(move, legal, _late(obs.deadline, play_clock))
 
-    def stop(self, game, match_id, obs: Observation):
-        self.player.stop(obs)
+    def stop(self, game, match_id, obs: Observation, play_clock):
+        try:
+            self.player.stop(obs)
+        except Exception as exc:
+            return None, self._crashed("stop", exc)
+        return "done", _late(obs.deadline, play_clock)
 
-    def abort(self, match_id):
-        self.player.abort()
+    def abort(self, match_id, play_clock):
+        try:
+            self.player.abort()
+        except Exception as exc:
+            return None, self._crashed("abort", exc)
+        return "aborted", None
+
+    def _crashed(self, when: str, exc: Exception) -> Fault:
+        log.debug("player %s crashed at %s", self.name, when, exc_info=exc)
+        return Fault("CE", f"raised {type(exc).__name__}: {one_line(exc)}")
 
 
 class RemoteSeat:
@@ -73,38 +97,40 @@ class RemoteSeat:
 
     def __init__(self, url: str, name: str | None = None):
         parts = urllib.parse.urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
+        try:
+            port = parts.port
+        except ValueError:
+            port = -1
+        if parts.scheme != "http" or not parts.hostname or port == -1:
             raise ValueError(f"a remote player is http://host:port, not {url!r}")
-        self.host, self.port = parts.hostname, parts.port or 9147
+        self.host, self.port = parts.hostname, port or 9147
         self.name = name or url
 
-    def start(self, game, match_id, role, start_clock, play_clock) -> str:
+    def start(self, game, match_id, role, start_clock, play_clock):
         rules = "\n".join(to_kif(rule) for rule in game.rules)
-        _, fault = self._send(Start(match_id, role, rules, start_clock, play_clock),
-                              start_clock)
-        return fault
+        return self._send(Start(match_id, role, rules, start_clock, play_clock), start_clock)
 
     def play(self, game, match_id, obs: Observation, legal, play_clock):
-        reply, fault = self._send(_message(Play, PlayII, game, match_id, obs),
-                                  play_clock + GRACE)
+        reply, fault = self._send(_message(Play, PlayII, game, match_id, obs), play_clock)
         if fault:
             return None, fault
         try:
             move = game.parse_move(reply)
         except (GdlError, ValueError):
-            return None, "CE"
-        return _checked(None if move == "nil" else move, legal)
+            return None, Fault("CE", f"the reply {_short(reply)} is not a move")
+        return _checked(None if move == "nil" else move, legal, None)
 
-    def stop(self, game, match_id, obs: Observation):
-        self._send(_message(Stop, StopII, game, match_id, obs), 10.0)
+    def stop(self, game, match_id, obs: Observation, play_clock):
+        return self._send(_message(Stop, StopII, game, match_id, obs), play_clock)
 
-    def abort(self, match_id):
-        self._send(Abort(match_id), 10.0)
+    def abort(self, match_id, play_clock):
+        return self._send(Abort(match_id), play_clock)
 
-    def _send(self, message, timeout: float):
-        """POST one message; (reply text, "") or (None, "TO" / "CE")."""
+    def _send(self, message, clock: float):
+        """POST one message; (reply text, None) or (None, fault)."""
         body = print_message(message).encode()
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=clock + GRACE)
+        where = f"{self.host}:{self.port}"
         try:
             connection.request("POST", "/", body, {
                 "Content-Type": "text/acl", "Accept": "text/delim",
@@ -112,13 +138,17 @@ class RemoteSeat:
             response = connection.getresponse()
             text = response.read().decode("utf-8", "replace")
             if response.status != 200:
-                return None, "CE"
+                return None, Fault("CE", f"HTTP {response.status} from {where}: {_short(text)}")
             parse_reply(text)           # the reply must at least be one term
-            return text.strip(), ""
+            return text.strip(), None
         except (socket.timeout, TimeoutError):
-            return None, "TO"
-        except (OSError, http.client.HTTPException, ProtocolError):
-            return None, "CE"
+            return None, Fault("TO", f"no answer from {where} within {clock:g} s + "
+                                     f"{GRACE:g} s of grace")
+        except ProtocolError as exc:
+            return None, Fault("CE", f"unreadable reply from {where}: {exc}")
+        except (OSError, http.client.HTTPException) as exc:
+            return None, Fault("CE", f"cannot reach {where}: "
+                                     f"{getattr(exc, 'strerror', None) or one_line(exc)}")
         finally:
             connection.close()
 
@@ -131,7 +161,24 @@ def _message(gdl1, gdl2, game, match_id, obs: Observation):
     return gdl2(match_id, obs.turn, obs.own_move, percepts)
 
 
-def _checked(move, legal):
+def _late(deadline: float, clock: float) -> Fault | None:
+    """A timeout fault when a local call answered after ``deadline``."""
+    over = time.monotonic() - deadline
+    return Fault("TO", f"answered {over:.2f} s after its {clock:g} s clock ran out") \
+        if over > 0 else None
+
+
+def _checked(move, legal, fault):
+    """``(move, None)`` for a legal move in time, else ``(None, fault)``."""
+    if fault is not None:
+        return None, fault
     if move not in legal:
-        return None, f"IL {'nil' if move is None else to_kif(move)}"
-    return move, ""
+        shown = "nil" if move is None else to_kif(move)
+        return None, Fault(f"IL {shown}", "no move" if move is None
+                           else f"{shown} is not a legal move")
+    return move, None
+
+
+def _short(text: str, width: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return repr(text if len(text) <= width else text[:width - 3] + "...")

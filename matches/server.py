@@ -62,9 +62,12 @@ import players
 from ggp import Game
 
 from .protocol import (Abort, Info, InfoReply, Play, PlayII, Preview, ProtocolError, Start,
-                       Stop, StopII, parse_message, print_reply)
+                       Stop, StopII, one_line, parse_message, print_reply)
 
 DEFAULT_PORT = 9147
+#: Seconds kept back from every clock for the reply to reach the manager; the
+#: player is given what is left, less its own (small) margin for answering.
+DEFAULT_MARGIN = 0.25
 #: Request bodies larger than this are refused (the biggest rules are ~100 kB).
 MAX_BODY = 32 * 2 ** 20
 
@@ -107,7 +110,7 @@ class PlayerService:
     abandoned-match rule (module docstring).
     """
 
-    def __init__(self, spec: str, name: str | None = None, margin: float = 0.5,
+    def __init__(self, spec: str, name: str | None = None, margin: float = DEFAULT_MARGIN,
                  abandon_grace: float = 5.0):
         players.make(spec)                      # a bad spec fails here, not at START
         self.spec, self.margin, self.abandon_grace = spec, margin, abandon_grace
@@ -152,12 +155,11 @@ class PlayerService:
             if role is None:
                 raise RequestError(f"role {m.role} is not one of {', '.join(game.roles)}")
             player = players.make(self.spec)
-            referee = _Referee(reasoner=getattr(player, "reasoner", "compiled"))
+            referee = _Referee(reasoner=player.reasoner)
             try:
-                referee.start(Game(game.description, game.name), role, m.start_clock,
-                              m.play_clock)
+                referee.start(game, role, m.start_clock, m.play_clock)
             except Exception as exc:    # e.g. a reasoner that cannot build the game
-                raise RequestError(f"cannot play these rules: {_one_line(exc)}") from None
+                raise RequestError(f"cannot play these rules: {one_line(exc)}") from None
             worker = ThreadPoolExecutor(1, thread_name_prefix=f"player-{m.match_id}")
             play_clock = m.play_clock - min(self.margin, m.play_clock / 2)
             future = worker.submit(lambda: player.start(
@@ -176,7 +178,7 @@ class PlayerService:
             try:
                 legal = match.referee.play(obs)
             except Exception as exc:        # the moves do not fit the game
-                raise RequestError(f"cannot follow the game: {_one_line(exc)}") from None
+                raise RequestError(f"cannot follow the game: {one_line(exc)}") from None
             if not legal:
                 raise RequestError("no position fits the moves and percepts received")
             match.turn += 1
@@ -231,7 +233,7 @@ class PlayerService:
         try:
             return Game(gdl.parse(m.rules, f"<{m.match_id}>"), name=m.match_id)
         except Exception as exc:        # GdlError, or a game the reasoners refuse
-            raise RequestError(f"invalid rules: {_one_line(exc)}") from None
+            raise RequestError(f"invalid rules: {one_line(exc)}") from None
 
     @staticmethod
     def _observation(match: _Match, m, deadline: float) -> players.Observation:
@@ -240,7 +242,7 @@ class PlayerService:
             try:
                 return match.game.parse_move(gdl.to_kif(term))
             except gdl.GdlError as exc:
-                raise RequestError(f"bad term {gdl.to_kif(term)}: {_one_line(exc)}") from None
+                raise RequestError(f"bad term {gdl.to_kif(term)}: {one_line(exc)}") from None
 
         if isinstance(m, (Play, Stop)):
             if m.moves is None:
@@ -263,12 +265,7 @@ def _wait(future, deadline: float):
     except FutureTimeout:
         return None, "no answer in time"
     except Exception as exc:
-        return None, f"raised {type(exc).__name__}: {_one_line(exc)}"
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+        return None, f"raised {type(exc).__name__}: {one_line(exc)}"
 
 
 # --- HTTP -------------------------------------------------------------------------
@@ -306,7 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             data = self.rfile.read(size)
         except OSError as exc:
-            raise RequestError(f"reading the body: {_one_line(exc)}") from None
+            raise RequestError(f"reading the body: {one_line(exc)}") from None
         if len(data) < size:
             raise RequestError(f"truncated body: {len(data)} of {size} bytes")
         try:
@@ -327,7 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
             code, reply = 400, f"error: {exc}"
         except Exception as exc:                 # a bug must not cost the connection
             log.exception("internal error on %s %s", kind, match_id)
-            code, reply = 500, f"error: internal: {_one_line(exc)}"
+            code, reply = 500, f"error: internal: {one_line(exc)}"
         self._send(code, reply)
         arrived = time.time() - (time.monotonic() - arrival)
         log.info("%s %s: %d %s (arrived %s.%03d, %.3f s)", kind, match_id, code,
@@ -347,7 +344,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
         except OSError as exc:          # the client went away
-            log.info("could not reply to %s: %s", self.client_address[0], _one_line(exc))
+            log.info("could not reply to %s: %s", self.client_address[0], one_line(exc))
 
     def send_error(self, code, message=None, explain=None):
         """Malformed HTTP (bad request line, unknown method...): one line too."""
@@ -372,7 +369,8 @@ class PlayerServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-                 name: str | None = None, margin: float = 0.5, abandon_grace: float = 5.0):
+                 name: str | None = None, margin: float = DEFAULT_MARGIN,
+                 abandon_grace: float = 5.0):
         self.service = PlayerService(spec, name, margin, abandon_grace)
         self._thread = None
         super().__init__((host, port), _Handler)
@@ -399,7 +397,7 @@ class PlayerServer(ThreadingHTTPServer):
 
 
 def serve(spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-          name: str | None = None, margin: float = 0.5):
+          name: str | None = None, margin: float = DEFAULT_MARGIN):
     """Serve ``spec`` until interrupted.  Raises ValueError for a bad spec or
     name and OSError if the address cannot be bound."""
     with PlayerServer(spec, host, port, name, margin) as server:

@@ -38,6 +38,17 @@ from pathlib import Path
 
 import yaml
 
+from players.params import Param
+
+#: The study's numbers and choices, checked as player parameters are.
+_SETTINGS = (
+    Param("matches", int, 100, "matches per game and pair", low=1),
+    Param("seed", int, 0, "the study's seed", low=0),
+    Param("startclock", float, 10.0, "seconds to prepare", low=0, low_open=True),
+    Param("playclock", float, 10.0, "seconds a move", low=0, low_open=True),
+    Param("executor", str, "process", "where the matches run", choices=("process", "ray")),
+)
+
 
 @dataclass
 class Study:
@@ -54,32 +65,60 @@ class Study:
 
 
 def load_study(path) -> Study:
-    """Read and check a study file; a mistake raises ValueError naming it."""
+    """Read and check a study file: its YAML, every key and value, every
+    player spec and game, before any match is played.  A mistake raises
+    ValueError, one line naming the file (and the line, for bad YAML)."""
+    import players as registry
+    from ggp import load_game
     path = Path(path)
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ValueError(f"{where}: not valid YAML: {problem}") from None
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a study is a mapping (name, games, players, pairs, ...), "
+                         f"not a {type(data).__name__}")
     known = set(Study.__dataclass_fields__)
-    unknown = set(data) - known
+    unknown = set(map(str, data)) - known
     if unknown:
         raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(sorted(known))}")
-    for key in ("games", "players"):
-        if not data.get(key):
-            raise ValueError(f"{path}: '{key}' is required")
+    for key, kind in (("games", list), ("players", dict)):
+        if not data.get(key) or not isinstance(data[key], kind):
+            raise ValueError(f"{path}: '{key}' is required: a "
+                             f"{'list of games' if kind is list else 'mapping label: spec'}")
     players = {str(k): str(v) for k, v in data["players"].items()}
+    for label, spec in players.items():
+        try:
+            registry.make(spec)
+        except ValueError as exc:
+            raise ValueError(f"{path}: player {label}: {exc}") from None
     labels = list(players)
-    pairs = [tuple(p) for p in data.get("pairs") or
+    pairs = [tuple(p) if isinstance(p, (list, tuple)) else (p,) for p in data.get("pairs") or
              [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]]
     for pair in pairs:
         if len(pair) != 2 or any(label not in players for label in pair):
             raise ValueError(f"{path}: pair {list(pair)} must name two of {labels}")
-    games = [str(path.parent / g) if g.endswith(".kif") else g for g in data["games"]]
-    out = path.parent / data.get("out", f"results/{path.stem}")
-    return Study(name=data.get("name", path.stem), games=games, players=players,
-                 pairs=pairs, matches=int(data.get("matches", 100)),
-                 seed=int(data.get("seed", 0)),
-                 startclock=float(data.get("startclock", 10.0)),
-                 playclock=float(data.get("playclock", 10.0)), out=out,
-                 executor=str(data.get("executor", "process")))
+    games = [str(path.parent / str(g)) if str(g).endswith(".kif") else str(g)
+             for g in data["games"]]
+    for game in games:
+        roles = [r for r in load_game(game).roles if r != "random"]
+        if len(roles) != 2:
+            raise ValueError(f"{path}: {game}: a study pairs two players; its roles are "
+                             f"{', '.join(roles)}")
+    values = {}
+    for param in _SETTINGS:
+        try:
+            values[param.name] = param.convert(data.get(param.name, param.default))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    out = path.parent / str(data.get("out", f"results/{path.stem}"))
+    return Study(name=str(data.get("name", path.stem)), games=games, players=players,
+                 pairs=pairs, out=out, **values)
 
 
 def tasks(study: Study) -> list[dict]:
@@ -124,11 +163,12 @@ def play_task(task: dict) -> dict:
 
 
 def run_study(study: Study, workers: int | None = None, db=None, executor: str = "process",
-              progress=sys.stderr) -> list[dict]:
+              progress=sys.stderr, ray_address: str | None = None) -> list[dict]:
     """Play the matches of ``study`` not yet in the database ``db`` (default:
     the user's), ``workers`` at a time (default: one per core), storing each
     as it finishes.  ``executor="ray"`` runs them as Ray tasks instead (on the
-    cluster that ``RAY_ADDRESS`` names, else a local one).  Returns a summary
+    cluster at ``ray_address``, else the one ``RAY_ADDRESS`` names, else a new
+    local one).  Returns a summary
     of every match of the study, in task order."""
     from matches.records import MatchStore
     all_tasks = tasks(study)
@@ -136,7 +176,8 @@ def run_study(study: Study, workers: int | None = None, db=None, executor: str =
         done = store.keys(study.name)
         todo = [t for t in all_tasks if t["key"] not in done]
         total, finished = len(all_tasks), len(all_tasks) - len(todo)
-        for task, record in _execute(todo, workers or os.cpu_count() or 1, executor):
+        for task, record in _execute(todo, workers or os.cpu_count() or 1, executor,
+                                     ray_address):
             store.add(record, study=study.name, key=task["key"])
             finished += 1
             if progress:
@@ -148,11 +189,15 @@ def run_study(study: Study, workers: int | None = None, db=None, executor: str =
     return sorted(rows, key=lambda r: order[r["key"]])
 
 
-def _execute(todo: list, workers: int, executor: str):
+def _execute(todo: list, workers: int, executor: str, ray_address: str | None = None):
     """(task, record) pairs as the matches finish, in any order."""
     if executor == "ray":
-        import ray
-        ray.init(address=os.environ.get("RAY_ADDRESS"), ignore_reinit_error=True)
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("the ray executor needs Ray: pip install 'ggp[ray]'") from None
+        ray.init(address=ray_address or os.environ.get("RAY_ADDRESS"),
+                 ignore_reinit_error=True)
         remote = ray.remote(play_task)
         pending = {remote.remote(t): t for t in todo}
         while pending:

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 
 from .belief import Belief, Steps
+from .params import Param, settings
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,18 @@ class Observation:
     deadline: float = float("inf")
 
 
+#: The thinking budget of the search players: simulations a move, else the
+#: clock.  The margin is what the player keeps back from the deadline it is
+#: given to stop, choose and answer; a served player's deadline already has
+#: the server's own margin taken off (matches.server), so the two do not add
+#: up to most of a short clock.
+BUDGET = (
+    Param("simulations", int, None, "simulations a move (reproducible with seed); "
+          "default: think on the clock", low=1),
+    Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0),
+)
+
+
 class Player:
     """Base class: keeps the game position; subclasses override :meth:`select`.
 
@@ -52,11 +65,27 @@ class Player:
 
     name = "player"
     belief_share = 0.4
+    #: The declared parameters (:mod:`players.params`); subclasses add theirs.
+    params = (
+        Param("seed", int, None, "random seed (default: a fresh one each match)", low=0),
+        Param("reasoner", str, "compiled", "the state machine the player reasons with",
+              choices=("compiled", "reference")),
+    )
 
-    def __init__(self, seed: int | None = None, reasoner: str = "compiled"):
-        self.rng = random.Random(seed)
-        self.reasoner = reasoner
+    def __init__(self, **values):
+        """Every declared parameter becomes an attribute of the same name;
+        ValueError names a parameter that is unknown or out of bounds."""
+        for key, value in settings(self.params, values).items():
+            setattr(self, key, value)
+        self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
+
+    @classmethod
+    def describe(cls) -> dict:
+        """The player as ``ggp players --json`` lists it."""
+        doc = (cls.__doc__ or "").strip().splitlines()
+        return {"name": cls.name, "description": doc[0] if doc else "",
+                "params": [p.describe() for p in cls.params]}
 
     # --- protocol ----------------------------------------------------------
     def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):

@@ -40,9 +40,10 @@ import time
 
 from ggp.efg import CHANCE_ROLE, game_unit
 
-from .base import Player
+from .base import BUDGET, Player
 from .belief import decision_key, extend_key
 from .mcts import _search_for
+from .params import Param, extend
 
 #: The exploration constant when none is given, in goal points (the
 #: perfect-information players' C), converted to the game's unit.
@@ -54,21 +55,21 @@ class InformationSetPlayer(Player):
 
     name = "information-set"
 
-    def __init__(self, simulations: int | None = None, seed: int | None = None,
-                 c: float | None = None, margin: float = 0.5, final: str = "visits",
-                 reasoner: str = "compiled"):
-        super().__init__(seed, reasoner)
-        if simulations is not None and simulations < 1:
-            raise ValueError("simulations must be at least 1")
-        if final not in ("visits", "sample"):
-            raise ValueError(f"final must be 'visits' or 'sample', not {final!r}")
-        self.simulations, self.c_given, self.margin, self.final = simulations, c, margin, final
+    params = extend(Player.params, *BUDGET,
+        Param("c", float, None, "exploration constant in the game's unit (default: 40 goal "
+              "points in it)", low=0),
+        Param("final", str, "visits", "the move played: most visited, or drawn from the "
+              "average policy", choices=("visits", "sample")),
+    )
+
+    def __init__(self, **values):
+        super().__init__(**values)
         self.last_simulations = 0
 
     def meta_game(self, deadline):
         unit = game_unit(self.game)
         self.unit = unit
-        self.c = self.c_given if self.c_given is not None else DEFAULT_C_GOAL_POINTS / unit.scale
+        self.explore = self.c if self.c is not None else DEFAULT_C_GOAL_POINTS / unit.scale
         self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.slowest = 0.0          # seconds, the slowest simulation so far
@@ -134,7 +135,7 @@ class InformationSetPlayer(Player):
 
 
 class ISMCTSPlayer(InformationSetPlayer):
-    """Single-observer IS-MCTS with availability counts (module docstring)."""
+    """Single-observer IS-MCTS with availability counts (Cowling, Powley and Whitehouse 2012)."""
 
     name = "ismcts"
 
@@ -143,7 +144,7 @@ class ISMCTSPlayer(InformationSetPlayer):
         self.tree: dict[int, list] = {}
 
     def simulate(self, hypothesis):
-        steps, me, rng, c = self.steps, self.me, self.rng, self.c
+        steps, me, rng, c = self.steps, self.me, self.rng, self.explore
         state, key = hypothesis.state, hypothesis.keys[me]
         path, added, rewards = [], False, None
         while rewards is None:
@@ -218,16 +219,17 @@ class SmoothUCTPlayer(InformationSetPlayer):
     name = "smooth-uct"
     rule = "smooth"
 
-    def __init__(self, simulations: int | None = None, seed: int | None = None,
-                 c: float | None = None, gamma: float = 0.1, eta0: float = 0.9,
-                 d: float = 0.001, margin: float = 0.5, final: str = "sample",
-                 reasoner: str = "compiled"):
-        super().__init__(simulations, seed, c, margin, final, reasoner)
-        self.gamma, self.eta0, self.d = gamma, eta0, d
+    params = extend(InformationSetPlayer.params,
+        Param("final", str, "sample", "the move played: most visited, or drawn from the "
+              "average policy", choices=("visits", "sample")),
+        Param("gamma", float, 0.1, "least chance of the UCB move (eq. 3.1)", low=0, high=1),
+        Param("eta0", float, 0.9, "eta's start (eq. 3.1)", low=0, high=1),
+        Param("d", float, 0.001, "eta's decay with the visits (eq. 3.1)", low=0),
+    )
 
     def new_search(self):
         from ._infotree import InfoTrees
-        self.trees = InfoTrees(len(self.sm.roles), select=self.rule, c=self.c,
+        self.trees = InfoTrees(len(self.sm.roles), select=self.rule, c=self.explore,
                                gamma=self.gamma, eta0=self.eta0, d=self.d,
                                seed=self.rng.getrandbits(63))
 
@@ -282,7 +284,5 @@ class EFGUCTPlayer(SmoothUCTPlayer):
     name = "efg-uct"
     rule = "ucb"
 
-    def __init__(self, simulations: int | None = None, seed: int | None = None,
-                 c: float | None = None, margin: float = 0.5, final: str = "visits",
-                 reasoner: str = "compiled"):
-        super().__init__(simulations, seed, c, margin=margin, final=final, reasoner=reasoner)
+    params = InformationSetPlayer.params
+    gamma, eta0, d = 1.0, 1.0, 0.0          # eta = 1: always the UCB move

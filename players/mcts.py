@@ -38,7 +38,8 @@ import random
 import time
 import warnings
 
-from .base import Player
+from .base import BUDGET, Player
+from .params import Param, extend
 
 #: Nodes added per move at most: past it, simulations play out from leaves.
 MAX_NODES = 1_000_000
@@ -66,20 +67,25 @@ class MCTSPlayer(Player):
     name = "mcts"
     playout = "random"
 
-    def __init__(self, simulations: int | None = None, seed: int | None = None,
-                 c: float = 40.0, discount: float = 0.999, final: str = "visits",
-                 transpositions: bool = False, decay: float = 0.2, margin: float = 0.5,
-                 policy: str = "egreedy", epsilon: float = 0.4, tau: float = 10.0,
-                 k: int = 7, fallback: str = "nst", reasoner: str = "compiled"):
-        super().__init__(seed, reasoner)
-        if final not in ("visits", "average"):
-            raise ValueError(f"final must be 'visits' or 'average', not {final!r}")
-        if simulations is not None and simulations < 1:
-            raise ValueError("simulations must be at least 1")
-        self.simulations, self.c, self.discount, self.final = simulations, c, discount, final
-        self.transpositions, self.decay, self.margin = transpositions, decay, margin
-        self.policy_params = dict(select=policy, epsilon=epsilon, tau=tau, k=k,
-                                  fallback=fallback)
+    params = extend(Player.params, *BUDGET,
+        Param("c", float, 40.0, "UCB1 exploration constant on the 0..100 goal scale", low=0),
+        Param("discount", float, 0.999, "discount of the backed-up goal per ply",
+              low=0, high=1, low_open=True),
+        Param("final", str, "visits", "the move played: most visited or best average",
+              choices=("visits", "average")),
+        Param("transpositions", bool, False, "one node per state instead of per path"),
+    )
+    #: The playout policy's parameters (:class:`players._policy.Policy`), by
+    #: the names the policy gives them.
+    policy_names = {}
+    #: What the policy's statistics are multiplied by before each move
+    #: (random playouts keep none; the learning players declare it).
+    decay = 1.0
+
+    def __init__(self, **values):
+        super().__init__(**values)
+        self.policy_params = {arg: getattr(self, name)
+                              for name, arg in self.policy_names.items()}
         self.last_simulations = 0
 
     # --- the Player hooks -------------------------------------------------------
@@ -255,20 +261,40 @@ class MASTPlayer(MCTSPlayer):
 
     name = "mast"
     playout = "mast"
+    params = extend(MCTSPlayer.params,
+        Param("policy", str, "egreedy", "how playouts use the statistics: epsilon-greedy "
+              "or Gibbs sampling", choices=("egreedy", "gibbs")),
+        Param("epsilon", float, 0.4, "egreedy: chance of a uniformly random move",
+              low=0, high=1),
+        Param("tau", float, 10.0, "gibbs: temperature on the 0..100 goal scale",
+              low=0, low_open=True),
+        Param("decay", float, 0.2, "factor the statistics are multiplied by before each "
+              "move", low=0, high=1),
+    )
+    policy_names = {"policy": "select", "epsilon": "epsilon", "tau": "tau"}
 
 
-class NSTPlayer(MCTSPlayer):
+class NSTPlayer(MASTPlayer):
     """MCTS with N-gram Selection playouts (seed 003)."""
 
     name = "nst"
     playout = "nst"
+    params = extend(MASTPlayer.params,
+        Param("k", int, 7, "visits before an N-gram of 2 or 3 moves counts", low=1),
+    )
+    policy_names = {**MASTPlayer.policy_names, "k": "k"}
 
 
-class LGRPlayer(MCTSPlayer):
+class LGRPlayer(NSTPlayer):
     """MCTS with Last-Good-Reply playouts, falling back to NST or MAST (seed 003)."""
 
     name = "lgr"
     playout = "lgr"
+    params = extend(NSTPlayer.params,
+        Param("fallback", str, "nst", "the policy where no reply is stored",
+              choices=("nst", "mast", "random")),
+    )
+    policy_names = {**NSTPlayer.policy_names, "fallback": "fallback"}
 
 
 # --- the reasoner behind a search ------------------------------------------------

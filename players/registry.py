@@ -1,8 +1,10 @@
 """Players by name: ``players.make("random")``, ``players.make("uct:simulations=100,seed=1")``.
 
 A spec is a registered name, optionally followed by ``:`` and comma-separated
-``key=value`` parameters, passed to the player's constructor (numbers are
-converted).
+``key=value`` parameters.  Each value is checked against the player's
+declaration (:mod:`players.params`) when the player is made, so that a wrong
+value is one line naming the parameter, what it got and what it accepts,
+before any match starts.
 """
 from __future__ import annotations
 
@@ -24,37 +26,44 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def _value(text: str):
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
+def player_class(name: str) -> type:
+    """The class registered as ``name``; ValueError naming the known ones."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown player {name!r}; known: {', '.join(names())}") from None
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"mast:policy=gibbs,tau=10"`` -> ``("mast", {"policy": "gibbs", "tau": 10})``."""
+    """``"mast:policy=gibbs,tau=10"`` -> ``("mast", {"policy": "gibbs", "tau": "10"})``:
+    values stay text; the player's declaration converts them."""
     name, _, rest = spec.partition(":")
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
-        if not eq:
+        if not eq or not key.strip():
             raise ValueError(f"player parameter {item!r} in {spec!r} is not key=value")
-        params[key.strip()] = _value(value.strip())
+        if key.strip() in params:
+            raise ValueError(f"player parameter {key.strip()!r} given twice in {spec!r}")
+        params[key.strip()] = value.strip()
     return name.strip(), params
 
 
 def make(spec: str, **overrides) -> Player:
-    """A new player from a spec string; ``overrides`` add or replace parameters."""
+    """A new player from a spec string; ``overrides`` add or replace parameters.
+    ValueError (one line) for an unknown player or a bad parameter."""
     name, params = parse_spec(spec)
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown player {name!r}; known: {', '.join(names())}")
+    cls = player_class(name)
     params.update(overrides)
     try:
-        return _REGISTRY[name](**params)
-    except TypeError as exc:
-        raise ValueError(f"bad parameters for player {name!r}: {exc}") from None
+        return cls(**params)
+    except ValueError as exc:
+        raise ValueError(f"player {name}: {exc}") from None
+
+
+def describe() -> list[dict]:
+    """Every registered player with its declared parameters (``ggp players``)."""
+    return [_REGISTRY[name].describe() for name in names()]
 
 
 register(RandomPlayer)

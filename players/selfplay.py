@@ -23,8 +23,7 @@ Players (a spec as :func:`players.parse_spec` reads it):
 
 - ``smooth-uct``: Smooth UCT; parameters ``c``, ``gamma`` (0.1), ``eta0``
   (0.9), ``d`` (0.001), ``seed`` (0);
-- ``efg-uct``: extensive-form UCT, i.e. eta = 1 (``gamma``, ``eta0`` and
-  ``d`` are accepted and have no effect); ``c``, ``seed``.
+- ``efg-uct``: extensive-form UCT, i.e. eta = 1; ``c``, ``seed`` (0).
 
 ``c`` is in the game's unit, the unit of the tree's utilities (chips for Kuhn
 and Leduc, see :class:`ggp.efg.Unit`), so the thesis' values apply as they
@@ -46,11 +45,14 @@ from ggp.efg import Tree, flatten
 
 from ._infotree import InfoTrees
 from .imperfect import DEFAULT_C_GOAL_POINTS
-from .registry import names, parse_spec
+from .params import settings
+from .registry import names, parse_spec, player_class
 
 #: self-play player -> SELECT of :class:`InfoTrees`
 ALGORITHMS = {"smooth-uct": "smooth", "efg-uct": "ucb"}
-DEFAULTS = {"gamma": 0.1, "eta0": 0.9, "d": 0.001, "seed": 0}
+#: The parameters of a player's declaration that self-play uses (the others
+#: are for playing matches: budgets, reasoner, final move).
+LEARNING_PARAMS = ("c", "gamma", "eta0", "d", "seed")
 CSV_FIELDS = ("game", "player", "seed", "unit", "episodes", "seconds", "exploitability",
               "exploitability_unit")
 
@@ -78,20 +80,19 @@ class SelfPlay:
                                  f"self-play: choose {' or '.join(ALGORITHMS)}")
             raise ValueError(f"unknown self-play player {name!r}; known: "
                              f"{', '.join(ALGORITHMS)}")
-        given.update(params)
-        unknown = sorted(set(given) - {"c", *DEFAULTS})
-        if unknown:
-            raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {name}; "
-                             f"known: c, {', '.join(DEFAULTS)}")
-        self.name = name
-        self.params = {"c": DEFAULT_C_GOAL_POINTS / tree.unit.scale, **DEFAULTS, **given}
-        p = self.params
+        declared = [p for p in player_class(name).params if p.name in LEARNING_PARAMS]
         try:
-            self.trees = InfoTrees(len(tree.players), ALGORITHMS[name], float(p["c"]),
-                                   float(p["gamma"]), float(p["eta0"]), float(p["d"]),
-                                   int(p["seed"]))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"bad parameters for {name}: {exc}") from None
+            chosen = settings(declared, {**given, **params})
+        except ValueError as exc:
+            raise ValueError(f"player {name}: {exc}") from None
+        if chosen["c"] is None:
+            chosen["c"] = DEFAULT_C_GOAL_POINTS / tree.unit.scale
+        if chosen["seed"] is None:
+            chosen["seed"] = 0
+        self.name, self.params = name, chosen
+        mixing = {k: chosen[k] for k in ("gamma", "eta0", "d") if k in chosen}
+        self.trees = InfoTrees(len(tree.players), ALGORITHMS[name], c=chosen["c"],
+                               seed=chosen["seed"], **mixing)
         self.tree = tree
         self._flat = flatten(tree)
         self.episodes = 0

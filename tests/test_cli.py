@@ -39,19 +39,34 @@ def test_check_rejects_with_one_line(tmp_path, kind):
     assert result.returncode != 0
     assert "Traceback" not in result.stdout + result.stderr
     out = (result.stdout + result.stderr).strip().splitlines()
-    assert len(out) == 1
-    assert out[0].startswith(f"{path}:{line}:")
+    assert len(out) == 1 and not result.stdout
+    assert out[0].startswith(f"ggp: {path}:{line}:")
     assert words in out[0]
+
+
+STUCK = GOOD.replace("(<= terminal (true (step 1)))", "(<= terminal (true (step 2)))")
 
 
 def test_check_finds_a_role_without_legal_moves(tmp_path):
     path = tmp_path / "stuck.kif"
-    path.write_text(GOOD.replace("(<= terminal (true (step 1)))",
-                                 "(<= terminal (true (step 2)))"))
+    path.write_text(STUCK)
     result = run("check", str(path))
     assert result.returncode == 1
-    assert "Traceback" not in result.stderr
-    assert "role 'a' has no legal move" in result.stdout
+    assert not result.stdout and "Traceback" not in result.stderr
+    assert result.stderr == (f"ggp: {path}:2:1: error[legal]: role a has no legal move in a "
+                             f"reachable non-terminal state\n")
+
+
+@pytest.mark.parametrize("argv", [["play", "random"], ["match", "--player", "random"],
+                                  ["info", "--tree"], ["solve"], ["exploit", "--policy", "uniform"],
+                                  ["exploit", "--player", "smooth-uct", "--episodes", "10"]])
+def test_every_command_rejects_an_unplayable_game_with_checks_line(tmp_path, argv):
+    path = tmp_path / "stuck.kif"
+    path.write_text(STUCK)
+    db = ["--db", str(tmp_path / "m.sqlite")] if argv[0] == "match" else []
+    result = run(argv[0], str(path), *argv[1:], *db)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == run("check", str(path)).stderr.strip()
 
 
 def test_check_finds_no_termination(tmp_path):
@@ -61,7 +76,8 @@ def test_check_finds_no_termination(tmp_path):
                              "(<= (next (step 0)) (does a go))"))
     result = run("check", str(path), "--max-steps", "50")
     assert result.returncode == 1
-    assert "no terminal state after 50 steps" in result.stdout
+    assert result.stderr.startswith(f"ggp: {path}:6:1: error[terminal]: no terminal state "
+                                    "after 50 steps")
 
 
 def test_check_valid_game(capsys):

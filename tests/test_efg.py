@@ -95,22 +95,26 @@ def test_cli_solve_and_exploit(capsys, tmp_path):
     out = tmp_path / "kuhn.json"
     data = run_json(capsys, "solve", "kuhn", "--algo", "cfr", "--iterations", "100",
                     "--out", str(out))
+    # every command reports goal points and the game's unit, under the same keys
     assert data["unit"] == "chip"
-    assert data["exploitability"] == pytest.approx(0.00822598, abs=1e-6)
-    assert data["values"]["first"] == pytest.approx(-1 / 18, abs=0.01)
-    data = run_json(capsys, "exploit", "kuhn", "--policy", str(out), "--chips")
     assert data["exploitability_unit"] == pytest.approx(0.00822598, abs=1e-6)
     assert data["exploitability"] == pytest.approx(25 * 0.00822598, abs=1e-5)
+    assert data["values_unit"]["first"] == pytest.approx(-1 / 18, abs=0.01)
+    assert data["values"]["first"] == pytest.approx(50 - 25 / 18, abs=0.25)
+    solved = data
+    data = run_json(capsys, "exploit", "kuhn", "--policy", str(out))
+    for key in ("unit", "exploitability", "exploitability_unit", "values", "values_unit"):
+        assert data[key] == pytest.approx(solved[key]) if key != "unit" else data[key] == "chip"
     data = run_json(capsys, "exploit", "kuhn", "--policy", "uniform")
     assert data["exploitability"] == pytest.approx(25 * 0.458333, abs=1e-4)
-    assert "exploitability_unit" not in data
+    assert data["exploitability_unit"] == pytest.approx(0.458333, abs=1e-6)
 
 
 def test_cli_exploit_rejects_a_bad_policy(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert main(["exploit", "kuhn", "--policy", str(bad), "--json"]) == 1
-    assert "no entry" in json.loads(capsys.readouterr().out)["error"]
+    assert "no entry" in json.loads(capsys.readouterr().out)["error"]["message"]
 
 
 # --- Leduc hold'em and imperfect-information Goofspiel, written for this project ----------

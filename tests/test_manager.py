@@ -85,11 +85,13 @@ def test_gdl2_players_see_only_their_percepts():
 
 def test_registry_specs():
     assert players.parse_spec("mast:policy=gibbs,tau=10") == ("mast", {"policy": "gibbs",
-                                                                        "tau": 10})
+                                                                        "tau": "10"})
+    assert players.make("mast:policy=gibbs,tau=10").tau == 10.0
     assert players.make("random:seed=3").rng.random() == players.make("random:seed=3").rng.random()
     with pytest.raises(ValueError, match="unknown player"):
         players.make("nobody")
-    with pytest.raises(ValueError, match="bad parameters"):
+    with pytest.raises(ValueError, match="player random: unknown parameter depth; known: "
+                                         "reasoner, seed"):
         players.make("random:depth=3")
     with pytest.raises(ValueError, match="not key=value"):
         players.make("random:seed")

@@ -26,7 +26,7 @@ GGP_KEYS = {"matchId", "randomToken", "startTime", "gameMetaURL", "isCompleted",
             "states", "moves", "stateTimes", "errors", "goalValues", "previewClock",
             "startClock", "playClock", "playerNamesFromHost", "isPlayerHuman",
             "tournamentNameFromHost", "scrambled"}
-OURS = {"gameName", "roles", "gameSource"}
+OURS = {"gameName", "roles", "gameSource", "faults"}
 
 
 def play(game="tictactoe", seed=1):

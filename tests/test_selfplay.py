@@ -189,8 +189,10 @@ def test_selfplay_is_deterministic_for_a_seed(leduc):
     assert policies[0] == policies[1] != policies[2]
 
 
-def test_efg_uct_ignores_the_mixing_parameters(kuhn):
-    learner = SelfPlay(kuhn, "efg-uct:c=2,gamma=0,eta0=0", seed=1).run(1000)
+def test_efg_uct_has_no_mixing_parameters(kuhn):
+    with pytest.raises(ValueError, match="unknown parameters eta0, gamma"):
+        SelfPlay(kuhn, "efg-uct:c=2,gamma=0,eta0=0")
+    learner = SelfPlay(kuhn, "efg-uct:c=2", seed=1).run(1000)
     node = learner.trees.find(0, 0)
     assert learner.trees.eta(node) == 1.0
     assert learner.spec == "efg-uct:c=2"
@@ -199,7 +201,8 @@ def test_efg_uct_ignores_the_mixing_parameters(kuhn):
 
 @pytest.mark.parametrize("spec, message", [
     ("uct", "does not learn by self-play"), ("nope", "unknown self-play player"),
-    ("smooth-uct:tau=1", "unknown parameter"), ("smooth-uct:gamma=2", "bad parameters")])
+    ("smooth-uct:tau=1", "unknown parameter"), ("smooth-uct:gamma=2", r"gamma=2: expected a number in \[0, 1\]"),
+    ("smooth-uct:simulations=10", "unknown parameter simulations")])
 def test_bad_players(kuhn, spec, message):
     with pytest.raises(ValueError, match=message):
         SelfPlay(kuhn, spec)
@@ -243,11 +246,12 @@ def test_cli_learns_and_writes_the_curve(capsys, tmp_path, kuhn):
 
 @pytest.mark.parametrize("argv, message", [
     (["--player", "uct"], "does not learn by self-play"),
-    (["--player", "smooth-uct", "--episodes", "0"], "must be positive"),
+    (["--player", "smooth-uct", "--episodes", "0"], "expected an integer >= 1, got '0'"),
     (["--policy", "uniform", "--episodes", "10"], "only with --player"),
     (["--player", "smooth-uct", "--curve", "/nonexistent/kuhn.csv"], "no such directory"),
 ])
 def test_cli_self_play_errors_are_one_line(capsys, argv, message):
     assert main(["exploit", "kuhn", *argv, "--json"]) == 1
     error = json.loads(capsys.readouterr().out)["error"]
-    assert message in error and "\n" not in error
+    assert set(error) == {"kind", "message", "file", "line", "column"}
+    assert message in error["message"] and "\n" not in error["message"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import random
 import re
 import socket
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 import pytest
 
 import players
+from players.params import Param, extend
 from gdl import to_kif
 from ggp import load_game
 from matches.protocol import (Abort, Info, Play, PlayII, Preview, Start, Stop, StopII, parse_reply,
@@ -48,13 +50,14 @@ HIDDEN_CARD = """
 
 class Faulty(players.Player):
     """A player with a fault: ``raise``, answer ``none``, an ``illegal`` move,
-    or ``sleep`` for ``seconds`` before answering the first legal move."""
+    or ``sleep`` for ``seconds`` before answering the first legal move; or
+    none: ``first`` answers the first legal move."""
 
     name = "faulty"
-
-    def __init__(self, mode="raise", seconds=0.0, **kwargs):
-        super().__init__(**kwargs)
-        self.mode, self.seconds = mode, seconds
+    params = extend(players.Player.params,
+                    Param("mode", str, "raise", "the fault",
+                          choices=("raise", "none", "illegal", "sleep", "first")),
+                    Param("seconds", float, 0.0, "how long to sleep", low=0))
 
     def select(self, legal, deadline):
         if self.mode == "raise":
@@ -333,11 +336,12 @@ def test_ggp_serve(capsys):
     assert main(["serve", "nosuch"]) == 1
     assert "unknown player 'nosuch'" in capsys.readouterr().err
     process = subprocess.Popen([sys.executable, "-m", "matches.cli", "serve", "random",
-                                "--port", "0", "--name", "cli"],
-                               stderr=subprocess.PIPE, text=True)
+                                "--port", "0", "--name", "cli", "--json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        url = re.search(r"http://\S+", process.stderr.readline())[0]
-        assert send(url, Info()) == "((name cli) (status available))"
+        started = json.loads(process.stdout.readline())
+        assert started["name"] == "cli" and started["margin"] == 0.25
+        assert send(started["url"], Info()) == "((name cli) (status available))"
     finally:
         process.terminate()
         process.wait(10)
