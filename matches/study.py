@@ -196,13 +196,18 @@ def _execute(todo: list, workers: int, executor: str, ray_address: str | None = 
             import ray
         except ImportError:
             raise ValueError("the ray executor needs Ray: pip install 'ggp[ray]'") from None
+        ours = not ray.is_initialized()
         ray.init(address=ray_address or os.environ.get("RAY_ADDRESS"),
                  ignore_reinit_error=True)
-        remote = ray.remote(play_task)
-        pending = {remote.remote(t): t for t in todo}
-        while pending:
-            (ready,), _ = ray.wait(list(pending), num_returns=1)
-            yield pending.pop(ready), ray.get(ready)
+        try:
+            remote = ray.remote(play_task)
+            pending = {remote.remote(t): t for t in todo}
+            while pending:
+                (ready,), _ = ray.wait(list(pending), num_returns=1)
+                yield pending.pop(ready), ray.get(ready)
+        finally:
+            if ours:
+                ray.shutdown()
         return
     if executor != "process":
         raise ValueError(f"executor must be 'process' or 'ray', not {executor!r}")

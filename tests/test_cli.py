@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from matches.cli import main
 
@@ -170,3 +172,55 @@ def test_bench_player_rejects_what_it_cannot_measure(spec, words):
     result = run("bench", "tictactoe", "--seconds", "0.1", "--player", spec)
     assert result.returncode == 1
     assert words in result.stderr and "Traceback" not in result.stderr
+
+
+# --- no traceback, whatever the numbers ----------------------------------------------------
+
+NUMBER_OPTIONS = [
+    ("check", "--playouts"), ("check", "--max-steps"), ("check", "--seconds"),
+    ("check", "--seed"), ("solve", "--iterations"), ("exploit", "--episodes"),
+    ("exploit", "--seed"), ("count", "--depth"), ("bench", "--seconds"), ("bench", "--seed"),
+    ("match", "--startclock"), ("match", "--playclock"), ("match", "--seed"),
+    ("play", "--seed"), ("play", "--matches"), ("play", "--startclock"),
+    ("play", "--playclock"), ("study", "--workers"), ("serve", "--port"),
+    ("serve", "--margin")]
+FIRST = {"study": ["no/such/study.yaml"], "serve": ["nobody"], "exploit": ["nosuchgame",
+                                                                          "--policy", "uniform"],
+         "match": ["nosuchgame", "--player", "random"], "play": ["nosuchgame", "random"]}
+
+NUMBER_TEXT = (st.integers(-10**20, 10**20).map(str) | st.floats(allow_nan=True).map(str)
+               | st.text(max_size=12).filter(lambda t: not t.startswith("-")))
+
+
+@settings(max_examples=400, deadline=None,     # capsys is read (so emptied) every example
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(option=st.sampled_from(NUMBER_OPTIONS), text=NUMBER_TEXT)
+def test_any_number_gives_one_line_and_exit_1(capsys, option, text):
+    """Every numeric option of every command, given anything: one line on
+    stderr and status 1 (here the game, study or player never exists, so a
+    value the parser takes fails just after, at loading)."""
+    command, flag = option
+    argv = [command, *FIRST.get(command, ["nosuchgame"]), f"{flag}={text}"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ggp: ") and "Traceback" not in lines[0]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["count", "tictactoe", "--depth", "-1"], "count: argument --depth: expected an integer "
+                                              ">= 0, got '-1'"),
+    (["serve", "random", "--port", "70000"], "serve: argument --port: expected an integer in "
+                                             "[0, 65535], got '70000'"),
+    (["play", "tictactoe", "random", "random", "--playclock", "0"],
+     "play: argument --playclock: expected an integer >= 1, got '0'"),
+    (["match", "tictactoe", "--player", "random", "--startclock", "2.5"],
+     "match: argument --startclock: expected an integer >= 1, got '2.5'"),
+])
+def test_numbers_out_of_range(capsys, argv, message):
+    assert main(argv) == 1
+    assert capsys.readouterr().err == f"ggp: {message}\n"
+    assert main(argv + ["--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"error": {
+        "kind": "usage", "message": message, "file": None, "line": None, "column": None}}

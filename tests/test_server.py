@@ -215,6 +215,17 @@ def test_a_faulty_player_still_answers_legal_moves(mode, caplog):
     assert "playing (mark" in caplog.text
 
 
+def test_a_served_player_thinks_for_most_of_a_one_second_clock():
+    # one margin: the server keeps 0.25 s for the reply to travel, the player
+    # 0.1 s to answer; a search player thinks the rest (it answered after 1-50 ms
+    # when each kept 0.5 s)
+    with serving("uct") as server:
+        assert send(server.url, Start("m", "xplayer", RULES, 1, 1)) == "ready"
+        status, reply, seconds = post(server.url, print_message(Play("m", None)))
+        assert status == 200 and TICTACTOE.parse_move(reply)
+        assert 0.55 < seconds < 1.0
+
+
 def test_a_player_that_sleeps_past_the_clock(caplog):
     play_clock = 1.0
     with serving("faulty:mode=sleep,seconds=1.5", margin=0.4) as server:

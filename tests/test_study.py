@@ -1,5 +1,11 @@
 """Studies (matches/study.py): parallel, reproducible, resumable."""
 import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
 
 import pytest
 
@@ -16,6 +22,12 @@ players:
 matches: 6
 seed: 3
 """
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def write(tmp_path, text=STUDY, name="tiny.yaml"):
@@ -76,19 +88,45 @@ def test_study_command_writes_tables(tmp_path, capsys):
     ("games: [tictactoe]\n", "'players' is required"),
     ("games: [tictactoe]\nplayers: {a: random}\npairs: [[a, b]]\n", "must name two"),
     ("games: [tictactoe]\nplayers: {a: random}\nmatchs: 3\n", "unknown key"),
+    ("games: [tictactoe\nplayers: {a: random}\n", r"tiny.yaml:2:8: not valid YAML"),
+    ("- games\n", "a study is a mapping"),
+    ("games: [tictactoe]\nplayers: {a: uct:c=abc, b: random}\n",
+     "player a: player uct: c=abc: expected a number >= 0"),
+    ("games: [tictactoe]\nplayers: {a: random, b: random}\nmatches: 0\n",
+     "matches=0: expected an integer >= 1"),
+    ("games: [tictactoe]\nplayers: {a: random, b: random}\nplayclock: -1\n",
+     "playclock=-1: expected a number > 0"),
+    ("games: [lightsout]\nplayers: {a: random, b: random}\n", "a study pairs two players"),
 ])
 def test_mistakes_in_a_study_file_are_named(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         load_study(write(tmp_path, text))
 
 
-def test_the_ray_executor_plays_the_same_matches(tmp_path):
-    ray = pytest.importorskip("ray", reason="ray is an optional extra: pip install '.[ray]'")
-    study = load_study(write(tmp_path))
-    local = run_study(study, workers=2, db=tmp_path / "local.sqlite", progress=None)
+def test_the_ray_executor_plays_the_same_matches_on_a_cluster(tmp_path, monkeypatch):
+    # a local Ray cluster started as a user would (`ray start --head`), the study
+    # pointed at it with --ray-address: the same matches as the process pool
+    pytest.importorskip("ray", reason="ray is an optional extra: pip install '.[ray]'")
+    ray_cli = [sys.executable, "-c", "from ray.scripts.scripts import main; main()"]
+    port, temp = free_port(), tempfile.mkdtemp(prefix="ray")   # sockets need short paths
+    # a throwaway cluster on loopback: no token authentication, no usage reports
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    env = dict(os.environ)
+    started = subprocess.run(ray_cli + ["start", "--head", f"--port={port}", "--num-cpus=2",
+                                        "--include-dashboard=false", "--disable-usage-stats",
+                                        f"--temp-dir={temp}"],
+                             capture_output=True, text=True, timeout=180, env=env)
+    assert started.returncode == 0, started.stderr
     try:
-        remote = run_study(study, db=tmp_path / "ray.sqlite", executor="ray", progress=None)
+        path = write(tmp_path)
+        assert main(["study", str(path), "--executor", "ray", "--ray-address",
+                     f"127.0.0.1:{port}", "--db", str(tmp_path / "ray.sqlite"), "--json"]) == 0
     finally:
-        ray.shutdown()
+        subprocess.run(ray_cli + ["stop", "--force"], capture_output=True, timeout=120, env=env)
+        shutil.rmtree(temp, ignore_errors=True)
+    study = load_study(path)
+    local = run_study(study, workers=2, db=tmp_path / "local.sqlite", progress=None)
+    remote = run_study(study, db=tmp_path / "ray.sqlite", progress=None)   # all done: read back
     assert [r["goals"] for r in remote] == [r["goals"] for r in local]
     assert summary(remote) == summary(local)
