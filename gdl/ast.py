@@ -41,7 +41,8 @@ class Position:
     column: int
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
+        """``path:line:column``, or the path alone for a whole file (line 0)."""
+        return f"{self.path}:{self.line}:{self.column}" if self.line else self.path
 
 
 NOWHERE = Position("<built>", 0, 0)

@@ -334,7 +334,9 @@ def cmd_replay(args) -> int:
         report = replay(data, _load(args, args.game) if args.game else None)
     except KeyError as exc:
         raise UserError(f"{args.match}: not a match record: no key {exc}", "io") from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise UserError(f"{args.match}: cannot read it: {exc.strerror or exc}", "io") from None
+    except ValueError as exc:
         raise UserError(f"{args.match}: {exc}", "io") from None
     verdict = ["replay: OK"] if report.ok else report.problems
     _emit(args, {"match": args.match, "matchId": data.get("matchId"), "ok": report.ok,

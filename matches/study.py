@@ -73,6 +73,8 @@ def load_study(path) -> Study:
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

@@ -1,12 +1,16 @@
 """The `ggp` command: exit status, one-line errors, and the --json shapes."""
 import json
+import re
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import players
 from matches.cli import main
 
 GOOD = """
@@ -224,3 +228,50 @@ def test_numbers_out_of_range(capsys, argv, message):
     assert main(argv + ["--json"]) == 1
     assert json.loads(capsys.readouterr().out) == {"error": {
         "kind": "usage", "message": message, "file": None, "line": None, "column": None}}
+
+
+# --- the README's table of bad inputs ------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_bad_inputs():
+    """(command, line) of every row of the README's table of bad inputs."""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("<!-- bad-inputs: begin -->")[1].split("<!-- bad-inputs: end -->")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    out = []
+    for row in rows:
+        cells = row.split(" | ")
+        command = re.search(r"`([^`]*)`", cells[1])[1]
+        out.append(pytest.param(command, re.search(r"`(.*)`", cells[-1])[1], id=command))
+    return out
+
+
+@pytest.mark.parametrize("command, line", readme_bad_inputs())
+def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(capsys, monkeypatch,
+                                                                    command, line):
+    monkeypatch.chdir(ROOT)
+    # only the players of the package (other test modules register their own)
+    monkeypatch.setattr(players.registry, "_REGISTRY", {
+        name: cls for name, cls in players.registry._REGISTRY.items()
+        if cls.__module__.startswith("players.")})
+    argv = shlex.split(command)
+    assert argv[0] == "ggp"
+    assert main(argv[1:]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[-1] == line
+
+
+LOOP = GOOD.replace("(<= (legal a go) (true (step 0)))", "(legal a go)").replace(
+    "(<= (next (step 1)) (does a go))", "(<= (next (step 0)) (does a go))")
+
+
+def test_count_with_a_depth_walks_a_game_whose_states_repeat(tmp_path, capsys):
+    path = tmp_path / "loop.kif"
+    path.write_text(LOOP)
+    assert main(["count", str(path), "--depth", "4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["nodes"], data["terminals"], data["distinct_states"]) == (5, 0, 1)
+    assert main(["count", str(path)]) == 1
+    assert "the game tree is infinite; give a depth bound" in capsys.readouterr().err
