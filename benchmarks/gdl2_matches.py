@@ -22,7 +22,7 @@ def _roles(path: Path) -> list:
     return [r for r in load_game(path).roles if r != "random"]
 
 
-def run(path: Path, spec: str, startclock: float, playclock: float, seed: int, db: str) -> dict:
+def run(path: Path, spec: str, startclock: int, playclock: int, seed: int, db: str) -> dict:
     seats = [a for _ in _roles(path) for a in ("--player", spec)]
     start = time.monotonic()
     out = subprocess.run(
@@ -41,8 +41,8 @@ def run(path: Path, spec: str, startclock: float, playclock: float, seed: int, d
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--players", nargs="+", default=["ismcts", "smooth-uct"])
-    ap.add_argument("--startclock", type=float, default=60.0)
-    ap.add_argument("--playclock", type=float, default=2.0)
+    ap.add_argument("--startclock", type=int, default=60)
+    ap.add_argument("--playclock", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--games", nargs="*", help="only these (file stems); default: all")
     args = ap.parse_args(argv)

@@ -100,15 +100,15 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
 def _play(game, sm, rng, rounds, record, on_step):
     seats, match_id = rounds.seats, record.match_id
     start_clock, play_clock = record.start_clock, record.play_clock
+    state = sm.initial_state()
+    record.states.append(sm.state_facts(state))
+    record.state_times.append(time.time())          # before START, as ggp-base's GameServer
     started = rounds.run("start", None, start_clock,
                          {r: (seat.start, game, match_id, r, start_clock, play_clock)
                           for r, seat in seats.items()})
     for role, reply in started.items():
         if reply is not None and str(reply).lower() != "ready":
             rounds.fault("start", None, role, Fault("CE", f"answered {reply} to START"))
-    state = sm.initial_state()
-    record.states.append(sm.state_facts(state))
-    record.state_times.append(time.time())
     if on_step:
         on_step(record, sm, state)
     previous, turn = None, 0

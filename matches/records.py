@@ -1,11 +1,11 @@
 """Match records: the ggp.org match JSON, a SQLite store of them, and replay.
 
 ``to_ggp_json`` writes a :class:`~matches.manager.MatchRecord` in the shape of
-ggp-base's ``Match.toJSON`` (PROTOCOL.md, "Match records"), so that other GGP
+ggp-base's ``Match.toJSON``, so that other GGP
 tools can read our matches.  States and moves are spelled as ggp-base spells
 them, every parenthesis spaced: ``"( ( cell 1 1 b ) ( control xplayer ) )"``,
 ``"( mark 1 1 )"``.  Every list indexed by role (``moves`` of a step,
-``errors`` of a step, ``goalValues``, ``playerNamesFromHost``) follows the
+``errors`` of a state, ``goalValues``, ``playerNamesFromHost``) follows the
 order of the game's roles, the GDL-II ``random`` role included (it has no
 player and no goal: ``null``).
 
@@ -14,8 +14,9 @@ few keys of ours, which ggp.org readers ignore (they read the keys they know):
 ``gameName``, ``roles``, and ``gameSource`` (a name in games_gdl or the path
 of the .kif) or, for a game given as text, ``gdl`` (its rules); and
 ``faults``, every fault of the match with its reason, START and STOP
-included (``{"phase", "step", "role", "code", "reason"}``; ``errors`` has
-only the codes of the steps).
+included (``{"phase", "step", "role", "code", "reason"}``).  As in ggp-base,
+``errors`` has one entry per state, the codes of START's faults first, and
+``stateTimes`` starts before START.
 
 ``MatchStore`` keeps records in SQLite; ``replay`` re-checks one with the
 reasoner.
@@ -62,7 +63,7 @@ def to_ggp_json(record) -> dict:
         "states": [_state_text(facts) for facts in record.states],
         "moves": [[_spaced(move) for move in joint] for joint in record.moves],
         "stateTimes": [_ms(t) for t in record.state_times],
-        "errors": [list(step) for step in record.errors],
+        "errors": [_start_errors(record)] + [list(step) for step in record.errors],
         "goalValues": [record.goals.get(r) for r in roles],
         "previewClock": -1,
         "startClock": _seconds(record.start_clock),
@@ -77,6 +78,19 @@ def to_ggp_json(record) -> dict:
         "gameSource": None if from_text else source,
         **({"gdl": source} if from_text else {}),
     }
+
+
+def _start_errors(record) -> list:
+    """The codes of START's faults in role order, the first entry of ``errors``."""
+    codes = {f["role"]: f["code"] for f in record.faults if f["phase"] == "start"}
+    return [codes.get(r, "") for r in record.roles]
+
+
+def step_errors(data: dict) -> list:
+    """Per step (move), the error codes of a record's ``errors``: ggp-base writes one
+    entry per state, START's first; our records before 2026-11-23 one per step."""
+    errors = data.get("errors") or []
+    return errors[1:] if len(errors) == len(data["moves"]) + 1 else errors
 
 
 def write_json(record, path) -> None:
@@ -264,7 +278,7 @@ def replay(data: dict, game=None) -> ReplayReport:
         report.problems.append(f"roles {data['roles']} are not the game's {roles}")
         return report
     states, moves = data["states"], data["moves"]
-    errors = data.get("errors") or []
+    errors = step_errors(data)
     if len(states) != len(moves) + 1:
         report.problems.append(f"{len(states)} states for {len(moves)} steps "
                                f"(one more state than steps expected)")

@@ -128,7 +128,9 @@ def test_a_fault_at_start_is_reported_at_once_and_recorded(tmp_path):
     assert done.returncode == 0
     warnings = done.stderr.splitlines()
     assert warnings[0].startswith(f"ggp: warning: left ({closed}): START: CE (cannot reach")
-    faults = json.loads(out.read_text())["faults"]
+    record = json.loads(out.read_text())
+    assert record["errors"][0] == ["CE", ""]           # START's codes, as ggp-base records them
+    faults = record["faults"]
     assert faults[0]["phase"] == "start" and "cannot reach" in faults[0]["reason"]
     assert {f["phase"] for f in faults} == {"start", "play", "stop"}
     assert all(f["role"] == "left" and f["code"] == "CE" for f in faults)
@@ -207,6 +209,6 @@ def test_two_players_on_the_full_clock_take_one_clock_a_step(served, tmp_path):
     assert done.returncode == 0, done.stderr
     record = json.loads(out.read_text())
     assert not record["faults"]
-    times = record["stateTimes"]
+    times = record["stateTimes"][1:]        # the first is taken before START, as ggp-base does
     steps = [(b - a) / 1000 for a, b in zip(times, times[1:])]
     assert all(1.5 < s < 3.0 for s in steps), steps        # one clock, not two

@@ -45,8 +45,9 @@ def test_ggp_json_shape(record, tmp_path):
     steps, roles = len(record["moves"]), record["roles"]
     assert roles == ["xplayer", "oplayer"] and record["gameSource"] == "tictactoe"
     assert len(record["states"]) == len(record["stateTimes"]) == steps + 1
-    assert len(record["errors"]) == steps
+    assert len(record["errors"]) == steps + 1           # one per state, START's first
     assert all(len(m) == len(e) == len(roles) for m, e in zip(record["moves"], record["errors"]))
+    assert len(record["errors"][0]) == len(roles)
     assert len(record["goalValues"]) == len(record["playerNamesFromHost"]) == len(roles)
     assert record["isCompleted"] and not record["isAborted"]
     assert record["states"][0].startswith("( ( square 1 1 e ) ( square 1 2 e )")
