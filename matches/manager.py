@@ -151,7 +151,7 @@ class _Rounds:
     def __init__(self, seats: dict, record: MatchRecord, on_fault=None):
         self.seats, self.record, self.on_fault = seats, record, on_fault
         self.workers = {r: ThreadPoolExecutor(1, thread_name_prefix=f"seat-{r}")
-                        for r in seats}
+                        for r, seat in seats.items() if seat.waits}
         self.codes: dict = {}       # role -> fault code of the last round
 
     def __enter__(self):
@@ -163,25 +163,41 @@ class _Rounds:
 
     def run(self, phase: str, step, clock: float, calls: dict) -> dict:
         """Send every seat its call (``role -> (function, *args)``); return
-        role -> answer (None on a fault) after at most ``clock + GRACE``."""
+        role -> answer (None on a fault) after at most ``clock + GRACE``.
+
+        The calls of seats that wait (a remote player, a local one thinking on
+        the clock) go out at once on their threads; those of local players that
+        answer as soon as they have computed (no clock to wait for: a budget
+        of simulations, or no search) are made here meanwhile, since Python
+        runs one of them at a time anyway, and a thread round costs a few
+        hundred microseconds."""
         self.codes = {}
-        futures = {self.workers[r].submit(*call): r for r, call in calls.items()}
+        futures = {self.workers[r].submit(*call): r for r, call in calls.items()
+                   if r in self.workers}
         answers = dict.fromkeys(calls)
+        for role, (function, *args) in calls.items():
+            if role not in self.workers:
+                self._answer(phase, step, role, answers, function, *args)
+        if not futures:
+            return answers
         try:
             for future in as_completed(futures, timeout=clock + GRACE):
-                role = futures[future]
-                try:
-                    answers[role], fault = future.result()
-                except Exception as exc:        # a seat's own bug: the match goes on
-                    fault = Fault("CE", f"{type(exc).__name__}: {exc}")
-                if fault is not None:
-                    self.fault(phase, step, role, fault)
+                self._answer(phase, step, futures[future], answers, future.result)
         except FutureTimeout:
             for future, role in futures.items():
                 if not future.done():
                     self.fault(phase, step, role, Fault(
                         "TO", f"no answer within {clock:g} s + {GRACE:g} s of grace"))
         return answers
+
+    def _answer(self, phase, step, role, answers, call, *args):
+        """Record what ``call`` gives for ``role``: its answer, or its fault."""
+        try:
+            answers[role], fault = call(*args)
+        except Exception as exc:        # a seat's own bug: the match goes on
+            fault = Fault("CE", f"{type(exc).__name__}: {exc}")
+        if fault is not None:
+            self.fault(phase, step, role, fault)
 
     def fault(self, phase, step, role, fault: Fault):
         entry = {"phase": phase, "step": step, "role": role, "code": fault.code,

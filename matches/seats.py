@@ -52,11 +52,14 @@ class Fault:
 
 
 class LocalSeat:
-    """A player object in this process."""
+    """A player object in this process.  ``waits`` when the player thinks until
+    its deadline (the manager then asks it on a thread of its own, at the same
+    time as the others)."""
 
     def __init__(self, player, name: str | None = None):
         self.player = player
         self.name = name or player.name
+        self.waits = player.on_clock
 
     def start(self, game, match_id, role, start_clock, play_clock):
         deadline = time.monotonic() + start_clock
@@ -94,6 +97,8 @@ class LocalSeat:
 
 class RemoteSeat:
     """A GGP player server at ``url`` (``http://host:port``)."""
+
+    waits = True        # on the network
 
     def __init__(self, url: str, name: str | None = None):
         parts = urllib.parse.urlsplit(url)

@@ -80,6 +80,12 @@ class Player:
         self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
 
+    @property
+    def on_clock(self) -> bool:
+        """True when the player thinks until its deadline: a search player
+        without a simulation budget."""
+        return any(p.name == "simulations" for p in self.params) and self.simulations is None
+
     @classmethod
     def describe(cls) -> dict:
         """The player as ``ggp players --json`` lists it."""

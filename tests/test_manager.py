@@ -1,5 +1,7 @@
 """Local matches: faulty players get a legal move and the fault is logged;
 GDL-II players see only their own move and percepts."""
+import time
+
 import pytest
 from conftest import SHARED, needs_shared
 
@@ -95,3 +97,30 @@ def test_registry_specs():
         players.make("random:depth=3")
     with pytest.raises(ValueError, match="not key=value"):
         players.make("random:seed")
+
+
+class ClockUser(Player):
+    """Uses its whole play clock, as a search player on the clock does."""
+
+    name = "clock-user"
+    on_clock = True
+
+    def select(self, legal, deadline):
+        time.sleep(max(0.0, deadline - time.monotonic() - 0.05))
+        return legal[0]
+
+
+def test_local_players_on_the_clock_are_asked_at_once():
+    game = load_game("rps")
+    record = run_match(game, {"left": ClockUser(), "right": ClockUser()}, seed=1,
+                       start_clock=1, play_clock=1)
+    times = record.state_times[1:]
+    steps = [b - a for a, b in zip(times, times[1:])]
+    assert len(steps) == 2 and all(0.8 < s < 1.5 for s in steps), steps   # not 2 s
+    assert not record.faults
+
+
+def test_budgeted_local_players_are_asked_in_the_managers_thread():
+    # nothing to wait for: no thread round (they cost more than a tictactoe move)
+    assert not players.make("uct:simulations=10").on_clock
+    assert players.make("uct").on_clock and not players.make("random").on_clock
