@@ -1,7 +1,7 @@
 """An HTTP GGP player: any registered player, served to game managers.
 
-``ggp serve PLAYER`` (or :func:`serve`) listens on 127.0.0.1:9147 unless told
-otherwise and speaks the protocol of PROTOCOL.md: ``POST /`` with one message
+``ggp serve PLAYER`` (or :class:`PlayerServer`) listens on 127.0.0.1:9147 unless
+told otherwise and speaks the GGP protocol: ``POST /`` with one message
 as body (``GET`` with the URL-encoded message as path works too, ``OPTIONS``
 gets an empty 200), answered ``200`` with ``Content-Type: text/acl``,
 ``Access-Control-Allow-Origin: *`` and the bare reply text.  HTTP/1.0, one
@@ -394,12 +394,3 @@ class PlayerServer(ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         log.exception("error serving %s", client_address[0])
-
-
-def serve(spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-          name: str | None = None, margin: float = DEFAULT_MARGIN):
-    """Serve ``spec`` until interrupted.  Raises ValueError for a bad spec or
-    name and OSError if the address cannot be bound."""
-    with PlayerServer(spec, host, port, name, margin) as server:
-        log.info("serving %s as %s on %s", spec, server.service.name, server.url)
-        server.serve_forever()
