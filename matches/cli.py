@@ -309,7 +309,8 @@ def cmd_bench(args) -> int:
 
 
 def cmd_study(args) -> int:
-    from matches.study import load_study, ranking, run_study, summary, write_tables
+    from matches.study import (load_study, ranking, run_study, summary, write_matches,
+                               write_tables)
     try:
         study = load_study(args.study)
     except (OSError, ValueError) as exc:
@@ -322,6 +323,7 @@ def cmd_study(args) -> int:
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
     text = write_tables(study, table, ranks)
+    write_matches(study, rows)
     _emit(args, {"study": study.name, "out": str(study.out), "matches": len(rows),
                  "rows": table, "ranking": ranks}, text)
     return 0
@@ -636,6 +638,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("ggp: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:             # the reader went away (ggp ... | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:            # a bug of ours: one line, the traceback on request
         if debug:
             traceback.print_exc()

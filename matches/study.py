@@ -23,13 +23,15 @@ match for match.  Every finished match goes into the match database
 key, committed at once; a study started again skips the keys already there,
 so a killed study resumes without redoing or losing a match.  At the end:
 scores per pair with 95% intervals, a Bradley-Terry ranking in Elo points,
-as Markdown, CSV and a PNG plot in ``out``.
+as Markdown, CSV and a PNG plot in ``out``, and every match on a line of
+``out/matches.jsonl``.
 """
 from __future__ import annotations
 
 import concurrent.futures
 import csv
 import hashlib
+import json
 import math
 import os
 import sys
@@ -295,6 +297,20 @@ def ranking(rows: list[dict], labels: list, resamples: int = 200, seed: int = 0)
             if values else (elo[p], elo[p])
         out.append({"player": p, "elo": round(elo[p]), "low": round(low), "high": round(high)})
     return out
+
+
+def write_matches(study: Study, matches: list[dict]) -> None:
+    """``matches.jsonl`` in the study's directory: one line a match (its key,
+    game, each label's role and goal, steps, faults), so that the tables can be
+    recomputed and checked from committed results."""
+    study.out.mkdir(parents=True, exist_ok=True)
+    with open(study.out / "matches.jsonl", "w") as f:
+        for m in matches:
+            _, a, b, _ = m["key"].split("|")
+            f.write(json.dumps({
+                "key": m["key"], "game": m["game"], "pair": [a, b],
+                "roles": {label: role for role, label in m["players"].items()},
+                "goals": _by_label(m), "steps": m["steps"], "faults": m["faults"]}) + "\n")
 
 
 def write_tables(study: Study, rows: list[dict], ranks: list[dict]) -> str:

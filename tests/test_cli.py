@@ -1,4 +1,5 @@
 """The `ggp` command: exit status, one-line errors, and the --json shapes."""
+import itertools
 import json
 import re
 import shlex
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import brute_force
 import players
 from matches.cli import main
 
@@ -134,9 +136,13 @@ def test_play_is_reproducible(capsys):
 def test_play_prints_moves_and_board(capsys):
     assert main(["play", "tictactoe", "legal", "legal"]) == 0
     out = capsys.readouterr().out
-    assert "step 1: xplayer (mark 1 1), oplayer noop" in out
-    assert "goals: xplayer" in out
-    assert "x . ." in out or ". . x" in out or "x" in out.splitlines()[1]
+    assert out.startswith("tictactoe: xplayer legal, oplayer legal; start clock 3 s, play clock "
+                          "1 s\n3 . . .\n2 . . .\n1 . . .\n  1 2 3\n"
+                          "step 1: xplayer (mark 1 1), oplayer noop\n"
+                          "3 . . .\n2 . . .\n1 x . .\n  1 2 3\n"
+                          "step 2: xplayer noop, oplayer (mark 1 2)\n"
+                          "3 . . .\n2 o . .\n1 x . .\n  1 2 3\n")
+    assert out.endswith("goals: xplayer 100, oplayer 0\n")
 
 
 def test_play_wrong_number_of_players():
@@ -159,7 +165,34 @@ def test_bench_json(capsys, reasoner):
     assert set(data) >= {"game", "reasoner", "playouts", "playouts_per_sec", "states_per_sec",
                          "build_seconds", "peak_rss_mb"}
     assert data["reasoner"] == reasoner and data["playouts"] > 0
-    assert 5 <= data["states_per_sec"] / data["playouts_per_sec"] <= 9   # tic-tac-toe depth
+    # state changes per playout: the mean length of a uniformly random tic-tac-toe
+    # game, computed exactly from the plain-Python twin (within 3 standard errors)
+    mean, sd = random_game_length(brute_force.tictactoe())
+    ratio = data["states_per_sec"] / data["playouts_per_sec"]
+    assert abs(ratio - mean) < 3 * sd / data["playouts"] ** 0.5 + 1e-3, (ratio, mean)
+
+
+def random_game_length(game):
+    """Mean and standard deviation of the number of steps of a game played by
+    uniformly random joint moves, by exact recursion over its states."""
+    memo = {}
+
+    def moments(state):             # (E[length], E[length^2]) from ``state``
+        if state not in memo:
+            if game.terminal(state):
+                memo[state] = (0.0, 0.0)
+            else:
+                joints = list(itertools.product(*game.legal(state)))
+                e1 = e2 = 0.0
+                for joint in joints:
+                    m1, m2 = moments(game.next(state, joint))
+                    e1 += (1 + m1) / len(joints)
+                    e2 += (1 + 2 * m1 + m2) / len(joints)
+                memo[state] = (e1, e2)
+        return memo[state]
+
+    e1, e2 = moments(game.initial())
+    return e1, (e2 - e1 * e1) ** 0.5
 
 
 def test_bench_a_search_player(capsys):

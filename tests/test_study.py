@@ -81,7 +81,15 @@ def test_study_command_writes_tables(tmp_path, capsys):
     assert row["player"] == "uct" and row["wins"] + row["draws"] + row["losses"] == 6
     assert (tmp_path / "results" / "tiny" / "summary.md").read_text().startswith("| game")
     assert (tmp_path / "results" / "tiny" / "summary.png").stat().st_size > 1000
-    assert [r["player"] for r in data["ranking"]] in (["uct", "random"], ["random", "uct"])
+    # the ranking follows the scores, and matches.jsonl holds the matches behind them
+    first = "uct" if row["score"] > 50 else "random"
+    assert row["score"] == 50 or data["ranking"][0]["player"] == first
+    lines = [json.loads(line) for line in
+             (tmp_path / "results" / "tiny" / "matches.jsonl").read_text().splitlines()]
+    assert sorted(m["key"] for m in lines) == sorted(f"tictactoe|uct|random|{i}" for i in range(6))
+    assert sum(m["goals"]["uct"] for m in lines) / 6 == pytest.approx(row["score"], abs=0.05)
+    assert [m["roles"]["uct"] for m in sorted(lines, key=lambda m: m["key"])] == \
+        ["xplayer", "oplayer"] * 3
 
 
 @pytest.mark.parametrize("text, message", [
