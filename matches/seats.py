@@ -20,6 +20,7 @@ empty answer) and the reason in words.
 """
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import logging
 import socket
@@ -70,8 +71,8 @@ class LocalSeat:
         return "ready", _late(deadline, start_clock)
 
     def play(self, game, match_id, obs: Observation, legal, play_clock):
-        try:
-            move = self.player.play(obs)
+        try:        # a local player is told its legal moves too (the protocol does not)
+            move = self.player.play(dataclasses.replace(obs, legal=tuple(legal)))
         except Exception as exc:        # a crashing player must not end the match
             return None, self._crashed(f"turn {obs.turn}", exc)
         return _checked(move, legal, _late(obs.deadline, play_clock))

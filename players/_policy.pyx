@@ -13,7 +13,11 @@ Moves are the kernel's global move indices.  A simulation is a sequence of
 joint moves (one move per role per step): the game's history before the search
 root (context only), the tree part, then the playout.  After the simulation,
 every move of the tree part and of the playout is credited with the final goal
-(0..100, no discount) of the role that played it; all roles' statistics live in
+(0..100, no discount) of the role that played it, whether the simulation ended
+in a playout (:meth:`Policy.playout`) or at a terminal state inside the tree
+(:meth:`Policy.credit`): CadiaPlayer and Tak et al. update the statistics with
+the moves of the whole simulation (seed 003, slides 22-25: the statistics are
+those of the simulations a move was used in).  All roles' statistics live in
 one :class:`Policy`.
 
 Statistics (Tak et al., Sections III and IV):
@@ -32,14 +36,16 @@ Statistics (Tak et al., Sections III and IV):
   move is the average of the average rewards of its N-grams of lengths
   1..max_n, where a 1-gram counts once seen and a longer N-gram once seen at
   least k times; a move with no counted N-gram scores 100.
-* LGR (Last-Good-Reply with forgetting, LGR-1 and LGR-2 combined): after a
+* LGR (Last-Good-Reply, seed 003 slide 25; fallback slide 26): after a
   simulation a role *won* when its goal is strictly greater than every other
   role's (one role: goal 100), *lost* when another role's goal is strictly
   greater (one role: goal below 100).  For each credited move m of a winner,
-  with the N-gram context (c2, c1) above, ``reply2[(c2, c1)] = m`` and
-  ``reply1[c1] = m``; for a loser those entries that equal m are forgotten.  In a
-  playout, the reply to the current context is played when legal (LGR-2 first,
-  then LGR-1), else the fallback policy chooses (NST, MAST or random).
+  with the N-gram context (c2, c1) above, ``reply2[(c2, c1)] = m`` (LGR-2) and
+  ``reply1[c1] = m`` (LGR-1); with forgetting (slide 25: the replies of a lost
+  simulation "are removed from memory"), for a loser those entries that equal m
+  are forgotten.  ``replies`` keeps LGR-1, LGR-2 or both.  In a playout, the
+  reply to the current context is played when legal (LGR-2 first, then LGR-1),
+  else the fallback policy chooses (NST, MAST or random).
 
 MAST and NST scores choose a move by epsilon-greedy (with probability epsilon
 a uniformly random move, else one of maximal score, ties broken uniformly at
@@ -178,6 +184,7 @@ cdef inline void _visit(Stat* s, double reward) noexcept nogil:
 KINDS = ("random", "mast", "nst", "lgr")
 SELECTS = ("egreedy", "gibbs")
 FALLBACKS = ("nst", "mast", "random")
+REPLIES = ("1", "2", "both")
 
 
 @cython.final
@@ -190,7 +197,10 @@ cdef class Policy:
     how MAST and NST scores pick a move; ``k`` is the number of visits before
     an N-gram of length 2 or 3 counts and ``max_n`` (1..3) the longest N-gram;
     ``fallback`` (``"nst"``, ``"mast"`` or ``"random"``) is what LGR plays
-    without a legal reply, and LGR keeps that policy's statistics too.
+    without a legal reply, and LGR keeps that policy's statistics too;
+    ``replies`` (``"1"``, ``"2"`` or ``"both"``) the replies LGR keeps (to the
+    last move, to the last two, or both) and ``forget`` whether a lost
+    simulation forgets its replies.
     ``seed`` seeds the policy's own random numbers (xorshift64, as the
     kernel's): the same seed and calls give the same results on a kernel with
     the same history (the kernel keeps legal moves in an order that depends on
@@ -198,11 +208,12 @@ cdef class Policy:
     """
 
     cdef Kernel kernel
-    cdef readonly str kind, select, fallback
+    cdef readonly str kind, select, fallback, replies
     cdef readonly double epsilon, tau
     cdef readonly int k, max_n
+    cdef readonly bint forget
     cdef int nroles, nmoves, scorer
-    cdef bint gibbs, keep_mast, keep_ngrams, keep_replies
+    cdef bint gibbs, keep_mast, keep_ngrams, keep_replies, lgr1, lgr2
     cdef uint64_t rng, width
     cdef double* mast_sum       # per move: reward sum and count (the 1-grams)
     cdef double* mast_count
@@ -225,7 +236,8 @@ cdef class Policy:
 
     def __init__(self, Kernel kernel, str kind="random", *, str select="egreedy",
                  double epsilon=0.4, double tau=10.0, int k=7, int max_n=3,
-                 str fallback="nst", unsigned long long seed=0):
+                 str fallback="nst", str replies="both", bint forget=True,
+                 unsigned long long seed=0):
         cdef int m, r
         if kind not in KINDS:
             raise ValueError(f"unknown policy kind {kind!r}: expected one of {', '.join(KINDS)}")
@@ -234,6 +246,9 @@ cdef class Policy:
         if fallback not in FALLBACKS:
             raise ValueError(f"unknown LGR fallback {fallback!r}: "
                              f"expected one of {', '.join(FALLBACKS)}")
+        if replies not in REPLIES:
+            raise ValueError(f"unknown LGR replies {replies!r}: "
+                             f"expected one of {', '.join(REPLIES)}")
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         if not tau > 0.0:
@@ -242,10 +257,11 @@ cdef class Policy:
             raise ValueError(f"max_n must be 1, 2 or 3, got {max_n}")
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
-        if kernel.nroles < 1:
-            raise ValueError("the game has no roles")
+        if not 1 <= kernel.nroles <= 64:
+            raise ValueError(f"a policy needs 1 to 64 roles, the game has {kernel.nroles}")
         self.kernel = kernel
-        self.kind, self.select, self.fallback = kind, select, fallback
+        self.kind, self.select, self.fallback, self.replies = kind, select, fallback, replies
+        self.forget = forget
         self.epsilon, self.tau, self.k, self.max_n = epsilon, tau, k, max_n
         self.nroles, self.nmoves = kernel.nroles, kernel.nmoves
         self.width = kernel.nmoves + 1
@@ -257,6 +273,8 @@ cdef class Policy:
         self.keep_mast = self.scorer != SCORE_RANDOM
         self.keep_ngrams = self.scorer == SCORE_NST
         self.keep_replies = kind == "lgr"
+        self.lgr1 = self.keep_replies and replies != "2"
+        self.lgr2 = self.keep_replies and replies != "1"
         self.rng = seed * 6364136223846793005ULL + 1442695040888963407ULL
         if self.rng == 0:
             self.rng = 88172645463325252ULL
@@ -390,11 +408,11 @@ cdef class Policy:
         if k == 1:
             return cand[0]
         if self.keep_replies and c1 >= 0:
-            if c2 >= 0:
+            if self.lgr2 and c2 >= 0:
                 s = _find(&self.reply2, self._key(-1, c2, c1))
                 if s != NULL and s.v.reply >= 0 and pos[s.v.reply] >= 0:
                     return s.v.reply
-            m = self.reply1[c1]
+            m = self.reply1[c1] if self.lgr1 else -1
             if m >= 0 and pos[m] >= 0:
                 return m
         if self.scorer == SCORE_RANDOM:
@@ -479,13 +497,14 @@ cdef class Policy:
                     if c2 >= 0 and self.max_n >= 3:
                         _visit(&_get(&self.ngrams, self._key(c2, c1, m)).v.stat, g)
                 if self.keep_replies and outcome[r] > 0:
-                    self.reply1[c1] = m
-                    if c2 >= 0:
+                    if self.lgr1:
+                        self.reply1[c1] = m
+                    if self.lgr2 and c2 >= 0:
                         _get(&self.reply2, self._key(-1, c2, c1)).v.reply = m
-                elif self.keep_replies and outcome[r] < 0:
+                elif self.keep_replies and outcome[r] < 0 and self.forget:
                     if self.reply1[c1] == m:
                         self.reply1[c1] = -1
-                    if c2 >= 0:
+                    if self.lgr2 and c2 >= 0:
                         s = _find(&self.reply2, self._key(-1, c2, c1))
                         if s != NULL and s.v.reply == m:
                             s.v.reply = -1
@@ -503,6 +522,21 @@ cdef class Policy:
             self.seq[t * self.nroles + r] = m
         return 0
 
+    cdef int _path(self, path, int credit_from, int room) except -1:
+        """Write ``path`` into seq, with room for ``room`` steps more, and return
+        the number of steps written: the path from two steps before its first
+        credited one (older history is no context any more), so that the
+        credited steps start at step ``min(credit_from, 2)`` of seq."""
+        cdef int start, known, t
+        if not 0 <= credit_from <= len(path):
+            raise ValueError(f"credit_from={credit_from} outside the path (length {len(path)})")
+        start = max(0, credit_from - 2)
+        known = len(path) - start
+        self._reserve(known + room)
+        for t in range(known):
+            self._put(t, path[start + t])
+        return known
+
     def playout(self, const uint8_t[:] state, path, int credit_from=0, int max_steps=10000,
                 bint record=False):
         """One playout from ``state`` with this policy, in C; then the statistics
@@ -515,22 +549,15 @@ cdef class Policy:
         playout's moves.  Returns (goals per role, playout steps, cut: whether
         max_steps was hit or a role had no legal move), and with ``record`` also
         the playout's joint moves.  The goals of a cut playout are those of the
-        state where it stopped, and are credited all the same.
+        state where it stopped, and are credited all the same.  From a terminal
+        ``state`` no step is played: the path alone is credited with its goals.
         """
-        cdef int n = self.nroles, start, known, depth, r, g, t
+        cdef int n = self.nroles, known, depth, r, g, t
         cdef bint cut = False
         cdef double[64] goals
-        if not 0 <= credit_from <= len(path):
-            raise ValueError(f"credit_from={credit_from} outside the path (length {len(path)})")
         if max_steps < 0:
             raise ValueError(f"max_steps must be >= 0, got {max_steps}")
-        if n > 64:
-            raise ValueError("at most 64 roles")
-        start = max(0, credit_from - 2)     # older history is no context any more
-        known = len(path) - start
-        self._reserve(known + max_steps)
-        for t in range(known):
-            self._put(t, path[start + t])
+        known = self._path(path, credit_from, max_steps)
         if self.kernel.nbase:
             self.kernel._load(&state[0])
         else:
@@ -541,12 +568,27 @@ cdef class Policy:
         for g in range(self.kernel.ngoals):
             if self.kernel.val[self.kernel.goal_node[g]]:
                 goals[self.kernel.goal_role[g]] = self.kernel.goal_value[g]
-        self._credit(credit_from - start, known + depth, goals)
+        self._credit(min(credit_from, 2), known + depth, goals)
         result = ([<int> goals[r] for r in range(n)], depth, cut)
         if record:
             result += ([tuple(self.seq[(known + t) * n + r] for r in range(n))
                         for t in range(depth)],)
         return result
+
+    def credit(self, path, int credit_from, goals):
+        """Update the statistics with the joint moves of ``path`` after its first
+        ``credit_from`` (context only, as in :meth:`playout`) and ``goals`` (per
+        role): a simulation that reached a terminal state inside the search
+        tree, without a playout.  The statistics learn from it all the same
+        (seed 003, slides 22-25)."""
+        cdef int n = self.nroles, known, r
+        cdef double[64] g
+        if len(goals) != n:
+            raise ValueError(f"goals for {n} roles needed, got {goals!r}")
+        known = self._path(path, credit_from, 0)
+        for r in range(n):
+            g[r] = goals[r]
+        self._credit(min(credit_from, 2), known, g)
 
     def choose(self, int role, candidates, context):
         """The policy's pick among ``candidates`` (distinct moves of ``role``,

@@ -7,7 +7,9 @@ A match talks to a player through four calls, mirroring the GGP protocol
   the start clock.
 * ``play(observation)``: return a legal move within the play clock.  The
   observation holds what the protocol gives this role and nothing more: the
-  previous joint move (GDL-I), or its own last move and its percepts (GDL-II).
+  previous joint move (GDL-I), or its own last move and its percepts (GDL-II),
+  and, from a local seat, the role's legal moves (the GGP protocol does not
+  send them).
 * ``stop(observation)`` and ``abort()``: the match is over.
 
 :class:`Player` keeps track of where the game stands (the exact state in
@@ -17,12 +19,16 @@ percepts, :mod:`players.belief`) so that a subclass only chooses:
 """
 from __future__ import annotations
 
+import logging
+import math
 import random
 import time
 from dataclasses import dataclass
 
 from .belief import Belief, Steps
 from .params import Param, settings
+
+log = logging.getLogger("players")
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,9 @@ class Observation:
     turn).  For GDL-II, ``own_move`` is the role's own previous move as executed
     and ``percepts`` the terms it saw (both None on the first turn).
     ``deadline`` is a ``time.monotonic()`` instant by which to answer.
+    ``legal`` is the role's legal moves as the manager offers them (a local
+    seat passes them; None over HTTP, where the player takes them from its
+    belief).
     """
 
     turn: int = 0
@@ -40,6 +49,7 @@ class Observation:
     own_move: object = None
     percepts: frozenset | None = None
     deadline: float = float("inf")
+    legal: tuple | None = None
 
 
 #: The thinking budget of the search players: simulations a move, else the
@@ -58,9 +68,19 @@ class Player:
     """Base class: keeps the game position; subclasses override :meth:`select`.
 
     The position is a :class:`players.belief.Belief`: the exact state in
-    GDL-I, the histories consistent with the role's own moves and percepts in
+    GDL-I, the histories consistent with everything the role was told in
     GDL-II.  ``belief_share`` is the part of the play clock that updating it
-    may take (half as much again while no consistent history is found yet).
+    may take (half as much again while no consistent history is found yet); a
+    player that does not think on the clock (a simulation budget, or no
+    search) updates it without the clock, within the belief's budgets of
+    steps, so that its play does not depend on the machine's speed and is
+    reproducible with its seed.
+
+    The moves offered to :meth:`select` are the ones the manager offered (in
+    the order of the role's belief), else the moves legal in every history
+    the role believes possible (the most of them while its belief is lost);
+    a move :meth:`select` returns that is not one of them is replaced by a
+    random one of them, with a warning.
     """
 
     name = "player"
@@ -107,8 +127,13 @@ class Player:
     def play(self, obs: Observation):
         if obs.turn > 0 or obs.joint is not None or obs.percepts is not None:
             self.observe(obs)
-        legal = self.sm.legal_moves(self.position(), self.role)
-        return self.select(legal, obs.deadline)
+        legal = self.legal_moves(obs.legal)
+        move = self.select(legal, obs.deadline)
+        if move not in legal:
+            log.warning("%s (role %r) chose %r, not one of its legal moves; playing a "
+                        "random one", self.name, self.role, move)
+            move = self.rng.choice(legal)
+        return move
 
     def stop(self, obs: Observation | None = None):
         """The match ended; nothing to do by default."""
@@ -124,6 +149,19 @@ class Player:
         raise NotImplementedError
 
     # --- keeping track of the position -------------------------------------
+    def legal_moves(self, offered=None) -> list:
+        """The role's legal moves: in GDL-I those of the exact state; in GDL-II
+        those legal in its hypotheses (:meth:`players.belief.Belief.legal`),
+        or ``offered`` (the manager's) when they differ: while the belief is
+        lost."""
+        if not self.imperfect:
+            return self.sm.legal_moves(self.position(), self.role)
+        ids = self.belief.legal()
+        if offered is not None and \
+                set(ids) != {self.steps.move_id(self.me, m) for m in offered}:
+            return list(offered)
+        return [self.steps.move(self.me, m) for m in ids]
+
     def position(self):
         """The current state: exact in GDL-I, one consistent with what the
         role saw in GDL-II."""
@@ -136,7 +174,9 @@ class Player:
             self.belief.observe_joint(tuple(steps.move_id(r, m) for r, m in enumerate(obs.joint)))
             return
         now = time.monotonic()
-        left = max(0.0, obs.deadline - now)
+        left = max(0.0, obs.deadline - now) if self.on_clock else math.inf
         seen = steps.seen_ids(self.me, obs.percepts or frozenset())
-        self.belief.observe(steps.move_id(self.me, obs.own_move), seen,
-                            now + self.belief_share * left, now + 1.5 * self.belief_share * left)
+        legal = None if obs.legal is None else [steps.move_id(self.me, m) for m in obs.legal]
+        self.belief.observe(steps.move_id(self.me, obs.own_move), seen, legal,
+                            deadline=now + self.belief_share * left,
+                            hard=now + 1.5 * self.belief_share * left)

@@ -31,10 +31,20 @@ points in that unit, the perfect-information players' constant.
 Budgets, as for the perfect-information players: ``simulations=N`` per move
 (a forced move costs nothing), else the play clock less ``margin`` seconds
 (after the belief update, which may take ``belief_share`` of the clock).
+
+The move is chosen at the player's own node: its information state (and, in
+the extensive-form trees, its legal moves), which every simulation starts
+from.  Not finding it there means that no simulation ran (the clock), that
+the belief is lost (:mod:`players.belief`: its stand-ins need not share the
+role's legal moves), or a bug: the first two are logged, the last raises
+:class:`NodeNotFound` when :data:`STRICT` is set (the tests set it) and is
+warned about once per player otherwise; in all three cases a random legal
+move is played.
 """
 from __future__ import annotations
 
 import gc
+import logging
 import math
 import time
 
@@ -45,9 +55,19 @@ from .belief import decision_key, extend_key
 from .mcts import _search_for
 from .params import Param, extend
 
-#: The exploration constant when none is given, in goal points (the
-#: perfect-information players' C), converted to the game's unit.
+log = logging.getLogger("players.imperfect")
+
+#: The exploration constant of ``smooth-uct`` and ``efg-uct`` when none is
+#: given, in goal points (the perfect-information players' C), converted to
+#: the game's unit.
 DEFAULT_C_GOAL_POINTS = 40.0
+
+#: Raise :class:`NodeNotFound` instead of warning (set by the tests).
+STRICT = False
+
+
+class NodeNotFound(RuntimeError):
+    """A search did not find its own node after simulations from a consistent belief."""
 
 
 class InformationSetPlayer(Player):
@@ -65,11 +85,16 @@ class InformationSetPlayer(Player):
     def __init__(self, **values):
         super().__init__(**values)
         self.last_simulations = 0
+        self.warned = False         # about a node not found (once per player)
+
+    def default_c(self, unit) -> float:
+        """The exploration constant when none is given, in ``unit``."""
+        return DEFAULT_C_GOAL_POINTS / unit.scale
 
     def meta_game(self, deadline):
         unit = game_unit(self.game)
         self.unit = unit
-        self.explore = self.c if self.c is not None else DEFAULT_C_GOAL_POINTS / unit.scale
+        self.explore = self.c if self.c is not None else self.default_c(unit)
         self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.slowest = 0.0          # seconds, the slowest simulation so far
@@ -90,7 +115,26 @@ class InformationSetPlayer(Player):
             self.think(deadline - self.margin)
         ids = [self.steps.move_id(self.me, m) for m in legal]
         choice = self.choose(ids)
-        return legal[ids.index(choice)] if choice in ids else self.rng.choice(legal)
+        if choice is None:
+            choice = self.not_found(ids)
+        return legal[ids.index(choice)]
+
+    def not_found(self, ids):
+        """A random move of ``ids`` when :meth:`choose` did not find the
+        player's node; why is logged, or raised (module docstring)."""
+        role = self.steps.roles[self.me]
+        if self.last_simulations == 0:
+            log.warning("%s (role %r): no simulation in time; playing a random legal move",
+                        self.name, role)
+        elif self.belief.consistent:
+            message = (f"{self.name} (role {role!r}): its own node is not in its tree after "
+                       f"{self.last_simulations} simulations from a consistent belief")
+            if STRICT:
+                raise NodeNotFound(message)
+            if not self.warned:
+                log.warning("%s; playing a random legal move", message)
+                self.warned = True
+        return self.rng.choice(ids)
 
     def think(self, until: float, budget: int | None = None):
         """Simulate from sampled histories until ``budget`` or ``until``
@@ -131,6 +175,8 @@ class InformationSetPlayer(Player):
         raise NotImplementedError
 
     def choose(self, legal_ids):
+        """The move to play among ``legal_ids``, or None when the player's
+        node is not in the search tree."""
         raise NotImplementedError
 
 
@@ -177,10 +223,10 @@ class ISMCTSPlayer(InformationSetPlayer):
 
     def choose(self, legal_ids):
         node = self.tree.get(self.belief.key)
-        if node is None:
-            return self.rng.choice(legal_ids)
+        if node is None or any(m not in node[self.me] for m in legal_ids):
+            return None
         stats = node[self.me]
-        return max(legal_ids, key=lambda m: stats[m][0] if m in stats else -1)
+        return max(legal_ids, key=lambda m: stats[m][0])
 
     def root_statistics(self) -> dict:
         """Own move -> (visits, availability, average reward) at the current information state."""
@@ -271,7 +317,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
     def choose(self, legal_ids):
         node = self.trees.find(self.me, decision_key(self.belief.key, legal_ids))
         if node < 0:
-            return self.rng.choice(legal_ids)
+            return None
         if self.final == "sample":
             return self.rng.choices(legal_ids, weights=self.trees.average(node))[0]
         counts = self.trees.counts(node)

@@ -12,15 +12,51 @@ Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
   goal (decoupled UCT: simultaneous moves, general-sum and multi-player
   games alike; a role with one legal move, such as ``noop``, has no choice);
 * a move never tried at a node is tried first, the playout policy choosing
-  among the untried ones (seed 003, "fine details");
+  among the untried ones (seed 003 slide 26, "fine details");
 * one node is added per simulation, then a playout runs to the end of the game
   in C (:mod:`players._policy`), and the goals, discounted by 0.999 a ply
   (``gamma ** plies``, seed 003 slide 30), are backed up along the path;
+* the playout policy learns from every simulation, with the moves of the tree
+  part and of the playout, also when the simulation ends at a terminal state
+  inside the tree (seed 003, slides 22-25);
 * the tree is kept between turns (the subtree of the joint move played), and
-  the policy's statistics are decayed by ``decay`` before each move;
-* the move played is the most visited (``final=visits``) or the one with the
-  best average (``final=average``);
+  the policy's statistics are multiplied by ``decay`` once per decision of
+  ours (a step where we have more than one legal move), before its search;
+* the move played (seed 003 slide 29, "how do we select the move"): the best
+  average (``final=average``, the slide's option 2), the best reward seen
+  (``final=best``, option 1, which the slide gives as CadiaPlayer's), the
+  most visited (``final=visits``), or one drawn in proportion to the root
+  visits (``final=mixed``: in a simultaneous-move game the visit frequencies
+  of decoupled UCT approximate a mixed strategy, which the most visited move,
+  a pure strategy, throws away);
 * ``transpositions=true`` shares one node between paths reaching one state.
+
+Defaults and their basis (seed 003 slides, else /work/shared/REFERENCES.md):
+
+* ``c=40``: slides 16-17 give UCB1 without a value; CadiaPlayer's C on the
+  0..100 scale.
+* ``discount=0.999``: slide 30 (CadiaPlayer's).
+* ``final=average``: slide 29's option 2.  The slide prefers neither option;
+  option 1 (``best``) is not the default because it loses: ``uct`` with
+  ``final=best`` scored 25.0 +- 8.4 of 100 against ``final=visits`` on
+  connectFour (100 matches, 300 simulations a move), ``final=average`` 51.5
+  +- 9.4 (and 55.0 +- 6.9 at 50 simulations, 200 matches): with discounting,
+  the best reward seen is that of the shortest win any simulation found,
+  whatever the opponent could have played instead.
+* ``policy=egreedy``, ``epsilon=0.4``: slides 31-32 (epsilon-greedy MAST, N-grams
+  and LGR beat MAST with Gibbs sampling; 0.4 is the Maastricht epsilon).
+* ``tau=10``: slide 21 gives Gibbs sampling without a value; CadiaPlayer's.
+* ``decay=0.2``: not in the slides; the Maastricht factor "between moves",
+  applied once per decision of ours (a step where we have more than one legal
+  move), not once per game step, so that the statistics of one search are
+  decayed once before the next whether or not forced ``noop`` steps come
+  between (under a simulation budget a forced step runs no search at all).
+* ``n=3``, ``k=7``: slide 23 (k = 7 tuned by hand; N-grams up to 3 moves, the
+  Maastricht setting).
+* ``fallback=nst``: slides 26 and 31 (LGR with N-grams scores best).
+* ``forget=true``, ``replies=both``: slide 25 (the replies of a lost
+  simulation are removed from memory; replies look back one or more steps,
+  LGR-1 and LGR-2 together).
 
 UCB1 (Kocsis and Szepesvári 2006) on the 0..100 goal scale, with CadiaPlayer's
 C = 40: ``Q(s, a) + C * sqrt(ln N(s) / N(s, a))``.
@@ -48,7 +84,8 @@ MAX_NODES = 1_000_000
 class Node:
     """A state in the tree: per role its legal moves and their statistics."""
 
-    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "n", "children")
+    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "tops", "n",
+                 "children")
 
     def __init__(self, search, state):
         self.state = state
@@ -57,6 +94,7 @@ class Node:
         if self.legal is not None:
             self.visits = [[0] * len(moves) for moves in self.legal]
             self.sums = [[0.0] * len(moves) for moves in self.legal]
+            self.tops = [[-1.0] * len(moves) for moves in self.legal]   # best reward seen
         self.children = {}
 
 
@@ -71,14 +109,15 @@ class MCTSPlayer(Player):
         Param("c", float, 40.0, "UCB1 exploration constant on the 0..100 goal scale", low=0),
         Param("discount", float, 0.999, "discount of the backed-up goal per ply",
               low=0, high=1, low_open=True),
-        Param("final", str, "visits", "the move played: most visited or best average",
-              choices=("visits", "average")),
+        Param("final", str, "average", "the move played: most visited, best average, best "
+              "reward seen, or drawn in proportion to the visits (seed 003 slide 29)",
+              choices=("visits", "average", "best", "mixed")),
         Param("transpositions", bool, False, "one node per state instead of per path"),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
     policy_names = {}
-    #: What the policy's statistics are multiplied by before each move
+    #: What the policy's statistics are multiplied by before each decision
     #: (random playouts keep none; the learning players declare it).
     decay = 1.0
 
@@ -115,8 +154,9 @@ class MCTSPlayer(Player):
     def select(self, legal, deadline):
         if not legal:
             return None
-        self.search.decay(self.decay)
         self.added = 0
+        if len(legal) > 1:              # once per decision of ours, not per game step
+            self.search.decay(self.decay)
         if self.simulations is not None:
             if len(legal) == 1:         # a forced move: nothing to decide, nothing spent
                 return legal[0]
@@ -149,7 +189,10 @@ class MCTSPlayer(Player):
         self.last_simulations = done
 
     def simulate(self):
-        """One simulation: select down the tree, add a node, play out, back up."""
+        """One simulation: select down the tree, add a node, play out, back up.
+        The policy learns from the whole simulation: the playout credits the
+        tree moves with its own, and a simulation that ends at a terminal
+        state inside the tree credits its tree moves."""
         node, path, joints, picks = self.root, [self.root], [], []
         goals, depth = None, 0
         while not node.terminal:
@@ -170,10 +213,13 @@ class MCTSPlayer(Player):
             node = child
         if goals is None:
             goals = path[-1].goals
+            self.search.credit(self.history, joints, goals)
         self._backup(path, picks, goals, depth)
 
     def _backup(self, path, picks, goals, depth):
-        """Add each role's discounted goal to the move it chose at each node."""
+        """Add each role's goal, discounted by ``gamma ** plies`` from the
+        node to the end of the simulation (seed 003 slide 30), to the move it
+        chose at each node, and keep the best such reward seen."""
         gamma = self.discount
         scale = gamma ** depth
         for i in range(len(picks) - 1, -1, -1):
@@ -181,8 +227,11 @@ class MCTSPlayer(Player):
             node = path[i]
             node.n += 1
             for r, j in enumerate(picks[i]):
+                reward = goals[r] * scale
                 node.visits[r][j] += 1
-                node.sums[r][j] += goals[r] * scale
+                node.sums[r][j] += reward
+                if reward > node.tops[r][j]:
+                    node.tops[r][j] = reward
         path[-1].n += 1
 
     def _choose_joint(self, node, joints) -> tuple:
@@ -214,12 +263,21 @@ class MCTSPlayer(Player):
         return tuple(joint), pick
 
     def _best(self, node, r):
-        """The move to play: most visits (ties: best average) or best average."""
-        moves, visits, sums = node.legal[r], node.visits[r], node.sums[r]
+        """The move to play (``final``, seed 003 slide 29): most visits (ties:
+        best average), best average (ties: most visits), best reward seen
+        (ties: best average), or one drawn with probability proportional to
+        its visits."""
+        moves, visits, sums, tops = node.legal[r], node.visits[r], node.sums[r], node.tops[r]
+        if self.final == "mixed" and any(visits):
+            return self.rng.choices(moves, weights=visits)[0]
 
         def key(j):
             average = sums[j] / visits[j] if visits[j] else -1.0
-            return (visits[j], average) if self.final == "visits" else (average, visits[j])
+            if self.final == "average":
+                return average, visits[j]
+            if self.final == "best":
+                return tops[j], average
+            return visits[j], average           # visits (and mixed before any visit)
 
         return moves[max(range(len(moves)), key=key)]
 
@@ -257,7 +315,9 @@ class UCTPlayer(MCTSPlayer):
 
 
 class MASTPlayer(MCTSPlayer):
-    """MCTS with Move-Average Sampling playouts (CadiaPlayer; seed 003)."""
+    """MCTS with Move-Average Sampling playouts (CadiaPlayer; seed 003 slide 22:
+    a move's score is the average reward of the simulations it was used in,
+    played by epsilon-greedy or Gibbs sampling, slide 21)."""
 
     name = "mast"
     playout = "mast"
@@ -269,32 +329,43 @@ class MASTPlayer(MCTSPlayer):
         Param("tau", float, 10.0, "gibbs: temperature on the 0..100 goal scale",
               low=0, low_open=True),
         Param("decay", float, 0.2, "factor the statistics are multiplied by before each "
-              "move", low=0, high=1),
+              "decision of ours (a step with more than one legal move)", low=0, high=1),
     )
     policy_names = {"policy": "select", "epsilon": "epsilon", "tau": "tau"}
 
 
 class NSTPlayer(MASTPlayer):
-    """MCTS with N-gram Selection playouts (seed 003)."""
+    """MCTS with N-gram Selection playouts (seed 003 slides 23-24, 27-28: the
+    score of a move averages the rewards of its N-grams up to ``n`` moves, a
+    longer N-gram counting once seen ``k`` times)."""
 
     name = "nst"
     playout = "nst"
     params = extend(MASTPlayer.params,
+        Param("n", int, 3, "the longest N-gram (moves)", low=2, high=3),
         Param("k", int, 7, "visits before an N-gram of 2 or 3 moves counts", low=1),
     )
-    policy_names = {**MASTPlayer.policy_names, "k": "k"}
+    policy_names = {**MASTPlayer.policy_names, "n": "max_n", "k": "k"}
 
 
 class LGRPlayer(NSTPlayer):
-    """MCTS with Last-Good-Reply playouts, falling back to NST or MAST (seed 003)."""
+    """MCTS with Last-Good-Reply playouts (seed 003, slide 25): the replies of a
+    won simulation are stored, those of a lost one forgotten (``forget``),
+    to the last move (LGR-1), the last two (LGR-2) or both (``replies``);
+    without a legal reply the ``fallback`` chooses (slide 26: N-grams or
+    MAST; ``n`` and ``k`` are the N-grams')."""
 
     name = "lgr"
     playout = "lgr"
     params = extend(NSTPlayer.params,
         Param("fallback", str, "nst", "the policy where no reply is stored",
               choices=("nst", "mast", "random")),
+        Param("replies", str, "both", "replies kept: to the last move (LGR-1), to the "
+              "last two (LGR-2), or both, LGR-2 tried first", choices=("1", "2", "both")),
+        Param("forget", bool, True, "a lost simulation forgets its replies"),
     )
-    policy_names = {**NSTPlayer.policy_names, "fallback": "fallback"}
+    policy_names = {**NSTPlayer.policy_names, "fallback": "fallback", "replies": "replies",
+                    "forget": "forget"}
 
 
 # --- the reasoner behind a search ------------------------------------------------
@@ -349,6 +420,12 @@ class CompiledSearch(_Search):
     def choose(self, r, candidates, history, joints):
         return self.policy.choose(r, candidates, (history + joints)[-2:])
 
+    def credit(self, history, joints, goals):
+        """Credit the tree moves ``joints`` with ``goals``: a simulation that
+        ended at a terminal state inside the tree (in C, as a playout's)."""
+        context = history[-2:]
+        self.policy.credit(context + joints, len(context), goals)
+
     def decay(self, factor):
         self.policy.decay(factor)
 
@@ -376,6 +453,9 @@ class ReferenceSearch(_Search):
 
     def choose(self, r, candidates, history, joints):
         return self.rng.choice(candidates)
+
+    def credit(self, history, joints, goals):
+        """Random playouts learn nothing."""
 
     def decay(self, factor):
         """Random playouts learn nothing."""

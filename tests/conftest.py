@@ -15,3 +15,11 @@ def shared_games(*folders):
 
 def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/games is absent")
+
+
+@pytest.fixture(autouse=True)
+def strict_search(monkeypatch):
+    """A search that does not find its own node raises in the tests
+    (players.imperfect.STRICT) instead of warning and playing at random."""
+    import players.imperfect
+    monkeypatch.setattr(players.imperfect, "STRICT", True)

@@ -1,6 +1,11 @@
 """The MCTS players (players/mcts.py): they find forced wins, are reproducible
-under a simulation budget, and answer within the play clock."""
+under a simulation budget, and answer within the play clock; UCB1 and the
+discounted backup agree with hand computations, decoupled UCT approaches the
+mixed equilibrium of matrix games, the policy learns from every simulation and
+decays once per decision."""
+import math
 import time
+from collections import Counter
 
 import pytest
 from conftest import SHARED, needs_shared
@@ -17,11 +22,12 @@ from players import Observation, make
 POSITION = {(1, 1): "x", (2, 2): "o", (3, 1): "o", (3, 3): "x"}
 
 
-def fork_game():
+def fork_game(position=POSITION):
+    """Tic-tac-toe from ``position`` (square -> mark), x to move."""
     text = (games_dir() / "tictactoe.kif").read_text()
-    for (r, c), mark in POSITION.items():
+    for (r, c), mark in position.items():
         text = text.replace(f"(init (square {r} {c} e))", f"(init (square {r} {c} {mark}))")
-    assert sum(f"(init (square {r} {c} {m}))" in text for (r, c), m in POSITION.items()) == 4
+    assert all(f"(init (square {r} {c} {m}))" in text for (r, c), m in position.items())
     return load_game(text)
 
 
@@ -111,9 +117,13 @@ def test_tree_is_kept_between_turns():
 
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="final"):
-        make("uct:final=best")
+        make("uct:final=robust")
     with pytest.raises(ValueError, match="simulations"):
         make("uct:simulations=0")
+    with pytest.raises(ValueError, match="n=4"):
+        make("nst:n=4")
+    with pytest.raises(ValueError, match="replies=3"):
+        make("lgr:replies=3")
 
 
 @needs_shared()
@@ -139,3 +149,196 @@ def test_answers_within_a_one_second_play_clock_for_100_moves():
         late += [t for t in answers if t > 1.0]
         moves += len(answers)
     assert late == [] and moves >= 100
+
+
+# --- the search by hand -------------------------------------------------------------
+def matrix_game(payoff):
+    """A one-step simultaneous game: left and right choose at once, left's
+    goal is ``payoff[(left's move, right's move)]``, right's 100 minus it."""
+    lines = ["(role left)", "(role right)", "(init start)",
+             "(<= (legal ?p ?m) (role ?p) (choice ?m))",
+             "(<= (next (played ?p ?m)) (does ?p ?m))",
+             "(<= (next done) (true start))",
+             "(<= terminal (true done))"]
+    lines += [f"(choice {m})" for m in sorted({a for a, _ in payoff})]
+    for (a, b), v in payoff.items():
+        for role, goal in (("left", v), ("right", 100 - v)):
+            lines.append(f"(<= (goal {role} {goal}) (true (played left {a})) "
+                         f"(true (played right {b})))")
+    return load_game("\n".join(lines))
+
+
+WEAPONS = ("rock", "paper", "scissors")
+BEATS = {("rock", "scissors"), ("scissors", "paper"), ("paper", "rock")}
+RPS = {(a, b): 50 if a == b else 100 if (a, b) in BEATS else 0 for a in WEAPONS for b in WEAPONS}
+#: Matching pennies with a bias: left scores 100 on (heads, heads), 50 on
+#: (tails, tails), 0 otherwise.  Its equilibrium is heads with probability
+#: 1/3 for both: then left's heads (100 q) and tails (50 (1 - q)) are worth the
+#: same for q = 1/3, and right's heads (100 (1 - p)) and tails (100 p + 50 (1 - p))
+#: for p = 1/3.
+PENNIES = {("heads", "heads"): 100, ("heads", "tails"): 0, ("tails", "heads"): 0,
+           ("tails", "tails"): 50}
+
+
+def started(spec, game, role):
+    """A player of ``spec`` started as ``role`` (give it a simulation budget:
+    without one it would think for the whole start clock)."""
+    player = make(spec)
+    player.start(game, role, 10, 10)
+    return player
+
+
+def set_statistics(player, node, stats):
+    """Give ``node`` the statistics ``stats``: per role, move -> (visits, average)."""
+    for r, moves in enumerate(stats):
+        index = {player.search.move(r, m): j for j, m in enumerate(node.legal[r])}
+        for move, (visits, average) in moves.items():
+            node.visits[r][index[move]] = visits
+            node.sums[r][index[move]] = visits * average
+    node.n = sum(v for v, _ in stats[0].values())
+
+
+def test_ucb1_picks_the_hand_computed_move():
+    """UCB1 on the 0..100 scale, Q + C sqrt(ln N / n) with C = 40, N = 40 (ln N = 3.689):
+    left: rock 60 + 40 sqrt(3.689 / 25) = 75.37, paper 40 + 40 sqrt(3.689 / 5) = 74.36,
+          scissors 52 + 40 sqrt(3.689 / 10) = 76.30: scissors (neither the best
+          average, rock, nor the least visited, paper; with sqrt(2 ln N / n), paper);
+    right: rock 45 + 40 sqrt(3.689 / 4) = 83.41, paper 55 + 40 sqrt(3.689 / 16) = 74.21,
+           scissors 60 + 40 sqrt(3.689 / 20) = 77.18: rock, the worst average.
+    With C = 10: left 63.84, 48.59, 58.07: rock; right 54.60, 59.80, 64.30: scissors."""
+    stats = [{"rock": (25, 60.0), "paper": (5, 40.0), "scissors": (10, 52.0)},
+             {"rock": (4, 45.0), "paper": (16, 55.0), "scissors": (20, 60.0)}]
+    assert math.log(40) == pytest.approx(3.689, abs=1e-3)
+    for spec, expected in [("uct:simulations=1", ("scissors", "rock")),
+                           ("uct:c=10,simulations=1", ("rock", "scissors"))]:
+        player = started(spec, matrix_game(RPS), "left")
+        set_statistics(player, player.root, stats)
+        assert player.root.n == 40
+        joint, pick = player._choose_joint(player.root, [])
+        assert tuple(player.search.move(r, m) for r, m in enumerate(joint)) == expected
+
+
+#: x to move with two squares left:   x x .   (mark 1 3) wins at once (100, 0);
+#:                                    o o x   (mark 3 3) leaves o the forced
+#:                                    x o .   (mark 1 3): a full board, a draw.
+ENDGAME = {(1, 1): "x", (1, 2): "x", (2, 1): "o", (2, 2): "o", (2, 3): "x",
+           (3, 1): "x", (3, 2): "o"}
+
+
+def test_backup_discounts_by_gamma_to_the_power_of_the_plies():
+    """With discount 0.5: (mark 1 3) ends the game one ply from the root, so
+    each of its visits adds 100 * 0.5 = 50 for x; (mark 3 3) ends it two plies
+    from the root (o's forced reply: in a playout on the first visit, in the
+    tree afterwards), so x and o each get 50 * 0.25 = 12.5 there, and o's
+    reply, one ply from its node, 50 * 0.5 = 25 from its second visit on.
+    The best reward seen (final=best) is the largest such term."""
+    game = fork_game(ENDGAME)
+    player = started("uct:simulations=40,discount=0.5,seed=3", game, "xplayer")
+    assert player.play(Observation()) == ("mark", "1", "3")
+    root, move = player.root, player.search.move
+    stats = {move(0, m): (v, s, t) for m, v, s, t in
+             zip(root.legal[0], root.visits[0], root.sums[0], root.tops[0])}
+    (wins, win_sum, win_top), (draws, draw_sum, draw_top) = \
+        stats[("mark", "1", "3")], stats[("mark", "3", "3")]
+    assert wins + draws == 40 and wins > 1 and draws > 1
+    assert (win_sum, win_top) == (50.0 * wins, 50.0)
+    assert (draw_sum, draw_top) == (12.5 * draws, 12.5)
+    assert (root.visits[1], root.sums[1], root.tops[1]) == ([40], [12.5 * draws], [12.5])
+    child = next(c for j, c in root.children.items() if move(0, j[0]) == ("mark", "3", "3"))
+    assert child.n == draws
+    assert (child.visits[1], child.sums[1]) == ([draws - 1], [25.0 * (draws - 1)])
+
+
+@pytest.mark.parametrize("payoff, frequencies", [
+    (RPS, {m: 1 / 3 for m in WEAPONS}),
+    (PENNIES, {"heads": 1 / 3, "tails": 2 / 3})], ids=["rps", "biased-pennies"])
+def test_decoupled_uct_approaches_the_mixed_equilibrium(payoff, frequencies):
+    """Each role's root visit frequencies after 20,000 simulations are within
+    0.04 of its equilibrium strategy (UCB1 cycles around it and gets closer
+    slowly: about 0.03 off at 20,000, 0.02 at 100,000)."""
+    player = started("uct:simulations=20000,seed=1", matrix_game(payoff), "left")
+    player.play(Observation())
+    for role in ("left", "right"):
+        stats = player.root_statistics(role)
+        assert stats.keys() == frequencies.keys()
+        for move, (visits, _) in stats.items():
+            assert visits / 20000 == pytest.approx(frequencies[move], abs=0.04), (role, stats)
+
+
+def test_final_move_choices():
+    """visits: most visited; average: best average; best: best reward seen;
+    mixed: drawn in proportion to the visits (and played as such)."""
+    left = {"rock": (10, 70.0), "paper": (30, 40.0), "scissors": (60, 50.0)}
+    tops = {"rock": 80.0, "paper": 100.0, "scissors": 90.0}
+
+    def final_move(player):
+        return player.search.move(0, player._best(player.root, 0))
+
+    game = matrix_game(RPS)
+    for final, expected in [("visits", "scissors"), ("average", "rock"), ("best", "paper"),
+                            ("mixed", None)]:
+        player = started(f"uct:final={final},seed=5,simulations=1", game, "left")
+        set_statistics(player, player.root, [left, {m: (100 / 3, 50.0) for m in WEAPONS}])
+        for j, m in enumerate(player.root.legal[0]):
+            player.root.tops[0][j] = tops[player.search.move(0, m)]
+        if expected:
+            assert final_move(player) == expected
+    drawn = Counter(final_move(player) for _ in range(5000))
+    for move, (visits, _) in left.items():
+        assert drawn[move] / 5000 == pytest.approx(visits / 100, abs=0.03)
+    game = matrix_game(RPS)
+    played = Counter(started(f"uct:final=mixed,simulations=1000,seed={s}", game,
+                             "left").play(Observation()) for s in range(30))
+    assert set(played) == set(WEAPONS)
+
+
+# --- the policy learns from every simulation, and decays once per decision -----------
+#:   x o .    x to move, four squares left: many simulations end inside the
+#:   . o .    tree, at a terminal state, without a playout.
+#:   o . x
+FOUR_LEFT = {**POSITION, (1, 2): "o"}
+
+
+@pytest.mark.parametrize("spec", ["mast", "nst", "lgr"])
+def test_the_policy_is_credited_at_terminal_tree_leaves(spec):
+    """Every simulation credits its tree moves and its playout moves, one count
+    per move and role in MAST's statistics: their total is twice the tree
+    steps (the visits of every node below the root) plus the playout steps,
+    also for the simulations that end at a terminal state in the tree."""
+    player = started(f"{spec}:simulations=2000,seed=2", fork_game(FOUR_LEFT), "xplayer")
+    playout, playout_steps = player.search.playout, []
+
+    def counted(*args):
+        goals, depth = playout(*args)
+        playout_steps.append(depth)
+        return goals, depth
+    player.search.playout = counted
+    player.play(Observation())
+    tree_steps, todo = 0, list(player.root.children.values())
+    while todo:
+        node = todo.pop()
+        tree_steps += node.n
+        todo.extend(node.children.values())
+    assert tree_steps >= 2000 and len(playout_steps) < 200     # most end in the tree
+    policy = player.search.policy
+    credited = sum(policy.mast(m)[1] for m in range(len(player.sm._moves)))
+    assert credited == 2 * (tree_steps + sum(playout_steps))
+
+
+def test_decay_runs_once_per_decision_of_ours():
+    """Tic-tac-toe against a random player: the statistics decay before each of
+    x's five moves, not at the o turns where x can only play noop."""
+    player = make("mast:simulations=50,seed=1")
+    decays = []
+    meta_game = player.meta_game
+
+    def watched(deadline):
+        meta_game(deadline)
+        decay = player.search.decay
+        player.search.decay = lambda factor: (decays.append(factor), decay(factor))
+    player.meta_game = watched
+    record = run_match(load_game("tictactoe"), {"xplayer": player, "oplayer": make("random:seed=1")},
+                       seed=1)
+    decisions = sum(1 for joint in record.moves if joint[0] != "noop")
+    assert len(record.moves) > decisions > 0
+    assert decays == [0.2] * decisions

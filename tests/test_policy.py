@@ -274,6 +274,66 @@ def test_lgr_stores_replies_after_a_win_and_forgets_after_a_loss():
     assert policy.reply((C,)) == A and policy.reply((E, C)) == A
 
 
+@pytest.mark.parametrize("replies, forget", [("1", True), ("2", True), ("both", False)])
+def test_lgr_keeps_the_replies_asked_for(replies, forget):
+    """replies=1 keeps LGR-1's replies only, replies=2 LGR-2's only;
+    forget=false keeps a reply whatever the losses (plain LGR)."""
+    g, sm, ref = game("tictactoe")
+    M = scene(sm)
+    A, C, E, xn, on = M["A"], M["C"], M["E"], M["xn"], M["on"]
+    win, loss = terminal_with(sm, [100, 0]), terminal_with(sm, [0, 100])
+    policy = Policy(sm.kernel, "lgr", replies=replies, forget=forget, seed=1)
+    path = [(E, on), (xn, C), (A, on)]
+    credit(policy, win, path)
+    stored = (A if replies != "2" else -1, A if replies != "1" else -1)
+    assert (policy.reply((C,)), policy.reply((E, C))) == stored
+    credit(policy, loss, path)
+    assert (policy.reply((C,)), policy.reply((E, C))) == (stored if not forget else (-1, -1))
+    history = [(E, on), (xn, C)]
+    state = sm.initial_state()
+    for joint in history:
+        state = sm.next_state(state, [sm._moves[m] for m in joint])
+    firsts = set()
+    for seed in range(10):      # fresh policies: a playout's own result changes the replies
+        policy = Policy(sm.kernel, "lgr", fallback="random", replies=replies, forget=forget,
+                        seed=seed)
+        credit(policy, win, [(E, on), (xn, C), (M["B"], on)])   # LGR-2's reply to (E, C): B
+        credit(policy, win, [(xn, C), (A, on)])                  # LGR-1's reply to C: A
+        firsts.add(policy.playout(state, history, 2, record=True)[3][0][0])
+    assert firsts == ({A} if replies == "1" else {M["B"]})
+
+
+def test_credit_is_a_playout_from_the_terminal_state():
+    """Policy.credit (a simulation that ended inside the tree) updates the
+    statistics as a playout from the terminal state with the same path does."""
+    g, sm, ref = game("tictactoe3p")
+    root = sm.initial_state()
+    source = Policy(sm.kernel, "nst", seed=7)
+    walks = []
+    for i in range(20):
+        goals, depth, cut, moves = source.playout(root, [], record=True)
+        state = root
+        for joint in moves:
+            state = sm.next_state(state, [sm._moves[m] for m in joint])
+        walks.append((state, goals, moves, min(i % 4, len(moves))))
+    for kind in ("mast", "nst", "lgr"):
+        played, credited = Policy(sm.kernel, kind, k=1, seed=1), Policy(sm.kernel, kind, k=1, seed=1)
+        for state, goals, moves, context in walks:
+            credit(played, state, moves, context)
+            credited.credit(moves, context, goals)
+        moves = range(len(sm._moves))
+        seqs = [w[2] for w in walks]
+        grams = {(s[t - 1][(r - 1) % 3], s[t][r]) for s in seqs for t in range(1, len(s))
+                 for r in range(3)}
+        for policy in (played, credited):
+            assert sum(policy.mast(m)[1] for m in moves) > 0
+        assert [played.mast(m) for m in moves] == [credited.mast(m) for m in moves]
+        assert [played.ngram(gm) for gm in grams] == [credited.ngram(gm) for gm in grams]
+        assert [played.reply((m,)) for m in moves] == [credited.reply((m,)) for m in moves]
+    with pytest.raises(ValueError):
+        credited.credit(seqs[0], 0, [100, 0])           # goals for two roles of three
+
+
 def test_lgr_single_role_wins_with_100():
     g, sm, ref = game("lightsout")
     a, b = move(sm, 0, ("press", "1", "1")), move(sm, 0, ("press", "2", "2"))
@@ -346,6 +406,7 @@ def test_decay_scales_mast_and_ngrams_and_keeps_replies():
 
 @pytest.mark.parametrize("kwargs", [dict(kind="ucb"), dict(select="softmax"),
                                     dict(kind="lgr", fallback="lgr"), dict(max_n=4),
+                                    dict(replies="3", kind="lgr"),
                                     dict(max_n=0), dict(epsilon=1.5), dict(tau=0.0),
                                     dict(k=0)])
 def test_bad_arguments(kwargs):
