@@ -19,7 +19,6 @@ percepts, :mod:`players.belief`) so that a subclass only chooses:
 """
 from __future__ import annotations
 
-import logging
 import math
 import random
 import time
@@ -27,8 +26,6 @@ from dataclasses import dataclass
 
 from .belief import Belief, Steps
 from .params import Param, settings
-
-log = logging.getLogger("players")
 
 
 @dataclass(frozen=True)
@@ -78,9 +75,7 @@ class Player:
 
     The moves offered to :meth:`select` are the ones the manager offered (in
     the order of the role's belief), else the moves legal in every history
-    the role believes possible (the most of them while its belief is lost);
-    a move :meth:`select` returns that is not one of them is replaced by a
-    random one of them, with a warning.
+    the role believes possible (the most of them while its belief is lost).
     """
 
     name = "player"
@@ -127,13 +122,7 @@ class Player:
     def play(self, obs: Observation):
         if obs.turn > 0 or obs.joint is not None or obs.percepts is not None:
             self.observe(obs)
-        legal = self.legal_moves(obs.legal)
-        move = self.select(legal, obs.deadline)
-        if move not in legal:
-            log.warning("%s (role %r) chose %r, not one of its legal moves; playing a "
-                        "random one", self.name, self.role, move)
-            move = self.rng.choice(legal)
-        return move
+        return self.select(self.legal_moves(obs.legal), obs.deadline)
 
     def stop(self, obs: Observation | None = None):
         """The match ended; nothing to do by default."""
