@@ -40,8 +40,8 @@ def test_values_are_converted_by_the_declaration():
     assert (p.c, p.simulations, p.transpositions, p.fallback, p.k, p.seed) == \
         (12.0, 30, True, "mast", 3, 4)
     assert isinstance(p.c, float)
-    assert p.policy_params == {"select": "egreedy", "epsilon": 0.4, "tau": 10.0, "k": 3,
-                               "fallback": "mast"}
+    assert p.policy_params == {"select": "egreedy", "epsilon": 0.4, "tau": 10.0, "max_n": 3,
+                               "k": 3, "fallback": "mast", "replies": "both", "forget": True}
     assert players.make("uct").simulations is None      # on the clock
     # Python values work as spec text does
     assert players.registry.player_class("uct")(c=3, simulations=5).c == 3.0
@@ -54,7 +54,7 @@ def test_every_player_describes_its_parameters():
     assert uct["c"] == {"name": "c", "type": "number", "default": 40.0,
                         "accepts": "a number >= 0", "help": uct["c"]["help"], "min": 0,
                         "min_excluded": False}
-    assert uct["final"]["choices"] == ["visits", "average"]
+    assert uct["final"]["choices"] == ["visits", "average", "best", "mixed"]
     assert listing["uct"]["description"]
     for entry in listing.values():          # every default passes its own check
         cls = players.registry.player_class(entry["name"])
