@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +139,14 @@ def test_the_ray_executor_plays_the_same_matches_on_a_cluster(tmp_path, monkeypa
     remote = run_study(study, db=tmp_path / "ray.sqlite", progress=None)   # all done: read back
     assert [r["goals"] for r in remote] == [r["goals"] for r in local]
     assert summary(remote) == summary(local)
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[1] / "benchmarks").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_the_benchmark_studies_load(path):
+    # every study the README quotes is still valid: its keys, player specs and games
+    if "shared/games" in path.read_text() and not (path.parents[2] / "shared" / "games").is_dir():
+        pytest.skip("../shared/games is absent (the studies name their games by that path)")
+    study = load_study(path)
+    assert study.pairs and all(a in study.players and b in study.players for a, b in study.pairs)
+    assert study.matches >= 200
