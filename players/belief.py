@@ -181,6 +181,12 @@ class Hypothesis:
     def __init__(self, state, keys: tuple, parent=None, weight: float = 1.0):
         self.state, self.keys, self.parent, self.weight = state, keys, parent, weight
 
+    def child(self, joint, state, seen: tuple, weight: float) -> "Hypothesis":
+        """The successor by ``joint``: its ``state``, every role's key extended
+        by its move and what it saw (``seen``, per role), and ``weight``."""
+        keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(self.keys))
+        return Hypothesis(state, keys, self, weight)
+
 
 class Belief:
     """The hypotheses of role number ``me`` (see the module docstring).
@@ -228,8 +234,7 @@ class Belief:
         nxt, seen = self.steps.next_seen(h.state, joint)
         self.record.append(Observed(joint[self.me], seen[self.me]))
         self.key = extend_key(self.key, joint[self.me], seen[self.me])
-        keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(h.keys))
-        self.hypotheses = [Hypothesis(nxt, keys, h)]
+        self.hypotheses = [h.child(joint, nxt, seen, 1.0)]
 
     def observe(self, own, seen: tuple, legal=None, to_move: bool = True,
                 deadline: float = math.inf, hard: float = math.inf):
@@ -414,8 +419,9 @@ class Belief:
         for joint in self._joints(options, shuffle=True):
             nxt, seens = self.steps.next_seen(h.state, joint)
             if self._fits(nxt, obs):
-                keys = tuple(extend_key(k, joint[r], seens[r]) for r, k in enumerate(h.keys))
-                return Hypothesis(nxt, self._own_key(keys), h, h.weight)
+                child = h.child(joint, nxt, seens, h.weight)
+                child.keys = self._own_key(child.keys)
+                return child
             if time.monotonic() > deadline:
                 break
         return None
@@ -447,8 +453,7 @@ class Belief:
         for joint in self._joints(options, shuffle):
             nxt, seens = self.steps.next_seen(h.state, joint)
             if seens[me] == obs.seen and self._fits(nxt, obs):
-                keys = tuple(extend_key(k, joint[r], seens[r]) for r, k in enumerate(h.keys))
-                yield Hypothesis(nxt, keys, h, weight)
+                yield h.child(joint, nxt, seens, weight)
             else:
                 yield None
 
