@@ -19,6 +19,7 @@ probability}.
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 from gdl import to_kif
@@ -146,7 +147,38 @@ def exploitability(tree: Tree, policy: list) -> float:
 
 # --- CFR and CFR+ -----------------------------------------------------------------
 
-class CFRSolver:
+class TableSolver:
+    """What the regret-minimizing solvers share: the tree flattened, regrets
+    and cumulative average-policy weights flat per (information state, move),
+    read as lists (per information state) of per-move lists, and the average
+    policy (uniform where nothing accumulated)."""
+
+    def __init__(self, tree: Tree, flat=None):
+        self.tree = tree
+        self.iteration = 0
+        self.flat = flat if flat is not None else flatten(tree)
+        self._move_start = self.flat.move_start
+        self._regret = np.zeros(int(self._move_start[-1]))
+        self._cumulative = np.zeros_like(self._regret)
+
+    def _split(self, flat) -> list:
+        s = self._move_start
+        return [flat[s[i]:s[i + 1]].tolist() for i in range(len(s) - 1)]
+
+    @property
+    def regret(self) -> list:
+        return self._split(self._regret)
+
+    @property
+    def cumulative(self) -> list:
+        return self._split(self._cumulative)
+
+    def average_policy(self) -> list:
+        return [[c / sum(cum) for c in cum] if sum(cum) > 0 else [1.0 / len(cum)] * len(cum)
+                for cum in self.cumulative]
+
+
+class CFRSolver(TableSolver):
     """Full-width CFR (``plus=False``) or CFR+ (``plus=True``) on a tree.
 
     Per iteration t and player p in order: one traversal accumulating p's
@@ -159,50 +191,63 @@ class CFRSolver:
     lists (per information state) of per-move lists.
     """
 
-    def __init__(self, tree: Tree, plus: bool = False):
+    def __init__(self, tree: Tree, plus: bool = False, flat=None):
         from ._cfr import Kernel
 
-        self.tree = tree
+        super().__init__(tree, flat)
         self.plus = plus
-        self.iteration = 0
-        flat = flatten(tree)
-        self._move_start = flat.move_start
+        flat = self.flat
         sizes = np.diff(flat.move_start)
-        self._regret = np.zeros(int(flat.move_start[-1]))
-        self._cumulative = np.zeros_like(self._regret)
         self._current = np.repeat(1.0 / sizes, sizes)
         self._kernel = Kernel(flat.kind, flat.child_start, flat.child, flat.child_prob,
                               flat.player, flat.infoset, flat.utility, flat.move_start,
                               self._regret, self._cumulative, self._current)
 
-    def _split(self, flat) -> list:
-        s = self._move_start
-        return [flat[s[i]:s[i + 1]].tolist() for i in range(len(s) - 1)]
-
     @property
     def current(self) -> list:
         return self._split(self._current)
-
-    @property
-    def regret(self) -> list:
-        return self._split(self._regret)
-
-    @property
-    def cumulative(self) -> list:
-        return self._split(self._cumulative)
 
     def run(self, iterations: int) -> CFRSolver:
         self._kernel.run(self.iteration, iterations, len(self.tree.players), self.plus)
         self.iteration += iterations
         return self
 
-    def average_policy(self) -> list:
-        return [[c / sum(cum) for c in cum] if sum(cum) > 0 else [1.0 / len(cum)] * len(cum)
-                for cum in self.cumulative]
 
+def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
+          seconds: float | None = None, seed: int = 0, points=()) -> tuple:
+    """Run ``algo`` (``cfr``, ``cfr+``, ``mccfr[:sampling=...,epsilon=...]``)
+    on ``tree`` for ``iterations``, or for ``seconds`` of iterations (in
+    doubling batches); evaluate the average policy at each of ``points``
+    (iteration counts) reached and at the end.  Returns the solver and the
+    curve: (iterations, seconds of solving, exploitability) per point."""
+    from .mccfr import make_solver
+    solver = make_solver(tree, algo, seed)
+    curve, solving = [], 0.0
+    marks = sorted(p for p in points if p > 0)
 
-def solve(tree: Tree, algo: str = "cfr+", iterations: int = 1000) -> CFRSolver:
-    """Run ``iterations`` of ``algo`` ("cfr" or "cfr+") on ``tree``."""
-    if algo not in ("cfr", "cfr+"):
-        raise ValueError(f"unknown algorithm {algo!r}; choose cfr or cfr+")
-    return CFRSolver(tree, plus=algo == "cfr+").run(iterations)
+    def advance(count):
+        nonlocal solving
+        start = time.perf_counter()
+        solver.run(count)
+        solving += time.perf_counter() - start
+
+    def mark():
+        curve.append((solver.iteration, solving, exploitability(tree, solver.average_policy())))
+
+    batch = 100
+    while True:
+        goal = iterations if seconds is None else solver.iteration + batch
+        upcoming = [p for p in marks if solver.iteration < p < goal]
+        if upcoming:
+            advance(upcoming[0] - solver.iteration)
+            mark()
+        else:
+            advance(goal - solver.iteration)
+            batch *= 2
+        if seconds is None and solver.iteration >= iterations:
+            break
+        if seconds is not None and solving >= seconds:
+            break
+    if not curve or curve[-1][0] != solver.iteration:
+        mark()
+    return solver, curve

@@ -136,20 +136,42 @@ def _in_units(tree, values: list, gap: float) -> dict:
 
 
 def cmd_solve(args) -> int:
-    from ggp.cfr import expected_values, exploitability, save_policy, solve
+    from ggp.cfr import expected_values, save_policy, solve
     from ggp.efg import build_tree
+    from players.selfplay import checkpoints, plot_curves, write_curve
+    if args.seconds is not None and args.iterations is not None:
+        raise UserError("give --iterations or --seconds, not both")
+    iterations = 1000 if args.seconds is None and args.iterations is None else args.iterations
+    for path in (args.curve, args.out):
+        if path:
+            _writable(path)
     game = _load(args)
     start = time.perf_counter()
     tree = build_tree(game)
-    solver = solve(tree, args.algo, args.iterations)
+    points = ()
+    if args.curve:
+        points = checkpoints(iterations)[:-1] if iterations else checkpoints(10 ** 15)[:-1]
+    solver, curve = solve(tree, args.algo, iterations, args.seconds, args.seed, points)
     policy = solver.average_policy()
     if args.out:
-        _writable(args.out)
         save_policy(tree, policy, args.out)
-    data = {"game": game.name, "algo": args.algo, "iterations": args.iterations,
-            **_in_units(tree, expected_values(tree, policy), exploitability(tree, policy)),
-            "policy": args.out, "seconds": round(time.perf_counter() - start, 3)}
-    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    done, solving, gap = curve[-1]
+    data = {"game": game.name, "algo": args.algo, "seed": args.seed, "iterations": done,
+            "iterations_per_sec": round(done / solving, 1) if solving else None,
+            **_in_units(tree, expected_values(tree, policy), gap),
+            "policy": args.out, "curve": args.curve,
+            "seconds": round(time.perf_counter() - start, 3)}
+    lines = [f"{k}: {v}" for k, v in data.items()]
+    if args.curve:
+        rows = [{"game": game.name, "player": args.algo, "seed": args.seed,
+                 "unit": tree.unit.name, "episodes": n, "seconds": round(t, 3),
+                 "exploitability": g * tree.unit.scale, "exploitability_unit": g}
+                for n, t, g in curve]
+        write_curve(args.curve, rows)
+        plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
+        lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
+        lines += [f"{n:>12} {t:>9.3f} {g:.6f}" for n, t, g in curve]
+    _emit(args, data, "\n".join(lines))
     return 0
 
 
@@ -457,6 +479,16 @@ COUNT = _number(int, low=1)
 NATURAL = _number(int, low=0)
 SECONDS = _number(float, low=0, low_open=True)
 CLOCK = _number(int, low=1)
+
+
+def ALGO(text):
+    """An argparse type: a solver as :func:`ggp.mccfr.parse_algo` reads it."""
+    from ggp.mccfr import parse_algo
+    try:
+        parse_algo(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 PORT = _number(int, low=0, high=65535)
 
 
@@ -498,10 +530,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tree", action="store_true", help="also the extensive-form counts: "
                    "histories, terminals, information states per role")
 
-    p = command("solve", cmd_solve, "solve a small game by CFR or CFR+ over its "
+    p = command("solve", cmd_solve, "solve a small game by CFR, CFR+ or MCCFR over its "
                 "extensive form; print the values and exploitability of the average policy")
-    p.add_argument("--algo", choices=("cfr", "cfr+"), default="cfr+", help="the algorithm")
-    p.add_argument("--iterations", type=COUNT, default=1000, help="iterations to run")
+    p.add_argument("--algo", type=ALGO, default="cfr+", metavar="ALGO",
+                   help="cfr, cfr+ (default), or mccfr: outcome-sampling Monte Carlo CFR "
+                   "(epsilon 0.6); mccfr:sampling=external, mccfr:epsilon=E")
+    p.add_argument("--iterations", type=COUNT, default=None,
+                   help="iterations to run (default 1000)")
+    p.add_argument("--seconds", type=SECONDS, default=None,
+                   help="run for this many seconds of iterations instead")
+    p.add_argument("--seed", type=NATURAL, default=0, help="seed of the sampling (mccfr)")
+    p.add_argument("--curve", default=None, metavar="OUT.csv",
+                   help="evaluate at log-spaced iteration counts; write the curve here "
+                   "and its log-log plot beside it (OUT.png)")
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the average policy here (information state -> move -> probability)")
 

@@ -1,0 +1,99 @@
+"""Monte Carlo CFR over a game's extensive form (``ggp.efg``): outcome sampling
+with epsilon-on-policy exploration and stochastically-weighted averaging
+(seed 001, slides 28-31), optionally targeted as Online Outcome Sampling
+does, and external sampling.  The traversals run in the Cython kernel
+:mod:`ggp._mccfr`, whose docstring gives the estimators and their papers.
+
+>>> from ggp import load_game
+>>> from ggp.efg import build_tree
+>>> from ggp.cfr import exploitability
+>>> tree = build_tree(load_game("kuhn"))
+>>> solver = MCCFRSolver(tree, seed=1).run(100_000)
+>>> exploitability(tree, solver.average_policy()) < 0.02
+True
+
+An algorithm is named as ``ggp solve --algo`` takes it: ``mccfr`` (outcome
+sampling, epsilon 0.6) or ``mccfr:sampling=external``, ``mccfr:epsilon=0.4``.
+"""
+from __future__ import annotations
+
+from .cfr import TableSolver
+from .efg import Tree
+
+#: outcome sampling's exploration at the updated player's nodes (seed 001)
+EPSILON = 0.6
+SAMPLINGS = ("outcome", "external")
+
+
+class MCCFRSolver(TableSolver):
+    """Outcome- or external-sampling MCCFR on ``tree`` (or on ``flat``, a
+    flattened tree such as a resolving gadget, with ``tree`` giving its
+    players and information states).  ``regret`` and ``cumulative`` may be
+    given to start from (and keep writing into) existing tables."""
+
+    def __init__(self, tree: Tree, sampling: str = "outcome", epsilon: float = EPSILON,
+                 seed: int = 0, flat=None):
+        from ._mccfr import Sampler
+
+        if sampling not in SAMPLINGS:
+            raise ValueError(f"unknown sampling {sampling!r}; choose "
+                             f"{' or '.join(SAMPLINGS)}")
+        if not 0 < epsilon <= 1:
+            raise ValueError(f"epsilon must be in (0, 1], not {epsilon}")
+        super().__init__(tree, flat)
+        self.sampling, self.epsilon, self.seed = sampling, epsilon, seed
+        self._sampler = Sampler(self.flat, self._regret, self._cumulative, epsilon, seed)
+
+    def target(self, nodes, delta: float) -> MCCFRSolver:
+        """Target ``delta`` of the traversals at ``nodes`` (a uint8 mask per
+        node of the flat tree: the nodes that lead to, or lie below, the
+        target histories); ``nodes=None`` stops targeting."""
+        self._sampler.set_target(nodes, delta)
+        return self
+
+    def run(self, iterations: int) -> MCCFRSolver:
+        self._sampler.run(iterations, len(self.tree.players), self.sampling == "external")
+        self.iteration += iterations
+        return self
+
+
+def parse_algo(spec: str) -> tuple[str, dict]:
+    """``"mccfr:sampling=external"`` -> ``("mccfr", {"sampling": "external"})``;
+    ValueError (one line) for an unknown algorithm or option."""
+    name, _, rest = spec.partition(":")
+    options: dict = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"option {item!r} in {spec!r} is not key=value")
+        options[key.strip()] = value.strip()
+    if name in ("cfr", "cfr+"):
+        if options:
+            raise ValueError(f"{name} takes no options, got {', '.join(options)}")
+        return name, {}
+    if name != "mccfr":
+        raise ValueError(f"unknown algorithm {name!r}; choose cfr, cfr+ or mccfr")
+    unknown = set(options) - {"sampling", "epsilon"}
+    if unknown:
+        raise ValueError(f"mccfr has no option {sorted(unknown)[0]!r}; it takes sampling "
+                         f"(outcome|external) and epsilon")
+    if options.get("sampling", "outcome") not in SAMPLINGS:
+        raise ValueError(f"unknown sampling {options['sampling']!r}; choose "
+                         f"{' or '.join(SAMPLINGS)}")
+    if "epsilon" in options:
+        try:
+            options["epsilon"] = float(options["epsilon"])
+        except ValueError:
+            raise ValueError(f"epsilon must be a number, not {options['epsilon']!r}") from None
+        if not 0 < options["epsilon"] <= 1:
+            raise ValueError(f"epsilon must be in (0, 1], not {options['epsilon']}")
+    return name, options
+
+
+def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:
+    """A solver for ``algo`` (as :func:`parse_algo` reads it) on ``tree``."""
+    from .cfr import CFRSolver
+    name, options = parse_algo(algo)
+    if name == "mccfr":
+        return MCCFRSolver(tree, seed=seed, **options)
+    return CFRSolver(tree, plus=name == "cfr+")
