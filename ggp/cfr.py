@@ -213,6 +213,15 @@ class CFRSolver(TableSolver):
         return self
 
 
+def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:
+    """A solver for ``algo`` (as :func:`ggp.mccfr.parse_algo` reads it) on ``tree``."""
+    from .mccfr import MCCFRSolver, parse_algo
+    name, options = parse_algo(algo)
+    if name == "mccfr":
+        return MCCFRSolver(tree, seed=seed, **options)
+    return CFRSolver(tree, plus=name == "cfr+")
+
+
 def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
           seconds: float | None = None, seed: int = 0, points=()) -> tuple:
     """Run ``algo`` (``cfr``, ``cfr+``, ``mccfr[:sampling=...,epsilon=...]``)
@@ -220,7 +229,6 @@ def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
     doubling batches); evaluate the average policy at each of ``points``
     (iteration counts) reached and at the end.  Returns the solver and the
     curve: (iterations, seconds of solving, exploitability) per point."""
-    from .mccfr import make_solver
     solver = make_solver(tree, algo, seed)
     curve, solving = [], 0.0
     marks = sorted(p for p in points if p > 0)

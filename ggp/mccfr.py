@@ -89,11 +89,3 @@ def parse_algo(spec: str) -> tuple[str, dict]:
             raise ValueError(f"epsilon must be in (0, 1], not {options['epsilon']}")
     return name, options
 
-
-def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:
-    """A solver for ``algo`` (as :func:`parse_algo` reads it) on ``tree``."""
-    from .cfr import CFRSolver
-    name, options = parse_algo(algo)
-    if name == "mccfr":
-        return MCCFRSolver(tree, seed=seed, **options)
-    return CFRSolver(tree, plus=name == "cfr+")
