@@ -42,11 +42,19 @@ from pathlib import Path
 import numpy as np
 from gdl import to_kif
 
+from .statemachine import GameError
+
 CHANCE_ROLE = "random"
+#: The most histories :func:`build_tree` builds unless told otherwise.
+HISTORY_LIMIT = 2_000_000
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 
 _UNIT_LINE = re.compile(
     r"^\s*;+\s*efg:\s*(\w+)\s*=\s*([0-9.]+)\s*goal points around\s*([0-9.]+)", re.MULTILINE)
+
+
+class TreeTooLarge(GameError):
+    """The game's extensive form has more histories than the limit allows."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +101,17 @@ class Tree:
     node); ``chance_probs[n]`` the probabilities at a chance node;
     ``player[n]`` and ``infoset[n]`` the acting player and its information
     state at a decision node (-1 elsewhere); ``utility[n]`` the tuple of the
-    players' utilities (in ``unit``) at a terminal node.
+    players' utilities (in ``unit``) at a terminal node; ``augmented[n]``, at a
+    chance or decision node, each player's *augmented information set* there
+    (an int; equal ints, equal sets): its observation history, i.e. its
+    moves and percepts so far, its move already chosen in this step, and its
+    legal moves when it acts at n (seed 001, slide 19).  Two nodes where some
+    player's augmented information set is the same are ones that player
+    cannot tell apart (:mod:`ggp.public` builds public states from them).
     """
 
-    def __init__(self, players: tuple, unit: Unit):
+    def __init__(self, players: tuple, unit: Unit, limit: int = HISTORY_LIMIT):
+        self.limit = limit
         self.players = players
         self.unit = unit
         self.kind: list[int] = []
@@ -105,12 +120,19 @@ class Tree:
         self.player: list[int] = []
         self.infoset: list[int] = []
         self.utility: list[tuple] = []
+        self.augmented: list[tuple] = []
         self.infosets: list[InfoSet] = []
         self._infoset_index: dict[str, int] = {}
+        self._augmented_index: dict[tuple, int] = {}
 
     def add_node(self, kind: int, player: int = -1, infoset: int = -1,
-                 utility: tuple = ()) -> int:
+                 utility: tuple = (), augmented: tuple = ()) -> int:
+        if len(self.kind) >= self.limit:
+            raise TreeTooLarge(f"the game's extensive form has more than {self.limit:,} "
+                               f"histories; it is too large to build whole")
         self.kind.append(kind)
+        self.augmented.append(tuple(self._augmented_index.setdefault(key, len(
+            self._augmented_index)) for key in augmented))
         self.children.append(())
         self.chance_probs.append(())
         self.player.append(player)
@@ -152,14 +174,16 @@ def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
     return f"{role}: {steps} ? {' '.join(map(to_kif, moves))}"
 
 
-def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None) -> Tree:
+def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
+               limit: int = HISTORY_LIMIT) -> Tree:
     """The whole extensive-form tree of ``game`` (meant for small games: every
-    history is a node)."""
+    history is a node); :class:`TreeTooLarge` past ``limit`` histories."""
     sm = game.state_machine(reasoner)
     roles = tuple(sm.roles)
     players = tuple(r for r in roles if r != CHANCE_ROLE)
-    tree = Tree(players, unit or game_unit(game))
+    tree = Tree(players, unit or game_unit(game), limit)
     player_of = {r: i for i, r in enumerate(players)}
+    player_roles = tuple(roles.index(r) for r in players)
     perfect_information = not game.is_gdl2
 
     def observe(state, joint, observations):
@@ -192,13 +216,16 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None) -> Tr
             return visit(sm.next_state(state, joint), observe(state, joint, observations))
         r = acting[k]
         role, moves = roles[r], legal[r]
+        augmented = tuple((i, observations[i], chosen[i] if i in acting[:k] else None,
+                           moves if i == r else None) for i in player_roles)
         if role == CHANCE_ROLE:
-            node = tree.add_node(CHANCE)
+            node = tree.add_node(CHANCE, augmented=augmented)
             tree.chance_probs[node] = (1.0 / len(moves),) * len(moves)
         else:
             p = player_of[role]
             key = infostate_key(role, observations[r], moves)
-            node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves))
+            node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves),
+                                 augmented=augmented)
             tree.infosets[tree.infoset[node]].nodes.append(node)
         kids = []
         for move in moves:

@@ -105,11 +105,17 @@ def cmd_info(args) -> int:
             "relations": len(relations), "base_propositions": len(base),
             "input_propositions": len(inputs),
             "warnings": [str(w) for w in game.warnings]}
-    if args.tree:
+    if args.tree or args.public:
         from ggp.efg import build_tree
         tree = build_tree(game)
         data.update(histories=tree.histories, terminals=tree.terminals,
                     information_states=tree.information_states())
+    if args.public:
+        from ggp.public import public_states
+        start = time.perf_counter()
+        public = public_states(tree)
+        data.update(public_states=len(public), largest_public_state=public.largest(),
+                    public_seconds=round(time.perf_counter() - start, 3))
     text = "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
                      for k, v in data.items() if k != "warnings" or v)
     _emit(args, data, text)
@@ -529,6 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("info", cmd_info, "roles, GDL-II or not, rule and proposition counts")
     p.add_argument("--tree", action="store_true", help="also the extensive-form counts: "
                    "histories, terminals, information states per role")
+    p.add_argument("--public", action="store_true", help="also the public states (seed "
+                   "001): how many, the histories of the largest, the seconds to build them")
 
     p = command("solve", cmd_solve, "solve a small game by CFR, CFR+ or MCCFR over its "
                 "extensive form; print the values and exploitability of the average policy")
