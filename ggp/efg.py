@@ -46,7 +46,7 @@ from .statemachine import GameError
 
 CHANCE_ROLE = "random"
 #: The most histories :func:`build_tree` builds unless told otherwise.
-HISTORY_LIMIT = 2_000_000
+HISTORY_LIMIT = 500_000
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 
 _UNIT_LINE = re.compile(
