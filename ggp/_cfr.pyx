@@ -110,3 +110,46 @@ cdef class Kernel:
             self.regret[m + k] += others * (self.values[k] - value)
             self.cumulative[m + k] += weight * q
         return value
+
+
+def evaluate(flat, double[::1] policy, int skip, double[::1] reach, double[:, ::1] value):
+    """Every node's reach and expected utilities under ``policy`` (flat per
+    information state and move): ``reach[n]``, the product of the chance and
+    move probabilities from the root to n, leaving out player ``skip``'s
+    moves (-1: none), so that with ``skip`` = i it is pi_-i(n); ``value[n, p]``,
+    player p's expected utility below n.  Nodes are in preorder (a parent
+    before its children)."""
+    cdef int[::1] kind = flat.kind, child_start = flat.child_start, child = flat.child
+    cdef int[::1] player = flat.player, infoset = flat.infoset, move_start = flat.move_start
+    cdef double[::1] child_prob = flat.child_prob
+    cdef double[:, ::1] utility = flat.utility
+    cdef Py_ssize_t nodes = kind.shape[0], players = utility.shape[1]
+    cdef Py_ssize_t n, k, p, lo, hi, m
+    cdef double q
+    with nogil:
+        reach[0] = 1.0
+        for n in range(nodes):
+            lo = child_start[n]
+            hi = child_start[n + 1]
+            for k in range(lo, hi):
+                if kind[n] == CHANCE:
+                    q = child_prob[k]
+                elif player[n] == skip:
+                    q = 1.0
+                else:
+                    q = policy[move_start[infoset[n]] + k - lo]
+                reach[child[k]] = reach[n] * q
+        for n in range(nodes - 1, -1, -1):
+            lo = child_start[n]
+            hi = child_start[n + 1]
+            if kind[n] == TERMINAL:
+                for p in range(players):
+                    value[n, p] = utility[n, p]
+                continue
+            for p in range(players):
+                value[n, p] = 0.0
+            m = move_start[infoset[n]] - lo if kind[n] != CHANCE else 0
+            for k in range(lo, hi):
+                q = child_prob[k] if kind[n] == CHANCE else policy[m + k]
+                for p in range(players):
+                    value[n, p] += q * value[child[k], p]

@@ -83,7 +83,15 @@ def expected_values(tree: Tree, policy: list) -> tuple:
 
 
 def best_response_value(tree: Tree, policy: list, player: int) -> float:
-    """The exact value for ``player`` of a best response to the others' ``policy``.
+    """The exact value for ``player`` of a best response to the others' ``policy``."""
+    return best_response_values(tree, policy, player)[0]
+
+
+def best_response_values(tree: Tree, policy: list, player: int) -> list:
+    """Per node, ``player``'s expected utility below it when it plays a best
+    response to the others' ``policy`` (the counterfactual best response:
+    its values at a node are what continual resolving keeps, Burch et al.
+    2014).
 
     The best move at each of the player's information states maximizes the
     sum, over its nodes, of the others' (and chance's) reach times the value
@@ -131,7 +139,7 @@ def best_response_value(tree: Tree, policy: list, player: int) -> float:
             best[i] = scores.index(max(scores))
         return best[i]
 
-    return value(0)
+    return [value(n) for n in range(tree.histories)]
 
 
 def nash_conv(tree: Tree, policy: list) -> float:
@@ -174,8 +182,24 @@ class TableSolver:
         return self._split(self._cumulative)
 
     def average_policy(self) -> list:
-        return [[c / sum(cum) for c in cum] if sum(cum) > 0 else [1.0 / len(cum)] * len(cum)
-                for cum in self.cumulative]
+        return self._split(self.average_flat())
+
+    def average_flat(self) -> np.ndarray:
+        """The average policy flat per (information state, move): the cumulative
+        weights normalized per information state, uniform where all are 0."""
+        return normalized(self._cumulative, self._move_start)
+
+
+def normalized(weights: np.ndarray, move_start: np.ndarray) -> np.ndarray:
+    """``weights`` (flat per information state and move) normalized per
+    information state; uniform where they sum to 0."""
+    sizes = np.diff(move_start)
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    totals = np.add.reduceat(weights, move_start[:-1]) if len(weights) else weights
+    totals = totals[owner] if len(weights) else totals
+    uniform = 1.0 / sizes[owner]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), uniform)
 
 
 class CFRSolver(TableSolver):
