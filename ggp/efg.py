@@ -36,6 +36,7 @@ for the Cython kernels: CFR (``ggp._cfr``) and self-play (``players._infotree``)
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,8 +111,9 @@ class Tree:
     cannot tell apart (:mod:`ggp.public` builds public states from them).
     """
 
-    def __init__(self, players: tuple, unit: Unit, limit: int = HISTORY_LIMIT):
-        self.limit = limit
+    def __init__(self, players: tuple, unit: Unit, limit: int = HISTORY_LIMIT,
+                 deadline: float | None = None):
+        self.limit, self.deadline = limit, deadline
         self.players = players
         self.unit = unit
         self.kind: list[int] = []
@@ -130,6 +132,10 @@ class Tree:
         if len(self.kind) >= self.limit:
             raise TreeTooLarge(f"the game's extensive form has more than {self.limit:,} "
                                f"histories; it is too large to build whole")
+        if self.deadline is not None and len(self.kind) % 1024 == 0 \
+                and time.monotonic() > self.deadline:
+            raise TreeTooLarge(f"the game's extensive form was not built in time "
+                               f"({len(self.kind):,} histories so far)")
         self.kind.append(kind)
         self.augmented.append(tuple(self._augmented_index.setdefault(key, len(
             self._augmented_index)) for key in augmented))
@@ -175,13 +181,14 @@ def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
 
 
 def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
-               limit: int = HISTORY_LIMIT) -> Tree:
+               limit: int = HISTORY_LIMIT, deadline: float | None = None) -> Tree:
     """The whole extensive-form tree of ``game`` (meant for small games: every
-    history is a node); :class:`TreeTooLarge` past ``limit`` histories."""
+    history is a node); :class:`TreeTooLarge` past ``limit`` histories or, when
+    a ``deadline`` (a ``time.monotonic()`` instant) is given, past it."""
     sm = game.state_machine(reasoner)
     roles = tuple(sm.roles)
     players = tuple(r for r in roles if r != CHANCE_ROLE)
-    tree = Tree(players, unit or game_unit(game), limit)
+    tree = Tree(players, unit or game_unit(game), limit, deadline)
     player_of = {r: i for i, r in enumerate(players)}
     player_roles = tuple(roles.index(r) for r in players)
     perfect_information = not game.is_gdl2

@@ -184,9 +184,21 @@ class ISMCTSPlayer(InformationSetPlayer):
     """Single-observer IS-MCTS with availability counts (Cowling, Powley and Whitehouse 2012)."""
 
     name = "ismcts"
+    params = extend(InformationSetPlayer.params,
+        Param("select", str, "uct", "the selection at a node: UCB with availability counts, "
+              "or regret matching mixed with gamma of uniform (seed 001's RM)",
+              choices=("uct", "rm")),
+        Param("gamma", float, 0.2, "rm: the share of uniform exploration", low=0, high=1),
+    )
+
+    def __init__(self, **values):
+        super().__init__(**values)
+        # the parameter's attribute would hide the Player.select method
+        self.selection = self.__dict__.pop("select")
 
     def new_search(self):
-        # own information-state key -> per role: move -> [visits, availability, reward sum]
+        # own information-state key -> per role: move ->
+        # [visits, availability, reward sum, regret, mean-strategy weight]
         self.tree: dict[int, list] = {}
 
     def simulate(self, hypothesis):
@@ -205,27 +217,39 @@ class ISMCTSPlayer(InformationSetPlayer):
                     break
                 node = self.tree[key] = [{} for _ in legal]
                 added = True
-            joint = []
+            joint, mixes = [], []
             for r, moves in enumerate(legal):
                 if len(moves) == 1 or self.chance[r]:
                     joint.append(rng.choice(moves))
-                    continue
-                joint.append(_ucb_available(node[r], moves, c, rng))
-            path.append((node, joint))
+                    mixes.append(None)
+                elif self.selection == "rm":
+                    mix = _regret_matching(node[r], moves, self.gamma)
+                    joint.append(rng.choices(moves, weights=mix)[0])
+                    mixes.append((moves, mix))
+                else:
+                    joint.append(_ucb_available(node[r], moves, c, rng))
+                    mixes.append(None)
+            path.append((node, joint, mixes))
             state, seen = steps.next_seen(state, joint)
             key = extend_key(key, joint[me], seen[me])
-        for node, joint in path:
+        for node, joint, mixes in path:
             for r, m in enumerate(joint):
                 stats = node[r].get(m)
                 if stats is not None:
                     stats[0] += 1
                     stats[2] += rewards[r]
+                if mixes[r] is not None:
+                    _regret_update(node[r], m, *mixes[r], rewards[r])
 
     def choose(self, legal_ids):
         node = self.tree.get(self.belief.key)
         if node is None or any(m not in node[self.me] for m in legal_ids):
             return None
         stats = node[self.me]
+        if self.final == "sample":
+            weight = 4 if self.selection == "rm" else 0      # mean strategy, else visits
+            return self.rng.choices(legal_ids, weights=[stats[m][weight] + 1e-12
+                                                        for m in legal_ids])[0]
         return max(legal_ids, key=lambda m: stats[m][0])
 
     def root_statistics(self) -> dict:
@@ -234,7 +258,34 @@ class ISMCTSPlayer(InformationSetPlayer):
         if node is None:
             return {}
         return {self.steps.move(self.me, m): (n, a, s / n if n else None)
-                for m, (n, a, s) in node[self.me].items()}
+                for m, (n, a, s, *_) in node[self.me].items()}
+
+
+def _regret_matching(stats: dict, moves, gamma: float) -> list:
+    """The sampling distribution at a node for regret matching (Lisy, Kovarik,
+    Lanctot and Bosansky, "Convergence of Monte Carlo Tree Search in
+    Simultaneous Move Games", NIPS 2013): ``(1 - gamma)`` of the positive
+    regrets normalized (uniform when none is positive) plus ``gamma``
+    uniform; every move counts as available."""
+    positive = []
+    for m in moves:
+        s = stats.get(m)
+        if s is None:
+            s = stats[m] = [0, 0, 0.0, 0.0, 0.0]
+        s[1] += 1
+        positive.append(max(s[3], 0.0))
+    total, k = sum(positive), len(moves)
+    return [(1 - gamma) * (p / total if total > 0 else 1 / k) + gamma / k for p in positive]
+
+
+def _regret_update(stats: dict, played, moves, mix, reward: float):
+    """After a simulation worth ``reward`` that played ``played`` drawn from
+    ``mix``: the importance-weighted regrets ``x / mix(a) [a played] - x`` and
+    the mean strategy's weights (the same paper)."""
+    for m, p in zip(moves, mix):
+        s = stats[m]
+        s[3] += (reward / p if m == played else 0.0) - reward
+        s[4] += p
 
 
 def _ucb_available(stats: dict, moves, c: float, rng):
@@ -244,7 +295,7 @@ def _ucb_available(stats: dict, moves, c: float, rng):
     for m in moves:
         s = stats.get(m)
         if s is None:
-            s = stats[m] = [0, 0, 0.0]
+            s = stats[m] = [0, 0, 0.0, 0.0, 0.0]
         s[1] += 1
         if s[0] == 0:
             untried.append(m)
@@ -252,7 +303,7 @@ def _ucb_available(stats: dict, moves, c: float, rng):
         return rng.choice(untried)
     best, best_value = moves[0], -math.inf
     for m in moves:
-        n, available, total = stats[m]
+        n, available, total = stats[m][:3]
         value = total / n + c * math.sqrt(math.log(available) / n)
         if value > best_value:
             best, best_value = m, value
