@@ -406,7 +406,7 @@ def test_ismcts_counts_availability(monkeypatch):
     for card in "aabab":
         player.simulate(by_card[card])
     stats = player.tree[player.belief.key][opp]
-    got = {steps.move(opp, m): tuple(s) for m, s in stats.items()}
+    got = {steps.move(opp, m): tuple(s[:3]) for m, s in stats.items()}
     #        visits, availability, reward sum
     assert got == {"p": (1, 5, 0.0), "q": (2, 3, 200.0), "r": (2, 2, 200.0)}
 
