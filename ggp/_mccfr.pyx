@@ -71,14 +71,18 @@ cdef class Sampler:
         self.targeting = False
         self.delta = 0.0
         self.target = np.zeros(1, dtype=np.uint8)
-        self.state = (<uint64_t>seed) * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL
-        if self.state == 0:
-            self.state = 1
+        self.reseed(seed)
         widest = int(np.diff(flat.child_start).max(initial=1))
         depth = _depth(flat)
         self.scratch = widest
         self.policy = <double *>malloc(sizeof(double) * widest * (depth + 1))
         self.sample = <double *>malloc(sizeof(double) * widest * (depth + 1))
+
+    def reseed(self, seed):
+        """Restart the random numbers from ``seed``."""
+        self.state = (<uint64_t>seed) * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL
+        if self.state == 0:
+            self.state = 1
 
     def __dealloc__(self):
         free(self.policy)
@@ -259,12 +263,13 @@ cdef class Sampler:
 
 def _depth(flat) -> int:
     """The number of edges on the longest path from the root."""
-    kind, start, child = flat.kind, flat.child_start, flat.child
-    depth = np.zeros(len(kind), dtype=np.int64)
-    deepest = 0
-    for n in range(len(kind)):          # preorder: a parent comes before its children
-        kids = child[start[n]:start[n + 1]]
-        if len(kids):
-            depth[kids] = depth[n] + 1
-            deepest = max(deepest, int(depth[n]) + 1)
+    cdef int[::1] start = flat.child_start, child = flat.child
+    cdef Py_ssize_t count = flat.kind.shape[0], n, k
+    cdef int[::1] depth = np.zeros(count, dtype=np.int32)
+    cdef int deepest = 0
+    for n in range(count):          # preorder: a parent comes before its children
+        for k in range(start[n], start[n + 1]):
+            depth[child[k]] = depth[n] + 1
+            if depth[n] + 1 > deepest:
+                deepest = depth[n] + 1
     return deepest

@@ -87,11 +87,13 @@ def game_unit(game) -> Unit:
 class InfoSet:
     """One information state: its ``key`` (a readable string, unique in the
     game), the index of its player, its moves (terms, in the state machine's
-    order) and the nodes where that player holds it."""
+    order), the nodes where that player holds it, and its ``history``: the
+    player's (own move, percepts) at every step so far."""
     key: str
     player: int
     moves: tuple
     nodes: list = field(default_factory=list)
+    history: tuple = ()
 
 
 class Tree:
@@ -146,11 +148,11 @@ class Tree:
         self.utility.append(utility)
         return len(self.kind) - 1
 
-    def infoset_for(self, key: str, player: int, moves: tuple) -> int:
+    def infoset_for(self, key: str, player: int, moves: tuple, history: tuple = ()) -> int:
         index = self._infoset_index.get(key)
         if index is None:
             index = self._infoset_index[key] = len(self.infosets)
-            self.infosets.append(InfoSet(key, player, moves))
+            self.infosets.append(InfoSet(key, player, moves, history=history))
         return index
 
     def infoset_index(self, key: str) -> int:
@@ -231,7 +233,7 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
         else:
             p = player_of[role]
             key = infostate_key(role, observations[r], moves)
-            node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves),
+            node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves, observations[r]),
                                  augmented=augmented)
             tree.infosets[tree.infoset[node]].nodes.append(node)
         kids = []

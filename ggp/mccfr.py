@@ -51,6 +51,19 @@ class MCCFRSolver(TableSolver):
         self._sampler.set_target(nodes, delta)
         return self
 
+    def reseed(self, seed: int) -> MCCFRSolver:
+        """Draw the next samples from ``seed``."""
+        self._sampler.reseed(seed)
+        return self
+
+    def copy(self, seed: int) -> MCCFRSolver:
+        """A solver with copies of these tables (and targeting off), sampling from ``seed``."""
+        other = MCCFRSolver(self.tree, self.sampling, self.epsilon, seed, self.flat)
+        other._regret[:] = self._regret
+        other._cumulative[:] = self._cumulative
+        other.iteration = self.iteration
+        return other
+
     def run(self, iterations: int) -> MCCFRSolver:
         self._sampler.run(iterations, len(self.tree.players), self.sampling == "external")
         self.iteration += iterations

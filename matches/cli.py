@@ -191,6 +191,11 @@ def cmd_exploit(args) -> int:
                  if value is not None]
         if given:
             raise UserError(f"{', '.join(given)}: only with --player, not with --policy")
+    if args.online:
+        return _exploit_online(args)
+    for flag, value in (("--seeds", args.seeds), ("--budgets", args.budgets)):
+        if value is not None:
+            raise UserError(f"{flag}: only with --online")
     game = _load(args)
     tree = build_tree(game)
     if args.player is not None:
@@ -206,6 +211,97 @@ def cmd_exploit(args) -> int:
             **_in_units(tree, expected_values(tree, policy), exploitability(tree, policy))}
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
+
+
+ONLINE_FIELDS = ("game", "player", "budget", "seeds", "unit", "exploitability",
+                 "exploitability_unit", "seconds")
+
+
+def _exploit_online(args) -> int:
+    """``ggp exploit --online``: the exploitability of an online player's
+    strategy, run at every decision it can reach (players.evaluation)."""
+    import csv
+
+    from players.evaluation import budget_param, online_exploitability
+    from players.online import View
+    from players.registry import make, parse_spec, player_class
+    if args.player is None:
+        raise UserError("--online goes with --player SPEC")
+    if args.episodes is not None or args.out:
+        raise UserError("--episodes and --out are for self-play, not with --online")
+    if args.append and not args.curve:
+        raise UserError("--append goes with --curve")
+    if args.curve:
+        _writable(args.curve)
+    try:
+        make(args.player)                               # the spec, checked before any work
+        cls = player_class(parse_spec(args.player)[0])
+    except ValueError as exc:
+        raise UserError(str(exc), "player") from None
+    budgets = args.budgets or ([100, 1000, 10000] if budget_param(cls) else [None])
+    game = _load(args)
+    from ggp.efg import build_tree
+    view = View(build_tree(game))
+    try:
+        rows = online_exploitability(game, view, args.player, args.seeds or 10, budgets)
+    except ValueError as exc:
+        raise UserError(str(exc), "player") from None
+    unit = view.tree.unit
+    records = [{"game": game.name, "player": args.player, "budget": b, "seeds": args.seeds or 10,
+                "unit": unit.name, "exploitability": gap * unit.scale,
+                "exploitability_unit": gap, "seconds": round(t, 3)} for b, gap, t in rows]
+    if args.curve:
+        path = Path(args.curve)
+        keep = args.append and path.is_file() and path.stat().st_size > 0
+        if keep and tuple(next(csv.reader(path.open()), [])) != ONLINE_FIELDS:
+            raise UserError(f"{path}: not an online-exploitability file", "io")
+        with path.open("a" if keep else "w", newline="") as f:
+            writer = csv.DictWriter(f, ONLINE_FIELDS)
+            if not keep:
+                writer.writeheader()
+            writer.writerows(records)
+        _plot_online(path, path.with_suffix(".png"))
+    data = {"game": game.name, "player": args.player, "seeds": args.seeds or 10,
+            "unit": unit.name, "rows": records, "curve": args.curve}
+    lines = [f"game: {game.name}", f"player: {args.player}", f"seeds: {args.seeds or 10}",
+             f"{'budget':>8} {'exploitability (' + unit.name + ')':>24} {'seconds':>9}"]
+    lines += [f"{str(r['budget']):>8} {r['exploitability_unit']:>24.6f} {r['seconds']:>9.2f}"
+              for r in records]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _plot_online(csv_path, png_path) -> None:
+    """Exploitability against the budget a move, log-log, one line per player."""
+    import csv
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    lines: dict = {}
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            budget = int(row["budget"]) if row["budget"] not in ("", "None") else None
+            lines.setdefault((row["game"], row["player"]), []).append(
+                (budget, float(row["exploitability_unit"]), row["unit"]))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (game, player), points in lines.items():
+        if all(b is None for b, _, _ in points):
+            ax.axhline(points[0][1], ls="--", color="grey", label=f"{player} ({game})")
+            continue
+        points = sorted((b, g) for b, g, _ in points if b is not None)
+        ax.plot(*zip(*points), marker="o", label=f"{player} ({game})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("budget a move (iterations or simulations)")
+    units = sorted({u for points in lines.values() for _, _, u in points})
+    ax.set_ylabel(f"exploitability ({' / '.join(units)})")
+    ax.set_title("online players: exploitability of the double-bar strategy")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
 
 
 def _exploit_selfplay(args, game, tree) -> int:
@@ -487,6 +583,18 @@ SECONDS = _number(float, low=0, low_open=True)
 CLOCK = _number(int, low=1)
 
 
+def BUDGETS(text):
+    """An argparse type: comma-separated budgets, each an integer >= 1."""
+    try:
+        budgets = [COUNT(part.strip()) for part in text.split(",") if part.strip()]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected integers >= 1 separated by commas, "
+                                         f"got {text!r}") from None
+    if not budgets:
+        raise argparse.ArgumentTypeError("expected at least one budget")
+    return budgets
+
+
 def ALGO(text):
     """An argparse type: a solver as :func:`ggp.mccfr.parse_algo` reads it."""
     from ggp.mccfr import parse_algo
@@ -562,7 +670,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a policy file (as ggp solve --out writes) or uniform")
     source.add_argument("--player", metavar="SPEC",
                         help="learn the policy by self-play: smooth-uct or efg-uct, e.g. "
-                        "smooth-uct:c=18,d=0.002 (c in the game's unit)")
+                        "smooth-uct:c=18,d=0.002 (c in the game's unit); with --online, "
+                        "any player")
     p.add_argument("--episodes", type=COUNT, default=None,
                    help="self-play episodes (default 1,000,000)")
     p.add_argument("--curve", default=None, metavar="OUT.csv",
@@ -573,6 +682,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=NATURAL, default=None, help="self-play seed (default 0)")
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the learned average policy here")
+    p.add_argument("--online", action="store_true",
+                   help="score an online player (any GDL-II player, e.g. mccr, oos, ismcts): "
+                   "run it at every decision it can reach as every role and score the "
+                   "strategy it plays, averaged over --seeds (seed 001's evaluation)")
+    p.add_argument("--seeds", type=COUNT, default=None, help="--online: seeds (default 10)")
+    p.add_argument("--budgets", type=BUDGETS, default=None, metavar="N,N,...",
+                   help="--online: budgets a move, one row each (default 100,1000,10000)")
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
     p.add_argument("--depth", type=NATURAL, default=None,

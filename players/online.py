@@ -80,6 +80,69 @@ class View:
             self._public = public_states(self.tree)
         return self._public
 
+    def public_children(self, state: int) -> list:
+        """The public states just below ``state`` in the public tree."""
+        if not hasattr(self, "_public_children"):
+            public, children = self.public, [set() for _ in range(len(self.public))]
+            for n, kids in enumerate(self.tree.children):
+                for c in kids:
+                    if public.state[c] >= 0 and public.state[c] != public.state[n]:
+                        children[public.state[n]].add(int(public.state[c]))
+            self._public_children = [sorted(c) for c in children]
+        return self._public_children[state]
+
+    def decisions_in(self, player: int, state: int) -> list:
+        """``player``'s information states in public state ``state``."""
+        tree = self.tree
+        return sorted({tree.infoset[n] for n in self.public.members[state]
+                       if tree.player[n] == player})
+
+    def own_next(self, player: int) -> dict:
+        """Information state (None: the start) -> ``player``'s next information
+        states after it (its next decisions)."""
+        cache = self.__dict__.setdefault("_own_next", {})
+        if player not in cache:
+            tree, after = self.tree, {None: set()}
+            stack = [(0, None)]
+            while stack:
+                n, last = stack.pop()
+                if tree.player[n] == player:
+                    after.setdefault(last, set()).add(tree.infoset[n])
+                    after.setdefault(tree.infoset[n], set())
+                    last = tree.infoset[n]
+                stack.extend((c, last) for c in tree.children[n])
+            cache[player] = {k: sorted(v) for k, v in after.items()}
+        return cache[player]
+
+    def next_decisions(self, player: int, decision, targeting: str) -> list:
+        """The decisions after ``decision`` (None: the first ones), each a list
+        of ``player``'s information states decided alike: one information state
+        (``ist``), or those of one public state (``pst``)."""
+        if targeting == "ist":
+            return [[i] for i in self.own_next(player)[None if decision is None else decision[0]]]
+        here = 0 if decision is None else int(self.public.state[
+            self.tree.infosets[decision[0]].nodes[0]])
+        found = []
+        stack = [here] if decision is None else list(self.public_children(here))
+        while stack:
+            state = stack.pop()
+            mine = self.decisions_in(player, state)
+            if mine:
+                found.append(mine)
+            else:
+                stack.extend(self.public_children(state))
+        return found
+
+    def decisions_by_depth(self, player: int) -> list:
+        """``player``'s information states by the number of its decisions up to
+        and including them: a list (depth 1, 2, ...) of lists."""
+        after, layers = self.own_next(player), []
+        layer = after[None]
+        while layer:
+            layers.append(layer)
+            layer = sorted({j for i in layer for j in after[i]})
+        return layers
+
     def mask(self, nodes) -> np.ndarray:
         """1 at ``nodes``, their subtrees and their ancestors (a target)."""
         mask = np.zeros(len(self.flat.kind), dtype=np.uint8)
@@ -200,13 +263,39 @@ class SolvingPlayer(Player):
             took = max(time.monotonic() - started, 1e-6)
             batch = max(1, min(batch * 2, int(batch * (until - time.monotonic()) / took)))
 
-    def seed63(self) -> int:
-        return self.rng.getrandbits(63)
+    def meta_game(self, deadline):
+        self.base_seed = self.seed if self.seed is not None else self.rng.getrandbits(32)
+        self.begin(deadline if self.on_clock else None)
+
+    def budget(self, deadline):
+        """``run -> None``: spend this move's budget (see :meth:`spend`)."""
+        return lambda run: self.spend(run, deadline)
 
     # --- what each player defines ---------------------------------------------------
+    def begin(self, deadline):
+        """Set up (and, with a ``deadline``, think until it) before the first move."""
+        raise NotImplementedError
+
     def decide(self, info: int, deadline: float) -> list:
         """The probabilities of the moves of information state ``info``."""
         raise NotImplementedError
+
+    @classmethod
+    def online_strategy(cls, view: View, player: int, seed: int, iterations: int,
+                        **params) -> np.ndarray:
+        """The strategy this player computes, with ``seed`` and ``iterations`` a
+        move, at every information state of ``player`` it can reach, flat per
+        (information state, move) (other entries 0): what it would play in every
+        match, computed once per decision it depends on (seed 001, slide 43)."""
+        raise NotImplementedError
+
+
+def derive(seed: int, *ids: int) -> int:
+    """A seed for the sampling at one decision: a function of the player's
+    seed and of what the decision depends on (so a match and the online
+    evaluation draw the same samples)."""
+    return int(np.random.SeedSequence([seed, *(i + 1 for i in ids)]).generate_state(
+        1, np.uint64)[0] >> 1)
 
 
 class MCCFRPlayer(SolvingPlayer):
@@ -214,19 +303,31 @@ class MCCFRPlayer(SolvingPlayer):
 
     name = "mccfr"
 
-    def meta_game(self, deadline):
+    def begin(self, deadline):
         from ggp.mccfr import MCCFRSolver
-        self.solver = MCCFRSolver(self.tree, epsilon=self.epsilon, seed=self.seed63(),
-                                  flat=self.view.flat)
-        if self.on_clock:
+        self.solver = MCCFRSolver(self.tree, epsilon=self.epsilon,
+                                  seed=derive(self.base_seed, -1), flat=self.view.flat)
+        if deadline is not None:
             self.spend(self.solver.run, deadline)
 
     def decide(self, info, deadline):
         self.spend(self.solver.run, deadline)
         return _policy_at(self.solver.average_flat(), self.view.flat.move_start, info)
 
+    @classmethod
+    def online_strategy(cls, view, player, seed, iterations, epsilon=0.6, **params):
+        # untargeted sampling does not depend on the path: the k-th decision of
+        # every path sees the tables after k budgets
+        from ggp.mccfr import MCCFRSolver
+        solver = MCCFRSolver(view.tree, epsilon=epsilon, seed=derive(seed, -1), flat=view.flat)
+        out = np.zeros(int(view.flat.move_start[-1]))
+        for infosets in view.decisions_by_depth(player):
+            policy = solver.run(iterations).average_flat()
+            _copy_policy(out, policy, view.flat.move_start, infosets)
+        return out
 
-class OOSPlayer(MCCFRPlayer):
+
+class OOSPlayer(SolvingPlayer):
     """Online Outcome Sampling: MCCFR targeted at the current information or
     public state (Lisy, Lanctot and Bowling 2015)."""
 
@@ -239,12 +340,37 @@ class OOSPlayer(MCCFRPlayer):
               "state (pst)", choices=("ist", "pst")),
     )
 
+    begin = MCCFRPlayer.begin
+
     def decide(self, info, deadline):
-        nodes = self.tree.infosets[info].nodes
-        if self.targeting == "pst":
-            nodes = self.view.public.members[int(self.view.public.state[nodes[0]])]
+        target, nodes = _target(self.view, info, self.targeting)
+        self.solver.reseed(derive(self.base_seed, target))
         self.solver.target(self.view.mask(nodes), self.delta)
-        return super().decide(info, deadline)
+        self.spend(self.solver.run, deadline)
+        return _policy_at(self.solver.average_flat(), self.view.flat.move_start, info)
+
+    @classmethod
+    def online_strategy(cls, view, player, seed, iterations, epsilon=0.4, delta=0.9,
+                        targeting="pst", **params):
+        from ggp.mccfr import MCCFRSolver
+        out = np.zeros(int(view.flat.move_start[-1]))
+        start = view.flat.move_start
+
+        def visit(decision, solver):
+            # decision: the information states decided with the same tables
+            # (one with ist; every one of the public state with pst)
+            target, nodes = _target(view, decision[0], targeting)
+            solver = solver.copy(derive(seed, target)).target(view.mask(nodes), delta)
+            policy = solver.run(iterations).average_flat()
+            _copy_policy(out, policy, start, decision)
+            solver.target(None, 0.0)
+            for after in view.next_decisions(player, decision, targeting):
+                visit(after, solver)
+
+        root = MCCFRSolver(view.tree, epsilon=epsilon, seed=derive(seed, -1), flat=view.flat)
+        for first in view.next_decisions(player, None, targeting):
+            visit(first, root)
+        return out
 
 
 class MCCRPlayer(SolvingPlayer):
@@ -263,49 +389,109 @@ class MCCRPlayer(SolvingPlayer):
             return "continual resolving needs a constant-sum game"
         return None
 
-    def meta_game(self, deadline):
-        from ggp.resolving import whole_game
-        size = int(self.view.flat.move_start[-1])
-        self.regret, self.cumulative = np.zeros(size), np.zeros(size)
-        self.strategy = np.zeros(size)
-        self.known: set = set()
-        self.last = None
-        self.resolve(whole_game(self.view.flat), deadline if self.on_clock else None)
-        self.known.add(0)
+    def begin(self, deadline):
+        self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon)
+        self.known = {0}
+        self.resolver.solve_root(derive(self.base_seed, -1),
+                                 self.budget(deadline) if deadline is not None
+                                 else lambda run: run(self.iterations))
 
     def decide(self, info, deadline):
-        from ggp.resolving import gadget, kept_data
-        view, me = self.view, self.player
-        state = int(view.public.state[self.tree.infosets[info].nodes[0]])
+        state = int(self.view.public.state[self.tree.infosets[info].nodes[0]])
         if state not in self.known:
-            tops = view.public.top[state]
-            sets = [self.tree.augmented[t][1 - me] for t in tops]
-            weights, values = kept_data(*self.last, me, tops, sets)
-            self.resolve(gadget(view.flat, view.end, tops, weights, 1 - me, sets, values,
-                                view.total), deadline)
+            self.resolver.resolve(state, derive(self.base_seed, state), self.budget(deadline))
             self.known.add(state)
-        return _policy_at(self.strategy, view.flat.move_start, info)
+        return _policy_at(self.resolver.strategy, self.view.flat.move_start, info)
 
-    def resolve(self, subgame, deadline):
-        """Solve ``subgame`` for the budget; keep its strategy and the data."""
+    @classmethod
+    def online_strategy(cls, view, player, seed, iterations, epsilon=0.6, variant="keep",
+                        **params):
+        out = np.zeros(int(view.flat.move_start[-1]))
+        start = view.flat.move_start
+        budget = lambda run: run(iterations)        # noqa: E731
+
+        def visit(state, resolver):
+            mine = view.decisions_in(player, state)
+            if mine:
+                if state != 0:
+                    resolver = resolver.copy()
+                    resolver.resolve(state, derive(seed, state), budget)
+                _copy_policy(out, resolver.strategy, start, mine)
+            for child in view.public_children(state):
+                visit(child, resolver)
+
+        resolver = Resolver(view, player, variant, epsilon)
+        resolver.solve_root(derive(seed, -1), budget)
+        visit(0, resolver)
+        return out
+
+
+class Resolver:
+    """What MCCR keeps from resolve to resolve: its strategy (flat per
+    information state and move; each resolve writes the part below its
+    public state), the last subgame and its solved average strategies (for
+    the next gadget's ranges and values), and with ``keep`` the resolver's
+    regrets and average-strategy weights."""
+
+    def __init__(self, view, player, variant, epsilon):
+        size = int(view.flat.move_start[-1])
+        self.view, self.player, self.variant, self.epsilon = view, player, variant, epsilon
+        self.strategy = np.zeros(size)
+        self.regret = np.zeros(size) if variant == "keep" else None
+        self.cumulative = np.zeros(size) if variant == "keep" else None
+        self.last = None
+
+    def copy(self) -> Resolver:
+        other = Resolver.__new__(Resolver)
+        other.__dict__.update(self.__dict__)
+        other.strategy = self.strategy.copy()
+        if self.variant == "keep":
+            other.regret, other.cumulative = self.regret.copy(), self.cumulative.copy()
+        return other
+
+    def solve_root(self, seed, budget):
+        from ggp.resolving import whole_game
+        self._solve(whole_game(self.view.flat), seed, budget)
+
+    def resolve(self, state, seed, budget):
+        """Build the gadget of public state ``state`` from the kept data; solve it."""
+        from ggp.resolving import gadget, kept_data
+        view, opponent = self.view, 1 - self.player
+        tops = view.public.top[state]
+        sets = [view.tree.augmented[t][opponent] for t in tops]
+        weights, values = kept_data(*self.last, self.player, tops, sets)
+        self._solve(gadget(view.flat, view.end, tops, weights, opponent, sets, values,
+                           view.total), seed, budget)
+
+    def _solve(self, subgame, seed, budget):
         from ggp.mccfr import MCCFRSolver
-        solver = MCCFRSolver(self.tree, epsilon=self.epsilon, seed=self.seed63(),
-                             flat=subgame.flat)
+        solver = MCCFRSolver(self.view.tree, epsilon=self.epsilon, seed=seed, flat=subgame.flat)
         inner = subgame.move_origin >= 0
         kept = subgame.move_origin[inner]
         if self.variant == "keep":
             solver._regret[inner] = self.regret[kept]
             solver._cumulative[inner] = self.cumulative[kept]
-        if deadline is None:
-            solver.run(self.iterations)
-        else:
-            self.spend(solver.run, deadline)
+        budget(solver.run)
         if self.variant == "keep":
             self.regret[kept] = solver._regret[inner]
             self.cumulative[kept] = solver._cumulative[inner]
         policy = solver.average_flat()
         self.strategy[kept] = policy[inner]
         self.last = (subgame, policy)
+
+
+def _target(view, info: int, targeting: str) -> tuple:
+    """OOS's target at information state ``info``: its id for the seed and its nodes."""
+    nodes = view.tree.infosets[info].nodes
+    if targeting == "ist":
+        return info, nodes
+    state = int(view.public.state[nodes[0]])
+    return len(view.tree.infosets) + state, view.public.members[state]
+
+
+def _copy_policy(out, policy, move_start, infosets):
+    for i in infosets:
+        out[move_start[i]:move_start[i + 1]] = policy[move_start[i]:move_start[i + 1]]
 
 
 def _policy_at(flat_policy, move_start, info: int) -> list:

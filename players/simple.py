@@ -10,6 +10,8 @@ class RandomPlayer(Player):
     name = "random"
 
     def select(self, legal, deadline):
+        if legal:
+            self.last_policy = dict.fromkeys(legal, 1 / len(legal))
         return self.rng.choice(legal) if legal else None
 
 
