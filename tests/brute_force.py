@@ -615,8 +615,79 @@ class PhantomTicTacToe:
         return (50, 50)
 
 
+class LiarsDice:
+    """Liar's Dice LD(1,1,6) as OpenSpiel's liars_dice: the random role rolls
+    first's die then second's; then first, second, first, ... bid (quantity
+    face) above the last bid in the order (1 1) < ... < (1 6) < (2 1) < ... < (2 6),
+    or call the last bid (not before the first); a 6 is wild.  The bidder of a
+    true bid wins (100), else the caller.  State: (dice rolled, bids, called)."""
+
+    roles = ("first", "second", "random")
+    BIDS = tuple((q, f) for q in (1, 2) for f in range(1, 7))
+
+    def initial(self):
+        return ((), (), False)
+
+    def terminal(self, state):
+        return state[2]
+
+    def legal(self, state):
+        dice, bids, _ = state
+        if len(dice) < 2:
+            return (["noop"], ["noop"], [("roll", str(f)) for f in range(1, 7)])
+        higher = self.BIDS[self.BIDS.index(bids[-1]) + 1:] if bids else self.BIDS
+        out = [["noop"], ["noop"], ["noop"]]
+        out[len(bids) % 2] = [("bid", str(q), str(f)) for q, f in higher] + \
+            (["call"] if bids else [])
+        return tuple(out)
+
+    def next(self, state, joint):
+        dice, bids, _ = state
+        if len(dice) < 2:
+            return (dice + (int(joint[2][1]),), bids, False)
+        move = joint[len(bids) % 2]
+        if move == "call":
+            return (dice, bids, True)
+        return (dice, bids + ((int(move[1]), int(move[2])),), False)
+
+    def goals(self, state):
+        dice, bids, _ = state
+        quantity, face = bids[-1]
+        true = sum(1 for d in dice if d in (face, 6)) >= quantity
+        bidder = (len(bids) - 1) % 2
+        winner = bidder if true else 1 - bidder
+        return (100 if winner == 0 else 0, 100 if winner == 1 else 0, 0)
+
+
+class BiasedRPS:
+    """One round of rock-paper-scissors where rock beats scissors by 2 and the
+    other wins are by 1; goals 50 + 25 x points.  State: the joint move."""
+
+    roles = ("first", "second")
+    WINS = {("paper", "rock"): 1, ("scissors", "paper"): 1, ("rock", "scissors"): 2}
+
+    def initial(self):
+        return None
+
+    def terminal(self, state):
+        return state is not None
+
+    def legal(self, state):
+        return (["paper", "rock", "scissors"],) * 2
+
+    def next(self, state, joint):
+        return tuple(joint)
+
+    def goals(self, state):
+        a, b = state
+        points = self.WINS.get((a, b), 0) - self.WINS.get((b, a), 0)
+        return (50 + 25 * points, 50 - 25 * points)
+
+
 GAMES.update({
     "kuhn": Kuhn,
+    "liarsdice": LiarsDice,
+    "brps": BiasedRPS,
     "leduc": Leduc,
     "iigs4": lambda: ImperfectGoofspiel(4),
     "iigs5": lambda: ImperfectGoofspiel(5),

@@ -1,5 +1,6 @@
 """The GDL-II games in ``games_gdl``: Leduc hold'em, imperfect-information Goofspiel
-(4, 5 and 13 cards) and phantom tic-tac-toe.
+(4, 5 and 13 cards), phantom tic-tac-toe, Liar's Dice LD(1,1,6) and biased
+rock-paper-scissors.
 
 Each file validates and passes ``ggp check``'s random playouts; its header states
 the goal mapping in the ``; efg: <unit> = <k> goal points around <c>`` form.  The
@@ -27,7 +28,7 @@ from ggp.check import check_playouts
 from ggp.count import count
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "games_gdl"
-NAMES = ("leduc", "iigs4", "iigs5", "iigs13", "phantomttt")
+NAMES = ("leduc", "iigs4", "iigs5", "iigs13", "phantomttt", "liarsdice", "brps")
 EFG = re.compile(r"^; efg: (\w+) = (\d+) goal points around (\d+)$", re.M)
 
 _machines: dict = {}
@@ -180,6 +181,8 @@ def test_goal_mapping_line(name):
     assert k > 0 and 0 <= c <= 100
     if name == "leduc":          # 13 chips either way must stay in 0..100
         assert (unit, k, c) == ("chip", 3, 50) and c - 13 * k >= 0 and c + 13 * k <= 100
+    elif name == "brps":         # 2 points either way must stay in 0..100
+        assert (unit, k, c) == ("point", 25, 50)
     else:                        # utility +1 / 0 / -1 -> 100 / 50 / 0
         assert (k, c) == (50, 50)
 
@@ -412,3 +415,80 @@ def test_phantomttt_whole_tree_matches_twin():
                "max_depth": 17}
     assert count(machine("phantomttt")) == figures
     assert brute_force.count(brute_force.make("phantomttt")) == figures
+
+
+# --- Liar's Dice LD(1,1,6) and biased rock-paper-scissors ------------------------------
+
+def _liarsdice_percepts(b, joint, i):
+    dice, bids, _ = b
+    if len(dice) < 2:
+        return {("yourdie", joint[2][1])} if i == len(dice) else set()
+    mover = len(bids) % 2
+    return {("did", ("first", "second")[mover], joint[mover])}
+
+
+def test_liarsdice_random_games_agree_with_twin():
+    sm = machine("liarsdice")
+    for s, b, joint, players in _replay("liarsdice", 300, "liarsdice"):
+        for i in players:
+            assert set(sm.percepts(s, joint, sm.roles[i])) == _liarsdice_percepts(b, joint, i)
+
+
+def test_liarsdice_twin_has_seed_001s_counts():
+    """Seed 001's table: |H| = 147,456 non-terminal decision histories, |Z| =
+    147,420 terminal ones, |I| = 24,576 information states for LD(1,1,6)."""
+    twin = brute_force.make("liarsdice")
+    counts = collections.Counter()
+    infostates = set()
+
+    def walk(b):
+        if twin.terminal(b):
+            counts["terminal"] += 1
+            return
+        dice, bids, _ = b
+        if len(dice) == 2:
+            counts["decision"] += 1
+            mover = len(bids) % 2
+            infostates.add((mover, dice[mover], bids))
+            if len(twin.legal(b)[mover]) == 1:
+                counts["forced"] += 1
+        for joint in itertools.product(*twin.legal(b)):
+            walk(twin.next(b, joint))
+
+    walk(twin.initial())
+    assert (counts["decision"], counts["terminal"], len(infostates)) == (147456, 147420, 24576)
+    assert counts["forced"] == 36 * 2048          # after a bid of (2 6): call only
+
+
+def test_brps_agrees_with_twin():
+    for s, b, joint, players in _replay("brps", 30, "brps"):
+        for i in players:
+            assert set(machine("brps").percepts(s, joint, machine("brps").roles[i])) == \
+                {("chose", joint[1 - i])}
+
+
+def test_liarsdice_extensive_form_and_public_states():
+    """Our tree passes through the forced calls after (2 6): the twin's
+    non-forced decision histories and information states, seed 001's terminal
+    count, and one public state per bid sequence where someone chooses (the
+    bids are public, each die private) plus the root and the second roll."""
+    from ggp.efg import CHANCE, DECISION, build_tree
+    from ggp.public import public_states
+    tree = build_tree(load_game("liarsdice"))
+    assert tree.terminals == 147420
+    assert tree.kind.count(DECISION) == 147456 - 36 * 2048
+    assert tree.kind.count(CHANCE) == 1 + 6
+    assert tree.information_states() == {"first": 6 * 1024, "second": 6 * 1024}
+    public = public_states(tree)
+    assert len(public) == 2 + 2048 and public.largest() == 36
+
+
+def test_brps_equilibrium_is_the_hand_solution():
+    from ggp.cfr import CFRSolver, exploitability
+    from ggp.efg import build_tree
+    tree = build_tree(load_game("brps"))
+    policy = CFRSolver(tree, plus=True).run(3000).average_policy()
+    for info, probs in zip(tree.infosets, policy):
+        assert dict(zip(map(str, info.moves), probs)) == pytest.approx(
+            {"rock": 0.25, "paper": 0.5, "scissors": 0.25}, abs=2e-3)
+    assert exploitability(tree, policy) < 1e-3
