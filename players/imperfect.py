@@ -267,15 +267,22 @@ def _regret_matching(stats: dict, moves, gamma: float) -> list:
     Simultaneous Move Games", NIPS 2013): ``(1 - gamma)`` of the positive
     regrets normalized (uniform when none is positive) plus ``gamma``
     uniform; every move counts as available."""
-    positive = []
+    positive = [max(s[3], 0.0) for s in _available(stats, moves)]
+    total, k = sum(positive), len(moves)
+    return [(1 - gamma) * (p / total if total > 0 else 1 / k) + gamma / k for p in positive]
+
+
+def _available(stats: dict, moves) -> list:
+    """The statistics of ``moves`` at a node (created empty where missing), each
+    counted once more as available."""
+    found = []
     for m in moves:
         s = stats.get(m)
         if s is None:
             s = stats[m] = [0, 0, 0.0, 0.0, 0.0]
         s[1] += 1
-        positive.append(max(s[3], 0.0))
-    total, k = sum(positive), len(moves)
-    return [(1 - gamma) * (p / total if total > 0 else 1 / k) + gamma / k for p in positive]
+        found.append(s)
+    return found
 
 
 def _regret_update(stats: dict, played, moves, mix, reward: float):
@@ -291,14 +298,7 @@ def _regret_update(stats: dict, played, moves, mix, reward: float):
 def _ucb_available(stats: dict, moves, c: float, rng):
     """UCB with availability counts: count every move as available, then an
     untried one (at random) or the best ``Q + c sqrt(ln A / N)``."""
-    untried = []
-    for m in moves:
-        s = stats.get(m)
-        if s is None:
-            s = stats[m] = [0, 0, 0.0, 0.0, 0.0]
-        s[1] += 1
-        if s[0] == 0:
-            untried.append(m)
+    untried = [m for m, s in zip(moves, _available(stats, moves)) if s[0] == 0]
     if untried:
         return rng.choice(untried)
     best, best_value = moves[0], -math.inf

@@ -23,3 +23,19 @@ def strict_search(monkeypatch):
     (players.imperfect.STRICT) instead of warning and playing at random."""
     import players.imperfect
     monkeypatch.setattr(players.imperfect, "STRICT", True)
+
+
+@pytest.fixture(scope="session")
+def kuhn():
+    """Kuhn poker's extensive form (games_gdl/kuhn.kif)."""
+    from ggp import load_game
+    from ggp.efg import build_tree
+    return build_tree(load_game("kuhn"))
+
+
+@pytest.fixture(scope="session")
+def leduc():
+    """Leduc hold'em's extensive form (games_gdl/leduc.kif)."""
+    from ggp import load_game
+    from ggp.efg import build_tree
+    return build_tree(load_game("leduc"))

@@ -10,11 +10,6 @@ from ggp.efg import CHANCE, DECISION, Unit, build_tree
 from matches.cli import main
 
 
-@pytest.fixture(scope="module")
-def kuhn():
-    return build_tree(load_game("kuhn"))
-
-
 @pytest.mark.parametrize("reasoner", ["compiled", "reference"])
 def test_kuhn_counts_match_openspiel(reasoner):
     tree = build_tree(load_game("kuhn"), reasoner)
@@ -118,11 +113,6 @@ def test_cli_exploit_rejects_a_bad_policy(capsys, tmp_path):
 
 
 # --- Leduc hold'em and imperfect-information Goofspiel, written for this project ----------
-
-@pytest.fixture(scope="module")
-def leduc():
-    return build_tree(load_game("leduc"))
-
 
 def test_leduc_matches_openspiel(leduc):
     assert (leduc.histories, leduc.terminals) == (9457, 5520)

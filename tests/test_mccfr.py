@@ -15,16 +15,6 @@ from ggp.mccfr import MCCFRSolver, parse_algo
 from matches.cli import main
 
 
-@pytest.fixture(scope="module")
-def kuhn():
-    return build_tree(load_game("kuhn"))
-
-
-@pytest.fixture(scope="module")
-def leduc():
-    return build_tree(load_game("leduc"))
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_outcome_sampling_converges_on_kuhn(kuhn, seed):
     # OpenSpiel's outcome sampling: 0.0013-0.0046 chip after 1e6 iterations

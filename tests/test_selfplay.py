@@ -9,23 +9,13 @@ from collections import Counter
 
 import pytest
 
-from ggp import cfr, load_game
-from ggp.efg import build_tree, flatten
+from ggp import cfr
+from ggp.efg import flatten
 from matches.cli import main
 from players._infotree import InfoTrees
 from players.selfplay import SelfPlay, checkpoints, train
 
 KUHN_SMOOTH = {"c": 1.75, "gamma": 0.1, "eta0": 0.9, "d": 0.001}   # the thesis' tuned values
-
-
-@pytest.fixture(scope="module")
-def kuhn():
-    return build_tree(load_game("kuhn"))
-
-
-@pytest.fixture(scope="module")
-def leduc():
-    return build_tree(load_game("leduc"))
 
 
 def node_with(trees, moves, plays):
