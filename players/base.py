@@ -94,6 +94,9 @@ class Player:
             setattr(self, key, value)
         self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
+        #: the distribution (move -> probability) the last move was drawn from,
+        #: for a player that keeps one (players.evaluation reads it); else None
+        self.last_policy = None
 
     @property
     def on_clock(self) -> bool:

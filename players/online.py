@@ -187,7 +187,6 @@ class SolvingPlayer(Player):
     def __init__(self, **values):
         super().__init__(**values)
         self.fallback = None
-        self.last_policy = None
 
     @property
     def on_clock(self) -> bool:
