@@ -136,6 +136,13 @@ class InformationSetPlayer(Player):
                 self.warned = True
         return self.rng.choice(ids)
 
+    def drawn(self, ids, weights):
+        """A move of ``ids`` drawn in proportion to ``weights``, which are kept
+        (normalized, by move) as :attr:`last_policy`."""
+        total = sum(weights)
+        self.last_policy = {self.steps.move(self.me, m): w / total for m, w in zip(ids, weights)}
+        return self.rng.choices(ids, weights=weights)[0]
+
     def think(self, until: float, budget: int | None = None):
         """Simulate from sampled histories until ``budget`` or ``until``
         (the cyclic collector paused, as in :meth:`MCTSPlayer.think`).  On
@@ -248,8 +255,7 @@ class ISMCTSPlayer(InformationSetPlayer):
         stats = node[self.me]
         if self.final == "sample":
             weight = 4 if self.selection == "rm" else 0      # mean strategy, else visits
-            return self.rng.choices(legal_ids, weights=[stats[m][weight] + 1e-12
-                                                        for m in legal_ids])[0]
+            return self.drawn(legal_ids, [stats[m][weight] + 1e-12 for m in legal_ids])
         return max(legal_ids, key=lambda m: stats[m][0])
 
     def root_statistics(self) -> dict:
@@ -370,7 +376,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
         if node < 0:
             return None
         if self.final == "sample":
-            return self.rng.choices(legal_ids, weights=self.trees.average(node))[0]
+            return self.drawn(legal_ids, self.trees.average(node))
         counts = self.trees.counts(node)
         return legal_ids[counts.index(max(counts))]
 
