@@ -220,9 +220,9 @@ ONLINE_FIELDS = ("game", "player", "budget", "seeds", "unit", "exploitability",
 def _exploit_online(args) -> int:
     """``ggp exploit --online``: the exploitability of an online player's
     strategy, run at every decision it can reach (players.evaluation)."""
-    import csv
 
     from players.evaluation import budget_param, online_exploitability
+    from players.selfplay import write_curve
     from players.online import View
     from players.registry import make, parse_spec, player_class
     if args.player is None:
@@ -251,16 +251,11 @@ def _exploit_online(args) -> int:
                 "unit": unit.name, "exploitability": gap * unit.scale,
                 "exploitability_unit": gap, "seconds": round(t, 3)} for b, gap, t in rows]
     if args.curve:
-        path = Path(args.curve)
-        keep = args.append and path.is_file() and path.stat().st_size > 0
-        if keep and tuple(next(csv.reader(path.open()), [])) != ONLINE_FIELDS:
-            raise UserError(f"{path}: not an online-exploitability file", "io")
-        with path.open("a" if keep else "w", newline="") as f:
-            writer = csv.DictWriter(f, ONLINE_FIELDS)
-            if not keep:
-                writer.writeheader()
-            writer.writerows(records)
-        _plot_online(path, path.with_suffix(".png"))
+        try:
+            write_curve(args.curve, records, args.append, ONLINE_FIELDS)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{args.curve}: {exc}", "io") from None
+        _plot_online(args.curve, Path(args.curve).with_suffix(".png"))
     data = {"game": game.name, "player": args.player, "seeds": args.seeds or 10,
             "unit": unit.name, "rows": records, "curve": args.curve}
     lines = [f"game: {game.name}", f"player: {args.player}", f"seeds: {args.seeds or 10}",

@@ -391,9 +391,7 @@ class MCCRPlayer(SolvingPlayer):
     def begin(self, deadline):
         self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon)
         self.known = {0}
-        self.resolver.solve_root(derive(self.base_seed, -1),
-                                 self.budget(deadline) if deadline is not None
-                                 else lambda run: run(self.iterations))
+        self.resolver.solve_root(derive(self.base_seed, -1), self.budget(deadline))
 
     def decide(self, info, deadline):
         state = int(self.view.public.state[self.tree.infosets[info].nodes[0]])

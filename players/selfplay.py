@@ -173,18 +173,18 @@ def curve_rows(learner: SelfPlay, game: str) -> list:
              "exploitability_unit": p.exploitability} for p in learner.curve]
 
 
-def write_curve(path, rows: list, append: bool = False) -> None:
-    """Write ``rows`` to the CSV file ``path`` (after its rows with ``append``;
-    ValueError when that file has other columns)."""
+def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIELDS) -> None:
+    """Write ``rows`` to the CSV file ``path`` with columns ``fields`` (after its
+    rows with ``append``; ValueError when that file has other columns)."""
     path = Path(path)
     keep = append and path.is_file() and path.stat().st_size > 0
     if keep:
         with path.open(newline="") as f:
             header = next(csv.reader(f), [])
-        if tuple(header) != CSV_FIELDS:
-            raise ValueError(f"{path} is not a curve file (columns {', '.join(CSV_FIELDS)})")
+        if tuple(header) != tuple(fields):
+            raise ValueError(f"{path} is not a curve file (columns {', '.join(fields)})")
     with path.open("a" if keep else "w", newline="") as f:
-        writer = csv.DictWriter(f, CSV_FIELDS)
+        writer = csv.DictWriter(f, fields)
         if not keep:
             writer.writeheader()
         writer.writerows(rows)
