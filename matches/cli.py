@@ -220,7 +220,6 @@ ONLINE_FIELDS = ("game", "player", "budget", "seeds", "unit", "exploitability",
 def _exploit_online(args) -> int:
     """``ggp exploit --online``: the exploitability of an online player's
     strategy, run at every decision it can reach (players.evaluation)."""
-
     from players.evaluation import budget_param, online_exploitability
     from players.selfplay import write_curve
     from players.online import View
