@@ -173,19 +173,29 @@ class Observed(NamedTuple):
 
 class Hypothesis:
     """A history consistent with what the role saw: its state, every role's
-    information-state key, its parent and its weight (prior probability in
-    the exact mode, importance weight as a particle)."""
+    information-state key, its parent, the joint move from the parent (move
+    numbers; None at the root) and its weight (prior probability in the exact
+    mode, importance weight as a particle)."""
 
-    __slots__ = ("state", "keys", "parent", "weight")
+    __slots__ = ("state", "keys", "parent", "joint", "weight")
 
-    def __init__(self, state, keys: tuple, parent=None, weight: float = 1.0):
+    def __init__(self, state, keys: tuple, parent=None, weight: float = 1.0, joint=None):
         self.state, self.keys, self.parent, self.weight = state, keys, parent, weight
+        self.joint = joint
+
+    def path(self) -> list:
+        """The joint moves from the initial state to this history."""
+        joints, h = [], self
+        while h.parent is not None:
+            joints.append(h.joint)
+            h = h.parent
+        return joints[::-1]
 
     def child(self, joint, state, seen: tuple, weight: float) -> "Hypothesis":
         """The successor by ``joint``: its ``state``, every role's key extended
         by its move and what it saw (``seen``, per role), and ``weight``."""
         keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(self.keys))
-        return Hypothesis(state, keys, self, weight)
+        return Hypothesis(state, keys, self, weight, tuple(joint))
 
 
 class Belief:
@@ -285,7 +295,7 @@ class Belief:
         self.exact = False
         hs = self.hypotheses
         drawn = self.rng.choices(hs, weights=[h.weight for h in hs], k=self.particles)
-        self.hypotheses = [Hypothesis(h.state, h.keys, h.parent, 1.0) for h in drawn]
+        self.hypotheses = [Hypothesis(h.state, h.keys, h.parent, 1.0, h.joint) for h in drawn]
         self._particle_step(deadline, hard)
 
     def _particle_step(self, deadline, hard):
@@ -399,7 +409,8 @@ class Belief:
             if child is not None:
                 moved.append(child)
         self.hypotheses = moved or [
-            Hypothesis(h.state, self._own_key(h.keys), h.parent, h.weight) for h in hypotheses]
+            Hypothesis(h.state, self._own_key(h.keys), h.parent, h.weight, h.joint)
+            for h in hypotheses]
 
     def _own_key(self, keys: tuple) -> tuple:
         """``keys`` with the role's own key in its place."""

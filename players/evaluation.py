@@ -56,10 +56,11 @@ def online_policy(game, view: View, spec: str, seeds: int, budget: int | None) -
     total = np.zeros(int(move_start[-1]))
     for p in range(len(view.tree.players)):
         for seed in range(seeds):
-            if issubclass(cls, SolvingPlayer):
+            if issubclass(cls, SolvingPlayer) and values["tree"] != "sampled":
                 if values.get("iterations") is None:
                     raise ValueError(f"{name}: give a budget (iterations) to evaluate it online")
-                params = {k: v for k, v in values.items() if k not in ("seed", "iterations")}
+                params = {k: v for k, v in values.items()
+                          if k not in ("seed", "iterations", "tree")}
                 total += cls.online_strategy(view, p, seed, values["iterations"], **params)
             else:
                 total += _replayed(game, view, p, spec, seed, given)

@@ -29,10 +29,14 @@ play clock less ``margin``.  Each player's move is drawn from the strategy it
 computed at its information state, which it keeps in ``last_policy`` (the
 online exploitability of :mod:`players.evaluation` averages these).
 
-A game whose extensive form cannot be built within the start clock or
-:data:`ggp.efg.HISTORY_LIMIT` histories (or, for ``mccr``, is not a
-two-player constant-sum game) is played as ``ismcts`` with the same budget
-and seed, after one warning.
+A game whose extensive form cannot be built within half the start clock or
+:data:`ggp.efg.HISTORY_LIMIT` histories (IIGS-13, phantom tic-tac-toe) is
+solved over a tree grown by sampling through the state machine, after one
+warning (:mod:`players.sampled`; ``tree=sampled`` asks for it on any game):
+there ``mccr`` resolves at each of its decisions over the histories of its
+information state, and ``oos`` targets its information state.  A game that
+``mccr`` cannot resolve (not two-player constant-sum) is played as
+``ismcts`` with the same budget and seed, after one warning.
 """
 from __future__ import annotations
 
@@ -182,39 +186,51 @@ class SolvingPlayer(Player):
         Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0),
         Param("epsilon", float, 0.6, "outcome sampling's exploration at the updated "
               "player's nodes", low=0, high=1, low_open=True),
+        Param("tree", str, "auto", "the whole extensive form when it can be built, else a "
+              "tree grown by sampling (auto), or always the sampled tree",
+              choices=("auto", "sampled")),
     )
 
     def __init__(self, **values):
         super().__init__(**values)
-        self.fallback = None
+        self.fallback = self.sampled = None
 
     @property
     def on_clock(self) -> bool:
         return self.iterations is None
 
-    def why_not(self, view: View) -> str | None:
-        """Why this player cannot play ``view``'s game (None: it can)."""
+    def why_not(self, players: int, total) -> str | None:
+        """Why this player cannot play a game of ``players`` players whose
+        utilities sum to ``total`` (None: not constant-sum); None: it can."""
         return None
 
     def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
         begin = time.monotonic()
-        self.fallback, self.record = None, []
-        try:
-            self.view = view_of(game, begin + 0.5 * start_clock)
-            reason = self.why_not(self.view)
-        except TreeTooLarge as exc:
-            reason = str(exc)
+        self.fallback, self.sampled, self.record = None, None, []
+        reason = None
+        if self.tree == "sampled":
+            self.sampled = True
+        else:
+            try:
+                self.view = view_of(game, begin + 0.5 * start_clock)
+                reason = self.why_not(len(self.view.tree.players), self.view.total)
+            except TreeTooLarge as exc:
+                self.sampled = True
+                _warn_once(self.name, game, f"{exc}; solving over a tree grown by sampling")
+        if self.sampled:
+            from .sampled import constant_sum
+            players = sum(r != CHANCE_ROLE for r in game.roles)
+            self.total = constant_sum(game, self.reasoner, self.rng)
+            reason = self.why_not(players, self.total)
         if reason is not None:
-            if (self.name, game.name) not in _WARNED:
-                _WARNED.add((self.name, game.name))
-                log.warning("%s: %s: %s; playing as ismcts", self.name, game.name, reason)
+            _warn_once(self.name, game, f"{reason}; playing as ismcts")
             self.fallback = ISMCTSPlayer(seed=self.seed, simulations=self.iterations,
                                          margin=self.margin, reasoner=self.reasoner)
             self.fallback.rng = self.rng
             return self.fallback.start(game, role, start_clock - (time.monotonic() - begin),
                                        play_clock)
-        self.tree = self.view.tree
-        self.player = self.tree.players.index(role) if role != CHANCE_ROLE else -1
+        if not self.sampled:
+            self.player = self.view.tree.players.index(role) if role != CHANCE_ROLE else -1
         super().start(game, role, start_clock - (time.monotonic() - begin), play_clock)
 
     def play(self, obs):
@@ -236,6 +252,8 @@ class SolvingPlayer(Player):
     def select(self, legal, deadline):
         if len(legal) == 1:
             return legal[0]
+        if self.sampled:
+            return self.select_sampled(legal, deadline)
         history = infostate_key(self.role, tuple(self.record), ()).rpartition(" ? ")[0]
         info = self.view.by_history.get(history)
         if info is None:
@@ -243,7 +261,7 @@ class SolvingPlayer(Player):
                         "playing a random legal move", self.name, self.role)
             return self.rng.choice(legal)
         probs = self.decide(info, deadline)
-        moves = self.tree.infosets[info].moves
+        moves = self.view.tree.infosets[info].moves
         self.last_policy = dict(zip(moves, probs))
         return self.rng.choices(moves, weights=probs)[0]
 
@@ -264,7 +282,35 @@ class SolvingPlayer(Player):
 
     def meta_game(self, deadline):
         self.base_seed = self.seed if self.seed is not None else self.rng.getrandbits(32)
-        self.begin(deadline if self.on_clock else None)
+        if self.sampled:
+            from ggp.efg import game_unit
+
+            from .sampled import SampledMCCFR
+            unit = game_unit(self.game)
+            self.solver = SampledMCCFR(
+                self.steps, [r for r, role in enumerate(self.steps.roles) if role != CHANCE_ROLE],
+                lambda goals: [unit.from_goal(g) for g in goals], self.epsilon,
+                derive(self.base_seed, -1))
+            self.warned = False
+            self.begin_sampled(deadline if self.on_clock else None)
+        else:
+            self.begin(deadline if self.on_clock else None)
+
+    def select_sampled(self, legal, deadline):
+        """Think over the sampled tree (:meth:`decide_sampled`); draw the move
+        from the average strategy at the information state."""
+        self.decide_sampled(deadline)
+        found = self.solver.policy(self.me, self.belief.key)
+        ids = [self.steps.move_id(self.me, m) for m in legal]
+        if found is None or set(found[0]) != set(ids):
+            if not self.warned:
+                self.warned = True
+                log.warning("%s (role %r): its information state was never sampled; "
+                            "playing a random legal move", self.name, self.role)
+            return self.rng.choice(legal)
+        moves, probs = found
+        self.last_policy = {self.steps.move(self.me, m): p for m, p in zip(moves, probs)}
+        return self.steps.move(self.me, self.rng.choices(moves, weights=probs)[0])
 
     def budget(self, deadline):
         """``run -> None``: spend this move's budget (see :meth:`spend`)."""
@@ -279,6 +325,15 @@ class SolvingPlayer(Player):
         """The probabilities of the moves of information state ``info``."""
         raise NotImplementedError
 
+    def begin_sampled(self, deadline):
+        """:meth:`begin` over the sampled tree (``self.solver``)."""
+        if deadline is not None:
+            self.spend(self.solver.run, deadline)
+
+    def decide_sampled(self, deadline):
+        """Think over the sampled tree before a decision at ``self.belief.key``."""
+        self.spend(self.solver.run, deadline)
+
     @classmethod
     def online_strategy(cls, view: View, player: int, seed: int, iterations: int,
                         **params) -> np.ndarray:
@@ -287,6 +342,12 @@ class SolvingPlayer(Player):
         (information state, move) (other entries 0): what it would play in every
         match, computed once per decision it depends on (seed 001, slide 43)."""
         raise NotImplementedError
+
+
+def _warn_once(player: str, game, message: str):
+    if (player, game.name) not in _WARNED:
+        _WARNED.add((player, game.name))
+        log.warning("%s: %s: %s", player, game.name, message)
 
 
 def derive(seed: int, *ids: int) -> int:
@@ -304,7 +365,7 @@ class MCCFRPlayer(SolvingPlayer):
 
     def begin(self, deadline):
         from ggp.mccfr import MCCFRSolver
-        self.solver = MCCFRSolver(self.tree, epsilon=self.epsilon,
+        self.solver = MCCFRSolver(self.view.tree, epsilon=self.epsilon,
                                   seed=derive(self.base_seed, -1), flat=self.view.flat)
         if deadline is not None:
             self.spend(self.solver.run, deadline)
@@ -340,6 +401,25 @@ class OOSPlayer(SolvingPlayer):
     )
 
     begin = MCCFRPlayer.begin
+
+    def begin_sampled(self, deadline):
+        if self.targeting == "pst":
+            _warn_once(self.name, self.game, "public states need the whole tree; "
+                       "targeting the information state")
+        super().begin_sampled(deadline)
+
+    def decide_sampled(self, deadline):
+        from .sampled import Target
+        weights: dict = {}
+        for h in self.belief.hypotheses:
+            path = tuple(h.path())
+            weights[path] = weights.get(path, 0.0) + h.weight
+        depth = max(map(len, weights))      # stand-ins of a lost belief may lag
+        paths = [p for p in weights if len(p) == depth]
+        self.solver.reseed(derive(self.base_seed, depth))
+        self.solver.target = Target(paths, [weights[p] for p in paths], self.delta)
+        self.spend(self.solver.run, deadline)
+        self.solver.target = None
 
     def decide(self, info, deadline):
         target, nodes = _target(self.view, info, self.targeting)
@@ -381,10 +461,10 @@ class MCCRPlayer(SolvingPlayer):
               "weights between resolves, or reset them", choices=("keep", "reset")),
     )
 
-    def why_not(self, view):
-        if len(view.tree.players) != 2:
+    def why_not(self, players, total):
+        if players != 2:
             return "continual resolving needs two players"
-        if view.total is None:
+        if total is None:
             return "continual resolving needs a constant-sum game"
         return None
 
@@ -393,8 +473,34 @@ class MCCRPlayer(SolvingPlayer):
         self.known = {0}
         self.resolver.solve_root(derive(self.base_seed, -1), self.budget(deadline))
 
+    def begin_sampled(self, deadline):
+        self.opponent = next(r for r in self.solver.players if r != self.me)
+        self.solver.tracked = self.opponent
+        self.spend(self.solver.run, deadline)
+        self.kept = self.solver.kept_values()
+
+    def decide_sampled(self, deadline):
+        # every decision after the first is in a new information state: resolve
+        from .sampled import Gadget, SampledMCCFR, chance_reach
+        if not self.belief.record:
+            return
+        tops: dict = {}
+        for h in self.belief.hypotheses:
+            tops.setdefault(tuple(h.path()), h)
+        players = self.solver.players
+        gadget = Gadget([(h.state, h.keys) for h in tops.values()],
+                        [chance_reach(self.steps, players, h) for h in tops.values()],
+                        self.opponent, self.kept, self.total)
+        if self.variant == "reset":
+            self.solver = SampledMCCFR(self.steps, players, self.solver.reward, self.epsilon)
+            self.solver.tracked = self.opponent
+        self.solver.resolving(gadget)
+        self.solver.reseed(derive(self.base_seed, len(self.belief.record)))
+        self.spend(self.solver.run, deadline)
+        self.kept = self.solver.kept_values()
+
     def decide(self, info, deadline):
-        state = int(self.view.public.state[self.tree.infosets[info].nodes[0]])
+        state = int(self.view.public.state[self.view.tree.infosets[info].nodes[0]])
         if state not in self.known:
             self.resolver.resolve(state, derive(self.base_seed, state), self.budget(deadline))
             self.known.add(state)

@@ -166,16 +166,6 @@ def test_new_players_play_our_games_without_faults(spec, name):
     assert set(record.goals) == set(roles)
 
 
-def test_a_game_too_large_falls_back_to_ismcts_with_one_warning(caplog):
-    game = load_game("iigs13")
-    with caplog.at_level(logging.WARNING, logger="players.online"):
-        for seed in (1, 2):
-            player = players.make(f"oos:iterations=50,seed={seed}")
-            player.start(game, "first", 1.0, 1.0)
-            assert player.fallback is not None and player.fallback.name == "ismcts"
-    assert sum("playing as ismcts" in r.message for r in caplog.records) <= 1
-
-
 SHARED_GDL2 = shared_games("gdl2")
 #: small_dominion does not ground (a minute at the grounder's effort limit, then the
 #: reference reasoner at seconds a step): the slow test below plays it
