@@ -169,8 +169,8 @@ def test_new_players_play_our_games_without_faults(spec, name):
 SHARED_GDL2 = shared_games("gdl2")
 #: small_dominion does not ground (a minute at the grounder's effort limit, then the
 #: reference reasoner at seconds a step): the slow test below plays it
-#: mastermind448's tree does not build either, and its ismcts fallback takes 50 s a
-#: match: one of the three solving players is enough to play it
+#: mastermind448's tree does not build either, and a match on its sampled tree (or,
+#: for one-player mccr, as ismcts) takes 50 s: one of the three players is enough
 QUICK_GDL2 = [(p, spec) for p in SHARED_GDL2 if p.stem != "small_dominion"
               for spec in ("mccr", "oos", "mccfr")
               if p.stem != "mastermind448" or spec == "mccr"]
