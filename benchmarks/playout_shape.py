@@ -26,7 +26,7 @@ def shape(game, spec: str, simulations: int, playouts: int) -> dict:
     policy, moves_of = player.search.policy, player.sm._moves
     lengths, repeats, pairs, first_wins = [], 0, 0, 0
     for _ in range(playouts):
-        goals, depth, _, joints = policy.playout(player.root.state, [], 0, 10000, True)
+        goals, depth, _, joints = policy.playout(player.position(), [], 0, 10000, True)
         lengths.append(depth)
         first_wins += goals[0] > max(goals[1:], default=-1)
         for r in range(len(goals)):

@@ -73,30 +73,6 @@ cdef enum:
 cdef double UNIT = 1.0 / 9007199254740992.0    # 2**-53: random 53-bit mantissa to [0, 1)
 
 
-cdef struct Stat:
-    float mean          # average reward (kept as a mean: decay leaves it alone)
-    float count         # visits (weights after decay; exact up to 2**24)
-
-
-cdef union Value:
-    Stat stat           # N-gram table
-    int32_t reply       # reply table: the stored reply, -1 when forgotten
-
-
-cdef struct Slot:       # 16 bytes: four slots a cache line
-    uint64_t key        # 0: empty
-    Value v
-
-
-# A hash table: open addressing with linear probing, 64-bit keys (never 0),
-# grown to twice its capacity when two thirds full.  Slots are never deleted.
-cdef struct Table:
-    Slot* slots
-    uint64_t mask       # capacity - 1
-    int shift           # 64 - log2(capacity), for Fibonacci hashing
-    size_t used
-
-
 cdef inline uint64_t _home(const Table* t, uint64_t key) noexcept nogil:
     return (key * 0x9E3779B97F4A7C15ULL) >> t.shift
 
@@ -187,7 +163,6 @@ FALLBACKS = ("nst", "mast", "random")
 REPLIES = ("1", "2", "both")
 
 
-@cython.final
 cdef class Policy:
     """A playout policy and its statistics over one kernel (see the module
     docstring for the definitions, after Tak et al. 2012).
@@ -206,28 +181,6 @@ cdef class Policy:
     the same history (the kernel keeps legal moves in an order that depends on
     the states it went through, and a random pick is a position in that order).
     """
-
-    cdef Kernel kernel
-    cdef readonly str kind, select, fallback, replies
-    cdef readonly double epsilon, tau
-    cdef readonly int k, max_n
-    cdef readonly bint forget
-    cdef int nroles, nmoves, scorer
-    cdef bint gibbs, keep_mast, keep_ngrams, keep_replies, lgr1, lgr2
-    cdef uint64_t rng, width
-    cdef double* mast_sum       # per move: reward sum and count (the 1-grams)
-    cdef double* mast_count
-    cdef double* q              # per move: mast_sum / mast_count, UNSEEN when unseen
-    cdef Table ngrams           # 2- and 3-grams, keyed by _key(c2, c1, m)
-    cdef Table reply2           # LGR-2, keyed by _key(-1, c2, c1)
-    cdef int32_t* reply1        # LGR-1, per move c1: the reply, or -1
-    cdef int32_t* prev          # per role r: roles (r-1) mod n, (r-2) mod n
-    cdef int32_t* seq           # the simulation's joint moves, nroles per step
-    cdef int seq_steps          # capacity of seq, in steps
-    cdef double* score          # scratch, per candidate: its score (Gibbs: its weight)
-    cdef int32_t* parts         # scratch, per candidate: N-grams counted in its score
-    cdef int32_t* cand          # scratch for choose(): the candidates
-    cdef int32_t* cand_pos      # scratch for choose(): index of m in cand, or -1
 
     def __cinit__(self):
         self.mast_sum = self.mast_count = self.q = self.score = NULL

@@ -31,6 +31,10 @@ Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
   a pure strategy, throws away);
 * ``transpositions=true`` shares one node between paths reaching one state.
 
+On the compiled reasoner the tree lives in C (:mod:`players._tree`), which
+makes the same simulations with the same seed; the Python tree below is the
+one for the reference reasoner, and the oracle the C tree is tested against.
+
 Defaults and their basis (seed 003 slides, else /work/shared/REFERENCES.md):
 
 * ``c=40``: slides 16-17 give UCB1 without a value; CadiaPlayer's C on the
@@ -120,6 +124,9 @@ class MCTSPlayer(Player):
     #: What the policy's statistics are multiplied by before each decision
     #: (random playouts keep none; the learning players declare it).
     decay = 1.0
+    #: The tree in C on the compiled reasoner (the tests compare it with the
+    #: Python tree by turning this off).
+    TREE_IN_C = True
 
     def __init__(self, **values):
         super().__init__(**values)
@@ -133,13 +140,25 @@ class MCTSPlayer(Player):
                                   self.rng.getrandbits(63))
         self.history = []               # joint moves of the match so far (search ids)
         self.table = {} if self.transpositions else None
-        self.root = self._node(self.sm.initial_state())
+        self.ctree = None
+        if self.steps.compiled and self.TREE_IN_C:
+            from ._tree import Tree
+            self.ctree = Tree(self.search.kernel, self.search.policy, self.sm.initial_state(),
+                              self.c, self.discount, self.transpositions, MAX_NODES)
+        else:
+            self.root = self._node(self.sm.initial_state())
         self.added = 0
         if self.simulations is None:
             self.think(deadline - self.margin)
 
     def observe(self, obs):
         super().observe(obs)
+        if self.ctree is not None:
+            if obs.joint is None:
+                self.ctree.restart(self.position())
+            else:
+                self.ctree.advance(self.search.ids(obs.joint), self.position())
+            return
         if obs.joint is None:       # GDL-II: search from a state consistent with what we saw
             self.history, self.root = [], self._node(self.position())
             return
@@ -155,6 +174,8 @@ class MCTSPlayer(Player):
         if not legal:
             return None
         self.added = 0
+        if self.ctree is not None:
+            self.ctree.new_move()
         if len(legal) > 1:              # once per decision of ours, not per game step
             self.search.decay(self.decay)
         if self.simulations is not None:
@@ -164,7 +185,7 @@ class MCTSPlayer(Player):
         else:
             self.think(deadline - self.margin)
         me = self.sm.roles.index(self.role)
-        return self.search.move(me, self._best(self.root, me))
+        return self.search.move(me, self._best(me))
 
     # --- search ---------------------------------------------------------------
     def think(self, until: float, budget: int | None = None):
@@ -175,6 +196,9 @@ class MCTSPlayer(Player):
         holds no cycles (reference counting frees what is dropped), and a full
         collection over a large tree, due as soon as collection resumes, could
         overrun the clock."""
+        if self.ctree is not None:
+            self.last_simulations = self.ctree.run(-1 if budget is None else budget, until)
+            return
         done = 0
         collecting = gc.isenabled()
         gc.disable()
@@ -262,12 +286,19 @@ class MCTSPlayer(Player):
             pick.append(best)
         return tuple(joint), pick
 
-    def _best(self, node, r):
+    def _root_rows(self, r) -> tuple:
+        """Role ``r``'s (moves, visits, reward sums, best rewards) at the root."""
+        if self.ctree is not None:
+            return self.ctree.root_moves(r)
+        node = self.root
+        return node.legal[r], node.visits[r], node.sums[r], node.tops[r]
+
+    def _best(self, r):
         """The move to play (``final``, seed 003 slide 29): most visits (ties:
         best average), best average (ties: most visits), best reward seen
         (ties: best average), or one drawn with probability proportional to
         its visits."""
-        moves, visits, sums, tops = node.legal[r], node.visits[r], node.sums[r], node.tops[r]
+        moves, visits, sums, tops = self._root_rows(r)
         if self.final == "mixed" and any(visits):
             return self.rng.choices(moves, weights=visits)[0]
 
@@ -302,9 +333,9 @@ class MCTSPlayer(Player):
     def root_statistics(self, role=None) -> dict:
         """Move -> (visits, average goal) at the root, for ``role`` (default: ours)."""
         r = self.sm.roles.index(role or self.role)
-        node = self.root
+        moves, visits, sums, _ = self._root_rows(r)
         return {self.search.move(r, m): (v, s / v if v else None)
-                for m, v, s in zip(node.legal[r], node.visits[r], node.sums[r])}
+                for m, v, s in zip(moves, visits, sums)}
 
 
 class UCTPlayer(MCTSPlayer):

@@ -267,11 +267,13 @@ class SolvingPlayer(Player):
 
     def spend(self, run, deadline: float):
         """Run iterations (``run(n)``) for the budget: ``iterations``, else
-        until ``deadline`` less the margin, in batches whose time is measured."""
+        until ``deadline`` less the margin, in batches whose time is measured
+        (the first of one iteration: a traversal of a sampled tree can take
+        milliseconds)."""
         if self.iterations is not None:
             run(self.iterations)
             return
-        until, batch = deadline - self.margin, 64
+        until, batch = deadline - self.margin, 1
         while True:
             started = time.monotonic()
             if started >= until:

@@ -102,17 +102,75 @@ def test_simulation_budget_is_exact_and_statistics_add_up():
     assert all(0 <= q <= 100 for _, q in stats.values())
 
 
-def test_tree_is_kept_between_turns():
+@pytest.mark.parametrize("tree_in_c", [True, False], ids=["c-tree", "python-tree"])
+def test_tree_is_kept_between_turns(tree_in_c, monkeypatch):
+    from players.mcts import MCTSPlayer
+    monkeypatch.setattr(MCTSPlayer, "TREE_IN_C", tree_in_c)
     game = load_game("tictactoe")
     player = make("uct:simulations=400,seed=1")
     player.start(game, "xplayer", 10, 10)
     move = player.play(Observation())
-    child = next(c for j, c in player.root.children.items()
-                 if player.search.move(0, j[0]) == move)
-    joint = (move, "noop")
-    player.play(Observation(turn=1, joint=joint))
-    assert player.root is child
-    assert player.root.n > 0
+    visits = dict(zip(*player._root_rows(0)[:2]))[player.search.ids((move, "noop"))[0]]
+    player.observe(Observation(turn=1, joint=(move, "noop")))
+    # before any new simulation the root is the child, with its visits
+    assert sum(player._root_rows(1)[1]) == visits - 1 > 0
+
+
+@pytest.fixture
+def python_tree(monkeypatch):
+    """The Python tree, for the tests that set or read its nodes (the C tree
+    makes the same simulations: test_the_c_tree_is_the_python_tree)."""
+    from players.mcts import MCTSPlayer
+    monkeypatch.setattr(MCTSPlayer, "TREE_IN_C", False)
+
+
+def play_three_moves(game, spec, tree_in_c):
+    """Three moves of ``spec`` as the first role, the others playing their first
+    legal move: per move the move, the root's rows of every role and the
+    policy's MAST statistics."""
+    from players.mcts import MCTSPlayer
+    MCTSPlayer.TREE_IN_C = tree_in_c
+    try:
+        player = make(spec)
+        player.start(game, game.roles[0], 1000, 1000)
+        seen = []
+        for turn in range(3):
+            move = player.select(player.legal_moves(), time.monotonic() + 1000)
+            rows = [player._root_rows(r) for r in range(len(game.roles))]
+            policy = player.search.policy
+            seen.append((move, rows, [policy.mast(m) for m in range(len(player.sm._moves))]))
+            state = player.position()
+            if player.sm.is_terminal(state):
+                break
+            joint = tuple(move if r == game.roles[0] else player.sm.legal_moves(state, r)[0]
+                          for r in game.roles)
+            player.observe(Observation(turn=turn + 1, joint=joint))
+        return seen
+    finally:
+        MCTSPlayer.TREE_IN_C = True
+
+
+@pytest.mark.parametrize("name, spec", [
+    ("tictactoe", "uct:simulations=300,seed=3"),
+    ("connectfour", "mast:simulations=300,seed=4"),
+    ("connectfour", "nst:simulations=300,seed=5,final=mixed"),
+    ("breakthroughsmall", "lgr:simulations=300,seed=6"),
+    ("tictactoe3p", "lgr:simulations=300,seed=7,transpositions=true"),
+    ("nim", "uct:simulations=300,seed=8,transpositions=true,discount=0.9"),
+])
+def test_the_c_tree_is_the_python_tree(name, spec):
+    """Same seed, same simulations: the same moves, root statistics (visits,
+    reward sums, best rewards of every role) and policy statistics, move after
+    move, with the tree kept between moves."""
+    game = load_game(name)
+    assert play_three_moves(game, spec, True) == play_three_moves(game, spec, False)
+
+
+@needs_shared()
+def test_the_c_tree_is_the_python_tree_in_a_simultaneous_game():
+    game = load_game(SHARED / "gdl1" / "connectFourSimultaneous.kif")
+    spec = "nst:simulations=300,seed=9"
+    assert play_three_moves(game, spec, True) == play_three_moves(game, spec, False)
 
 
 def test_bad_parameters_are_refused():
@@ -198,7 +256,7 @@ def set_statistics(player, node, stats):
     node.n = sum(v for v, _ in stats[0].values())
 
 
-def test_ucb1_picks_the_hand_computed_move():
+def test_ucb1_picks_the_hand_computed_move(python_tree):
     """UCB1 on the 0..100 scale, Q + C sqrt(ln N / n) with C = 40, N = 40 (ln N = 3.689):
     left: rock 60 + 40 sqrt(3.689 / 25) = 75.37, paper 40 + 40 sqrt(3.689 / 5) = 74.36,
           scissors 52 + 40 sqrt(3.689 / 10) = 76.30: scissors (neither the best
@@ -225,7 +283,7 @@ ENDGAME = {(1, 1): "x", (1, 2): "x", (2, 1): "o", (2, 2): "o", (2, 3): "x",
            (3, 1): "x", (3, 2): "o"}
 
 
-def test_backup_discounts_by_gamma_to_the_power_of_the_plies():
+def test_backup_discounts_by_gamma_to_the_power_of_the_plies(python_tree):
     """With discount 0.5: (mark 1 3) ends the game one ply from the root, so
     each of its visits adds 100 * 0.5 = 50 for x; (mark 3 3) ends it two plies
     from the root (o's forced reply: in a playout on the first visit, in the
@@ -265,14 +323,14 @@ def test_decoupled_uct_approaches_the_mixed_equilibrium(payoff, frequencies):
             assert visits / 20000 == pytest.approx(frequencies[move], abs=0.04), (role, stats)
 
 
-def test_final_move_choices():
+def test_final_move_choices(python_tree):
     """visits: most visited; average: best average; best: best reward seen;
     mixed: drawn in proportion to the visits (and played as such)."""
     left = {"rock": (10, 70.0), "paper": (30, 40.0), "scissors": (60, 50.0)}
     tops = {"rock": 80.0, "paper": 100.0, "scissors": 90.0}
 
     def final_move(player):
-        return player.search.move(0, player._best(player.root, 0))
+        return player.search.move(0, player._best(0))
 
     game = matrix_game(RPS)
     for final, expected in [("visits", "scissors"), ("average", "rock"), ("best", "paper"),
@@ -300,7 +358,7 @@ FOUR_LEFT = {**POSITION, (1, 2): "o"}
 
 
 @pytest.mark.parametrize("spec", ["mast", "nst", "lgr"])
-def test_the_policy_is_credited_at_terminal_tree_leaves(spec):
+def test_the_policy_is_credited_at_terminal_tree_leaves(spec, python_tree):
     """Every simulation credits its tree moves and its playout moves, one count
     per move and role in MAST's statistics: their total is twice the tree
     steps (the visits of every node below the root) plus the playout steps,

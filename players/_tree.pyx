@@ -1,0 +1,555 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The search tree of :mod:`players.mcts` in C, on the network kernel
+(:mod:`ggp._propnet`) and a playout policy (:mod:`players._policy`).
+
+The same search as the Python tree of :mod:`players.mcts` (whose docstring
+gives the algorithm and its sources): decoupled UCB1 per role, untried moves
+first (the policy picks which), one node added per simulation, a playout in C,
+the discounted goals backed up, the policy crediting the whole simulation,
+the tree kept between moves, optional transpositions.  With the same seed it
+makes the same simulations and so chooses the same moves
+(``tests/test_mcts.py``); only Python is gone from the loop.
+
+Storage is flat: per node its state (``nbase`` bytes), whether it is
+terminal, its visits, its goals (terminal) and per role the start and count
+of its legal moves in a pool of (move, visits, reward sum, best reward) rows;
+a node's children are a linked list of edges (joint move index, child), the
+joint move index being the mixed-radix number of the roles' picks.  When the
+root moves on (:meth:`Tree.advance`), what the new root cannot reach is
+dropped by copying its subtree into fresh storage.
+"""
+from libc.math cimport INFINITY, log, pow, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcmp, memcpy
+
+from ggp._propnet cimport Kernel
+from players._policy cimport Policy
+
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int, timespec*)
+    int CLOCK_MONOTONIC
+
+
+cdef enum:
+    MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
+
+
+cdef struct Store:
+    # nodes
+    int64_t count, capacity
+    uint8_t* states         # nbase bytes a node
+    uint8_t* terminal
+    int64_t* n              # visits
+    double* goals           # nroles a node (terminal nodes)
+    int64_t* first          # nroles a node: the role's first row in the pool
+    int32_t* width          # nroles a node: its number of legal moves
+    int64_t* edge           # the node's first edge, -1: none
+    # the pool of (move, visits, sum, top) rows
+    int64_t rows, row_capacity
+    int32_t* move
+    int64_t* visits
+    double* sums
+    double* tops            # the best reward seen
+    # edges
+    int64_t edges, edge_capacity
+    int64_t* joint          # the joint move's index
+    int64_t* child
+    int64_t* next           # the node's next edge, -1: none
+    # transpositions: open addressing from a state's hash to node + 1 (0: empty)
+    int64_t* table
+    uint64_t mask
+    int64_t used
+
+
+cdef void* _grown(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size + 8)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef void _free(Store* s) noexcept:
+    free(s.states); free(s.terminal); free(s.n); free(s.goals); free(s.first)
+    free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
+    free(s.joint); free(s.child); free(s.next); free(s.table)
+    s.states = NULL
+
+
+cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept:
+    """FNV-1a over the state's bytes."""
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef int i
+    for i in range(size):
+        h = (h ^ state[i]) * 1099511628211ULL
+    return h
+
+
+cdef inline double _now() noexcept:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
+
+
+cdef class Tree:
+    """The tree of one player's search (module docstring).  ``c`` is UCB1's
+    constant, ``discount`` the backed-up goal's factor a ply, ``max_nodes``
+    the nodes a move may add; ``root`` is the state to search from."""
+
+    cdef Kernel K
+    cdef Policy policy
+    cdef int nroles, nbase
+    cdef double c, gamma
+    cdef bint transpositions
+    cdef int64_t max_nodes
+    cdef readonly int64_t root, added
+    cdef Store s
+    cdef int32_t* context       # the match's last two joint moves (nroles each)
+    cdef int ncontext
+    # scratch for one simulation
+    cdef int64_t* path
+    cdef int32_t* picks         # nroles a level
+    cdef int32_t* joints        # context, then the tree's joint moves (nroles a step)
+    cdef int levels             # capacity of path, picks and joints, in levels
+    cdef uint8_t* state
+    cdef int32_t* legal
+    cdef double* goals
+
+    def __cinit__(self):
+        self.s.states = NULL
+        self.context = self.path = self.picks = self.joints = NULL
+        self.state = NULL
+        self.legal = NULL
+        self.goals = NULL
+
+    def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
+                 double discount, bint transpositions, long max_nodes):
+        self.K, self.policy = kernel, policy
+        self.nroles, self.nbase = kernel.nroles, kernel.nbase
+        self.c, self.gamma, self.transpositions = c, discount, transpositions
+        self.max_nodes = max_nodes
+        self.context = <int32_t*> _grown(NULL, 2 * self.nroles * sizeof(int32_t))
+        self.state = <uint8_t*> _grown(NULL, self.nbase)
+        self.legal = <int32_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int32_t))
+        self.goals = <double*> _grown(NULL, self.nroles * sizeof(double))
+        self.levels = 0
+        self._levels(64)
+        self._init(&self.s, 1024)
+        self.root = self._node(&root[0] if self.nbase else self.state)
+        self.added = 0
+
+    def __dealloc__(self):
+        if self.s.states != NULL:
+            _free(&self.s)
+        free(self.context); free(self.path); free(self.picks); free(self.joints)
+        free(self.state); free(self.legal); free(self.goals)
+
+    # --- storage ------------------------------------------------------------------
+    cdef int _init(self, Store* s, int64_t capacity) except -1:
+        s.count = s.rows = s.edges = s.used = 0
+        s.capacity = s.row_capacity = s.edge_capacity = 0
+        s.states = s.terminal = NULL
+        s.n = s.first = s.edge = s.joint = s.child = s.next = s.visits = s.table = NULL
+        s.goals = s.sums = s.tops = NULL
+        s.width = s.move = NULL
+        self._nodes(s, capacity)
+        self._rows(s, capacity * 4)
+        self._edges(s, capacity)
+        s.mask = 0
+        if self.transpositions:
+            s.mask = 2 * capacity - 1
+            s.table = <int64_t*> calloc(s.mask + 1, sizeof(int64_t))
+            if s.table == NULL:
+                raise MemoryError()
+        return 0
+
+    cdef int _nodes(self, Store* s, int64_t capacity) except -1:
+        cdef int r = self.nroles
+        s.states = <uint8_t*> _grown(s.states, capacity * self.nbase)
+        s.terminal = <uint8_t*> _grown(s.terminal, capacity)
+        s.n = <int64_t*> _grown(s.n, capacity * sizeof(int64_t))
+        s.goals = <double*> _grown(s.goals, capacity * r * sizeof(double))
+        s.first = <int64_t*> _grown(s.first, capacity * r * sizeof(int64_t))
+        s.width = <int32_t*> _grown(s.width, capacity * r * sizeof(int32_t))
+        s.edge = <int64_t*> _grown(s.edge, capacity * sizeof(int64_t))
+        s.capacity = capacity
+        return 0
+
+    cdef int _rows(self, Store* s, int64_t capacity) except -1:
+        s.move = <int32_t*> _grown(s.move, capacity * sizeof(int32_t))
+        s.visits = <int64_t*> _grown(s.visits, capacity * sizeof(int64_t))
+        s.sums = <double*> _grown(s.sums, capacity * sizeof(double))
+        s.tops = <double*> _grown(s.tops, capacity * sizeof(double))
+        s.row_capacity = capacity
+        return 0
+
+    cdef int _edges(self, Store* s, int64_t capacity) except -1:
+        s.joint = <int64_t*> _grown(s.joint, capacity * sizeof(int64_t))
+        s.child = <int64_t*> _grown(s.child, capacity * sizeof(int64_t))
+        s.next = <int64_t*> _grown(s.next, capacity * sizeof(int64_t))
+        s.edge_capacity = capacity
+        return 0
+
+    cdef int _levels(self, int levels) except -1:
+        cdef int r = self.nroles
+        self.path = <int64_t*> _grown(self.path, (levels + 2) * sizeof(int64_t))
+        self.picks = <int32_t*> _grown(self.picks, (levels + 2) * r * sizeof(int32_t))
+        self.joints = <int32_t*> _grown(self.joints, (levels + 4) * r * sizeof(int32_t))
+        self.levels = levels
+        return 0
+
+    cdef int64_t _find(self, Store* s, const uint8_t* state, uint64_t h) noexcept:
+        """The node of ``state`` in the transposition table, or -1."""
+        cdef uint64_t i = h & s.mask
+        cdef int64_t node
+        while s.table[i]:
+            node = s.table[i] - 1
+            if memcmp(s.states + node * self.nbase, state, self.nbase) == 0:
+                return node
+            i = (i + 1) & s.mask
+        return -1
+
+    cdef int _enter(self, Store* s, int64_t node) except -1:
+        """Put ``node`` in the transposition table (grown when half full)."""
+        cdef uint64_t i, j, old_mask
+        cdef int64_t* old
+        if 2 * (s.used + 1) > <int64_t> (s.mask + 1):
+            old, old_mask = s.table, s.mask
+            s.mask = 2 * (s.mask + 1) - 1
+            s.table = <int64_t*> calloc(s.mask + 1, sizeof(int64_t))
+            if s.table == NULL:
+                raise MemoryError()
+            s.used = 0
+            for j in range(old_mask + 1):
+                if old[j]:
+                    self._enter(s, old[j] - 1)
+            free(old)
+        i = _hash(s.states + node * self.nbase, self.nbase) & s.mask
+        while s.table[i]:
+            i = (i + 1) & s.mask
+        s.table[i] = node + 1
+        s.used += 1
+        return 0
+
+    # --- nodes --------------------------------------------------------------------
+    cdef int64_t _node(self, const uint8_t* state) except -1:
+        """The node of ``state``: a new one (expanded: terminal and goals, or
+        each role's legal moves in move order), or with transpositions the
+        one already holding that state."""
+        cdef Store* s = &self.s
+        cdef Kernel K = self.K
+        cdef int64_t node, row
+        cdef int r, k, g, nr = self.nroles
+        cdef double best
+        if self.transpositions:
+            node = self._find(s, state, _hash(state, self.nbase))
+            if node >= 0:
+                return node
+        if s.count == s.capacity:
+            self._nodes(s, 2 * s.capacity)
+        node = s.count
+        s.count += 1
+        memcpy(s.states + node * self.nbase, state, self.nbase)
+        s.n[node] = 0
+        s.edge[node] = -1
+        K._load(state)
+        s.terminal[node] = K.term_node >= 0 and K.val[K.term_node]
+        for r in range(nr):
+            s.width[node * nr + r] = 0
+            s.first[node * nr + r] = s.rows
+        if s.terminal[node]:
+            for r in range(nr):                 # the best true goal, else 0
+                best = -1.0
+                for g in range(K.ngoals):
+                    if K.goal_role[g] == r and K.val[K.goal_node[g]] and K.goal_value[g] > best:
+                        best = K.goal_value[g]
+                s.goals[node * nr + r] = best if best >= 0 else 0.0
+        else:
+            for r in range(nr):
+                k = K._legal(r, self.legal)
+                if s.rows + k > s.row_capacity:
+                    self._rows(s, 2 * (s.row_capacity + k))
+                s.first[node * nr + r] = s.rows
+                s.width[node * nr + r] = k
+                for g in range(k):
+                    row = s.rows + g
+                    s.move[row] = self.legal[g]
+                    s.visits[row] = 0
+                    s.sums[row] = 0.0
+                    s.tops[row] = -1.0
+                s.rows += k
+        if self.transpositions:
+            self._enter(s, node)
+        return node
+
+    cdef int64_t _child(self, int64_t node, int64_t joint) noexcept:
+        cdef int64_t e = self.s.edge[node]
+        while e >= 0:
+            if self.s.joint[e] == joint:
+                return self.s.child[e]
+            e = self.s.next[e]
+        return -1
+
+    cdef int _link(self, int64_t node, int64_t joint, int64_t child) except -1:
+        cdef Store* s = &self.s
+        if s.edges == s.edge_capacity:
+            self._edges(s, 2 * s.edge_capacity)
+        s.joint[s.edges] = joint
+        s.child[s.edges] = child
+        s.next[s.edges] = s.edge[node]
+        s.edge[node] = s.edges
+        s.edges += 1
+        return 0
+
+    # --- one simulation -------------------------------------------------------------
+    cdef int64_t _choose(self, int64_t node, int level, int32_t* joint) noexcept:
+        """Each role's move at ``node`` (into ``joint`` and the level's picks):
+        an untried one (the policy picks which), else by UCB1.  Returns the
+        joint move's index."""
+        cdef Store* s = &self.s
+        cdef Policy P = self.policy
+        cdef int nr = self.nroles, r, j, k, best, untried, t
+        cdef int64_t first, index = 0, radix = 1, v
+        cdef double log_n = log(<double> s.n[node]) if s.n[node] > 0 else 0.0
+        cdef double value, best_value
+        cdef int c1, c2
+        cdef int32_t* pick = self.picks + level * nr
+        t = self.ncontext + level               # joint moves before this one
+        for r in range(nr):
+            k = s.width[node * nr + r]
+            first = s.first[node * nr + r]
+            best = 0
+            if k > 1:
+                untried = 0
+                for j in range(k):
+                    if s.visits[first + j] == 0:
+                        P.cand[untried] = s.move[first + j]
+                        P.cand_pos[s.move[first + j]] = untried
+                        untried += 1
+                if untried:
+                    c1 = self.joints[(t - 1) * nr + P.prev[2 * r]] if t >= 1 else -1
+                    c2 = self.joints[(t - 2) * nr + P.prev[2 * r + 1]] if t >= 2 else -1
+                    v = P._pick(r, P.cand, untried, P.cand_pos, c1, c2)
+                    for j in range(untried):
+                        P.cand_pos[P.cand[j]] = -1
+                    for j in range(k):
+                        if s.move[first + j] == v:
+                            best = j
+                            break
+                else:
+                    best_value = -INFINITY
+                    for j in range(k):
+                        v = s.visits[first + j]
+                        value = s.sums[first + j] / v + self.c * sqrt(log_n / v)
+                        if value > best_value:
+                            best, best_value = j, value
+            pick[r] = best
+            joint[r] = s.move[first + best]
+            index += best * radix
+            radix *= k if k > 0 else 1
+        return index
+
+    cdef int _simulate(self) except -1:
+        cdef Store* s = &self.s
+        cdef Kernel K = self.K
+        cdef Policy P = self.policy
+        cdef int nr = self.nroles, level = 0, r, g, depth = 0, known, i
+        cdef int64_t node = self.root, child, index
+        cdef int32_t* joint
+        cdef bint played = False, cut = False
+        cdef double scale, reward
+        self.path[0] = node
+        while not s.terminal[node]:
+            if level + 1 >= self.levels:
+                self._levels(2 * self.levels)
+            joint = self.joints + (self.ncontext + level) * nr
+            index = self._choose(node, level, joint)
+            level += 1
+            child = self._child(node, index)
+            if child < 0:
+                K._load(s.states + node * self.nbase)
+                for r in range(nr):
+                    K.chosen[r] = joint[r]
+                K._do()
+                K._read_next(self.state)
+                child = self._node(self.state)
+                if self.added < self.max_nodes:
+                    self._link(node, index, child)
+                    self.added += 1
+                self.path[level] = child
+                if not s.terminal[child]:
+                    known = self.ncontext + level
+                    P._reserve(known + MAX_PLAYOUT)
+                    memcpy(P.seq, self.joints, known * nr * sizeof(int32_t))
+                    K._load(s.states + child * self.nbase)
+                    depth = P._run(known, MAX_PLAYOUT, &cut)
+                    for r in range(nr):
+                        self.goals[r] = 0
+                    for g in range(K.ngoals):
+                        if K.val[K.goal_node[g]]:
+                            self.goals[K.goal_role[g]] = K.goal_value[g]
+                    P._credit(self.ncontext, known + depth, self.goals)
+                    played = True
+                break
+            self.path[level] = child
+            node = child
+        if not played:
+            node = self.path[level]
+            for r in range(nr):
+                self.goals[r] = s.goals[node * nr + r]
+            known = self.ncontext + level
+            P._reserve(known)
+            memcpy(P.seq, self.joints, known * nr * sizeof(int32_t))
+            P._credit(self.ncontext, known, self.goals)
+        # back up the goals, discounted by gamma ** plies to the end
+        scale = pow(self.gamma, depth)
+        for i in range(level - 1, -1, -1):
+            scale *= self.gamma
+            node = self.path[i]
+            s.n[node] += 1
+            for r in range(nr):
+                g = s.first[node * nr + r] + self.picks[i * nr + r]
+                reward = self.goals[r] * scale
+                s.visits[g] += 1
+                s.sums[g] += reward
+                if reward > s.tops[g]:
+                    s.tops[g] = reward
+        s.n[self.path[level]] += 1
+        return 0
+
+    def run(self, long budget=-1, double until=0.0):
+        """Simulate ``budget`` times, or (``budget < 0``) until the
+        ``time.monotonic()`` instant ``until``; returns how many ran."""
+        cdef long done = 0
+        memcpy(self.joints, self.context, self.ncontext * self.nroles * sizeof(int32_t))
+        if budget >= 0:
+            while done < budget:
+                self._simulate()
+                done += 1
+        else:
+            while _now() < until:
+                self._simulate()
+                done += 1
+        return done
+
+    # --- between moves --------------------------------------------------------------
+    def new_move(self):
+        """A new decision: it may add ``max_nodes`` nodes again."""
+        self.added = 0
+
+    def advance(self, joint, const uint8_t[:] state):
+        """The match went on by ``joint`` (move numbers) to ``state``: its node
+        becomes the root (the child of the root by that joint move, else the
+        node of ``state``), and everything else is dropped."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, r, j, k
+        cdef int64_t index = 0, radix = 1, first, child = -1
+        cdef bint found = not s.terminal[self.root]
+        for r in range(nr):
+            if not found:
+                break
+            k, first = s.width[self.root * nr + r], s.first[self.root * nr + r]
+            found = False
+            for j in range(k):
+                if s.move[first + j] == joint[r]:
+                    index += j * radix
+                    found = True
+                    break
+            radix *= k if k > 0 else 1
+        if found:
+            child = self._child(self.root, index)
+        if child < 0:
+            child = self._node(&state[0] if self.nbase else self.state)
+        if self.ncontext == 2:                  # keep the last two joint moves
+            memcpy(self.context, self.context + nr, nr * sizeof(int32_t))
+            self.ncontext = 1
+        for r in range(nr):
+            self.context[self.ncontext * nr + r] = joint[r]
+        self.ncontext += 1
+        self._keep(child)
+
+    def restart(self, const uint8_t[:] state):
+        """Search from ``state``, with no tree and no history (GDL-II: a state
+        consistent with what the player saw)."""
+        self.ncontext = 0
+        self._keep(self._node(&state[0] if self.nbase else self.state))
+
+    cdef int _keep(self, int64_t root) except -1:
+        """Make ``root`` the root and copy what it reaches into fresh storage."""
+        cdef Store old = self.s
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, r
+        cdef int64_t* new_id = <int64_t*> _grown(NULL, old.count * sizeof(int64_t))
+        cdef int64_t* queue = <int64_t*> _grown(NULL, old.count * sizeof(int64_t))
+        cdef int64_t head = 0, tail = 1, node, copy, e, j, w, src, dst
+        cdef int64_t capacity = 1024
+        try:
+            for node in range(old.count):
+                new_id[node] = -1
+            # number the reachable nodes breadth-first
+            queue[0] = root
+            new_id[root] = 0
+            while head < tail:
+                node = queue[head]
+                head += 1
+                e = old.edge[node]
+                while e >= 0:
+                    if new_id[old.child[e]] < 0:
+                        new_id[old.child[e]] = tail
+                        queue[tail] = old.child[e]
+                        tail += 1
+                    e = old.next[e]
+            while capacity < tail:
+                capacity *= 2
+            self._init(s, capacity)
+            for copy in range(tail):
+                node = queue[copy]
+                memcpy(s.states + copy * self.nbase, old.states + node * self.nbase, self.nbase)
+                s.terminal[copy], s.n[copy], s.edge[copy] = old.terminal[node], old.n[node], -1
+                for r in range(nr):
+                    w = old.width[node * nr + r]
+                    s.goals[copy * nr + r] = old.goals[node * nr + r]
+                    s.width[copy * nr + r] = w
+                    if s.rows + w > s.row_capacity:
+                        self._rows(s, 2 * (s.row_capacity + w))
+                    s.first[copy * nr + r] = s.rows
+                    src, dst = old.first[node * nr + r], s.rows
+                    for j in range(w):
+                        s.move[dst + j] = old.move[src + j]
+                        s.visits[dst + j] = old.visits[src + j]
+                        s.sums[dst + j] = old.sums[src + j]
+                        s.tops[dst + j] = old.tops[src + j]
+                    s.rows += w
+                s.count += 1
+                if self.transpositions:
+                    self._enter(s, copy)
+            for copy in range(tail):
+                node = queue[copy]
+                e = old.edge[node]
+                while e >= 0:
+                    self._link(copy, old.joint[e], new_id[old.child[e]])
+                    e = old.next[e]
+        finally:
+            free(new_id)
+            free(queue)
+            _free(&old)
+        self.root = 0
+        return 0
+
+    # --- questions ------------------------------------------------------------------
+    def root_moves(self, int role):
+        """(moves, visits, reward sums, best rewards) of ``role`` at the root."""
+        cdef Store* s = &self.s
+        cdef int64_t first = s.first[self.root * self.nroles + role], j
+        cdef int w = s.width[self.root * self.nroles + role]
+        return ([s.move[first + j] for j in range(w)], [s.visits[first + j] for j in range(w)],
+                [s.sums[first + j] for j in range(w)], [s.tops[first + j] for j in range(w)])
+
+    @property
+    def nodes(self):
+        return self.s.count
