@@ -33,7 +33,8 @@ Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
 
 On the compiled reasoner the tree lives in C (:mod:`players._tree`), which
 makes the same simulations with the same seed; the Python tree below is the
-one for the reference reasoner, and the oracle the C tree is tested against.
+one for the reference reasoner (and ``engine=python``), and the oracle the C
+tree is tested against.
 
 Defaults and their basis (seed 003 slides, else /work/shared/REFERENCES.md):
 
@@ -117,6 +118,8 @@ class MCTSPlayer(Player):
               "reward seen, or drawn in proportion to the visits (seed 003 slide 29)",
               choices=("visits", "average", "best", "mixed")),
         Param("transpositions", bool, False, "one node per state instead of per path"),
+        Param("engine", str, "c", "the tree in C (on the compiled reasoner) or in Python "
+              "(the same simulations, slower)", choices=("c", "python")),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -124,9 +127,6 @@ class MCTSPlayer(Player):
     #: What the policy's statistics are multiplied by before each decision
     #: (random playouts keep none; the learning players declare it).
     decay = 1.0
-    #: The tree in C on the compiled reasoner (the tests compare it with the
-    #: Python tree by turning this off).
-    TREE_IN_C = True
 
     def __init__(self, **values):
         super().__init__(**values)
@@ -141,7 +141,7 @@ class MCTSPlayer(Player):
         self.history = []               # joint moves of the match so far (search ids)
         self.table = {} if self.transpositions else None
         self.ctree = None
-        if self.steps.compiled and self.TREE_IN_C:
+        if self.steps.compiled and self.engine == "c":
             from ._tree import Tree
             self.ctree = Tree(self.search.kernel, self.search.policy, self.sm.initial_state(),
                               self.c, self.discount, self.transpositions, MAX_NODES)

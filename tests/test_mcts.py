@@ -102,12 +102,10 @@ def test_simulation_budget_is_exact_and_statistics_add_up():
     assert all(0 <= q <= 100 for _, q in stats.values())
 
 
-@pytest.mark.parametrize("tree_in_c", [True, False], ids=["c-tree", "python-tree"])
-def test_tree_is_kept_between_turns(tree_in_c, monkeypatch):
-    from players.mcts import MCTSPlayer
-    monkeypatch.setattr(MCTSPlayer, "TREE_IN_C", tree_in_c)
+@pytest.mark.parametrize("engine", ["c", "python"])
+def test_tree_is_kept_between_turns(engine):
     game = load_game("tictactoe")
-    player = make("uct:simulations=400,seed=1")
+    player = make(f"uct:simulations=400,seed=1,engine={engine}")
     player.start(game, "xplayer", 10, 10)
     move = player.play(Observation())
     visits = dict(zip(*player._root_rows(0)[:2]))[player.search.ids((move, "noop"))[0]]
@@ -120,34 +118,37 @@ def test_tree_is_kept_between_turns(tree_in_c, monkeypatch):
 def python_tree(monkeypatch):
     """The Python tree, for the tests that set or read its nodes (the C tree
     makes the same simulations: test_the_c_tree_is_the_python_tree)."""
+    from dataclasses import replace
+
     from players.mcts import MCTSPlayer
-    monkeypatch.setattr(MCTSPlayer, "TREE_IN_C", False)
+    classes, todo = [], [MCTSPlayer]
+    while todo:
+        classes.append(todo.pop())
+        todo.extend(classes[-1].__subclasses__())
+    for cls in classes:
+        monkeypatch.setattr(cls, "params", type(cls.params)(
+            replace(p, default="python") if p.name == "engine" else p for p in cls.params))
 
 
-def play_three_moves(game, spec, tree_in_c):
+def play_three_moves(game, spec):
     """Three moves of ``spec`` as the first role, the others playing their first
     legal move: per move the move, the root's rows of every role and the
     policy's MAST statistics."""
-    from players.mcts import MCTSPlayer
-    MCTSPlayer.TREE_IN_C = tree_in_c
-    try:
-        player = make(spec)
-        player.start(game, game.roles[0], 1000, 1000)
-        seen = []
-        for turn in range(3):
-            move = player.select(player.legal_moves(), time.monotonic() + 1000)
-            rows = [player._root_rows(r) for r in range(len(game.roles))]
-            policy = player.search.policy
-            seen.append((move, rows, [policy.mast(m) for m in range(len(player.sm._moves))]))
-            state = player.position()
-            if player.sm.is_terminal(state):
-                break
-            joint = tuple(move if r == game.roles[0] else player.sm.legal_moves(state, r)[0]
-                          for r in game.roles)
-            player.observe(Observation(turn=turn + 1, joint=joint))
-        return seen
-    finally:
-        MCTSPlayer.TREE_IN_C = True
+    player = make(spec)
+    player.start(game, game.roles[0], 1000, 1000)
+    seen = []
+    for turn in range(3):
+        move = player.select(player.legal_moves(), time.monotonic() + 1000)
+        rows = [player._root_rows(r) for r in range(len(game.roles))]
+        policy = player.search.policy
+        seen.append((move, rows, [policy.mast(m) for m in range(len(player.sm._moves))]))
+        state = player.position()
+        if player.sm.is_terminal(state):
+            break
+        joint = tuple(move if r == game.roles[0] else player.sm.legal_moves(state, r)[0]
+                      for r in game.roles)
+        player.observe(Observation(turn=turn + 1, joint=joint))
+    return seen
 
 
 @pytest.mark.parametrize("name, spec", [
@@ -163,14 +164,14 @@ def test_the_c_tree_is_the_python_tree(name, spec):
     reward sums, best rewards of every role) and policy statistics, move after
     move, with the tree kept between moves."""
     game = load_game(name)
-    assert play_three_moves(game, spec, True) == play_three_moves(game, spec, False)
+    assert play_three_moves(game, spec) == play_three_moves(game, spec + ",engine=python")
 
 
 @needs_shared()
 def test_the_c_tree_is_the_python_tree_in_a_simultaneous_game():
     game = load_game(SHARED / "gdl1" / "connectFourSimultaneous.kif")
     spec = "nst:simulations=300,seed=9"
-    assert play_three_moves(game, spec, True) == play_three_moves(game, spec, False)
+    assert play_three_moves(game, spec) == play_three_moves(game, spec + ",engine=python")
 
 
 def test_bad_parameters_are_refused():

@@ -1,0 +1,151 @@
+"""Search speed beside the reasoner's: in one run, alternating, per game the
+incremental kernel's random playouts one at a time, and the MCTS players'
+simulations a second thinking about the first move, with the tree in C and
+(``--python``) with the Python tree; then the imperfect-information players'
+simulations a second on the GDL-II games.
+
+    python benchmarks/search.py [--seconds 2] [--python] [--games ...] [--gdl2 ...]
+
+Per game: the kernel's state changes a second and playouts a second
+(``Kernel.playouts`` from the initial state, one playout at a time), and each
+player's simulations a second (``simulations`` budget on the first move, a
+fresh player each round), with the ratio of ``uct``'s simulations to the
+kernel's playouts (the issue's bar: 70%).  Rounds alternate between the
+measures so that all see the same machine load; each gets ``--seconds`` in all.
+Printed as Markdown tables.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import players
+from ggp import load_game
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
+GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
+PLAYERS = ["uct", "mast", "nst", "lgr"]
+GDL2 = ["leduc", "iigs13", "phantomttt"]
+GDL2_PLAYERS = ["ismcts", "smooth-uct"]
+
+
+def source(name: str):
+    path = SHARED / f"{name}.kif"
+    return path if path.exists() else name
+
+
+def simulations(game, spec: str, budget: int, c_tree: bool) -> float:
+    """Seconds for ``budget`` simulations on the first move of a fresh player."""
+    engine = "c" if c_tree else "python"
+    player = players.make(f"{spec}:simulations={budget},seed=1,engine={engine}")
+    player.start(game, game.roles[0], 1000, 1000)
+    start = time.perf_counter()
+    player.select(player.legal_moves(), time.monotonic() + 1000)
+    return time.perf_counter() - start
+
+
+def gdl2_simulations(game, spec: str, budget: int) -> float:
+    """Seconds for ``budget`` simulations from the initial belief (whether or
+    not the first step is a decision)."""
+    player = players.make(f"{spec}:simulations={budget},seed=1")
+    role = next(r for r in game.roles if r != "random")
+    player.start(game, role, 1000, 1000)
+    start = time.perf_counter()
+    player.think(math.inf, budget)
+    return time.perf_counter() - start
+
+
+class Measure:
+    """One quantity measured in rounds: ``run(n) -> (units, seconds)``, its
+    batch ``n`` grown until a round takes about ``round_seconds``."""
+
+    def __init__(self, run, round_seconds: float):
+        self.run, self.target = run, round_seconds
+        self.n, self.units, self.spent = 1, 0.0, 0.0
+
+    def round(self):
+        units, seconds = self.run(self.n)
+        self.units += units
+        self.spent += seconds
+        if seconds < self.target and self.n < 1 << 24:
+            self.n = max(self.n + 1, min(8 * self.n, int(self.n * self.target / max(seconds,
+                                                                                     1e-6))))
+
+    @property
+    def rate(self) -> float:
+        return self.units / self.spent if self.spent else 0.0
+
+
+def kernel_measures(sm, round_seconds):
+    root = sm.initial_state()
+    seed = [1]
+
+    def run(n):
+        start = time.perf_counter()
+        steps, _, _ = sm.kernel.playouts(root, n, seed[0])
+        seed[0] += 1
+        return steps, time.perf_counter() - start
+
+    def playouts(n):
+        start = time.perf_counter()
+        sm.kernel.playouts(root, n, seed[0])
+        seed[0] += 1
+        return n, time.perf_counter() - start
+
+    return Measure(run, round_seconds), Measure(playouts, round_seconds)
+
+
+def run_rounds(measures: dict, seconds: float):
+    while min(m.spent for m in measures.values()) < seconds:
+        for m in measures.values():
+            if m.spent < seconds:
+                m.round()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--round", type=float, default=0.25, help="seconds a round")
+    parser.add_argument("--python", action="store_true", help="also the Python tree")
+    parser.add_argument("--games", nargs="*", default=GAMES)
+    parser.add_argument("--gdl2", nargs="*", default=GDL2)
+    args = parser.parse_args(argv)
+    trees = [("C", True)] + ([("Python", False)] if args.python else [])
+    head = ["game", "kernel: state changes/s", "kernel: playouts/s"] + \
+        [f"{p} ({t}): simulations/s" for p in PLAYERS for t, _ in trees] + \
+        ["uct (C) / kernel playouts"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name in args.games:
+        game = load_game(source(name))
+        sm = game.state_machine("compiled")
+        steps, outs = kernel_measures(sm, args.round)
+        measures = {"steps": steps, "playouts": outs}
+        for p in PLAYERS:
+            for t, c_tree in trees:
+                measures[p, t] = Measure(
+                    lambda n, p=p, c=c_tree: (n, simulations(game, p, n, c)), args.round)
+        run_rounds(measures, args.seconds)
+        row = [Path(str(name)).stem, f"{steps.rate:,.0f}", f"{outs.rate:,.0f}"] + \
+            [f"{measures[p, t].rate:,.0f}" for p in PLAYERS for t, _ in trees] + \
+            [f"{measures['uct', 'C'].rate / outs.rate:.2f}"]
+        print("| " + " | ".join(row) + " |", flush=True)
+    if not args.gdl2:
+        return 0
+    print()
+    print("| game | " + " | ".join(f"{p}: simulations/s" for p in GDL2_PLAYERS) + " |")
+    print("|---|" + "---|" * len(GDL2_PLAYERS))
+    for name in args.gdl2:
+        game = load_game(source(name))
+        measures = {p: Measure(lambda n, p=p: (n, gdl2_simulations(game, p, n)), args.round)
+                    for p in GDL2_PLAYERS}
+        run_rounds(measures, args.seconds)
+        print(f"| {name} | " + " | ".join(f"{measures[p].rate:,.0f}" for p in GDL2_PLAYERS)
+              + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
