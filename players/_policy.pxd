@@ -56,16 +56,16 @@ cdef class Policy:
     cdef int32_t* cand          # scratch for choose(): the candidates
     cdef int32_t* cand_pos      # scratch for choose(): index of m in cand, or -1
 
-    cdef uint64_t _key(self, int c2, int c1, int m) noexcept
-    cdef void _context(self, const int32_t* row, int t, int r, int* c1, int* c2) noexcept
-    cdef double _uniform(self) noexcept
-    cdef void _scores(self, const int32_t* cand, int k, int c1, int c2) noexcept
-    cdef int _greedy(self, const int32_t* cand, int k) noexcept
-    cdef int _boltzmann(self, const int32_t* cand, int k) noexcept
+    cdef uint64_t _key(self, int c2, int c1, int m) noexcept nogil
+    cdef void _context(self, const int32_t* row, int t, int r, int* c1, int* c2) noexcept nogil
+    cdef double _uniform(self) noexcept nogil
+    cdef void _scores(self, const int32_t* cand, int k, int c1, int c2) noexcept nogil
+    cdef int _greedy(self, const int32_t* cand, int k) noexcept nogil
+    cdef int _boltzmann(self, const int32_t* cand, int k) noexcept nogil
     cdef int _pick(self, int r, const int32_t* cand, int k, const int32_t* pos,
-                   int c1, int c2) noexcept
-    cdef int _reserve(self, int steps) except -1
-    cdef int _run(self, int t, int max_steps, bint* cut) noexcept
-    cdef int _credit(self, int t0, int t1, const double* goals) except -1
+                   int c1, int c2) noexcept nogil
+    cdef int _reserve(self, int steps) except -1 nogil
+    cdef int _run(self, int t, int max_steps, bint* cut) noexcept nogil
+    cdef int _credit(self, int t0, int t1, const double* goals) except -1 nogil
     cdef int _put(self, int t, joint) except -1
     cdef int _path(self, path, int credit_from, int room) except -1

@@ -82,13 +82,14 @@ cdef extern from "sys/mman.h":
     int MADV_HUGEPAGE
 
 
-cdef int _table_init(Table* t, uint64_t capacity) except -1:
+cdef int _table_init(Table* t, uint64_t capacity) except -1 nogil:
     """An empty table of ``capacity`` (a power of two) slots.  A large one
     asks for transparent huge pages: its look-ups are random, and a miss in
     the address translation cache would come on top of every cache miss."""
     t.slots = <Slot*> calloc(capacity, sizeof(Slot))
     if t.slots == NULL:
-        raise MemoryError()
+        with gil:
+            raise MemoryError()
     cdef size_t start = ((<size_t> t.slots) + 4095) & ~(<size_t> 4095)     # whole pages
     cdef size_t stop = ((<size_t> t.slots) + capacity * sizeof(Slot)) & ~(<size_t> 4095)
     if stop > start + HUGE_PAGE:
@@ -121,7 +122,7 @@ cdef inline Slot* _find(const Table* t, uint64_t key) noexcept nogil:
     return &t.slots[i]
 
 
-cdef Slot* _get(Table* t, uint64_t key) except NULL:
+cdef Slot* _get(Table* t, uint64_t key) except NULL nogil:
     """The slot of ``key``, inserted (value zero) when absent."""
     cdef uint64_t i
     if (t.used + 1) * 3 > (t.mask + 1) * 2:
@@ -136,7 +137,7 @@ cdef Slot* _get(Table* t, uint64_t key) except NULL:
     return &t.slots[i]
 
 
-cdef int _grow(Table* t) except -1:
+cdef int _grow(Table* t) except -1 nogil:
     cdef Slot* old = t.slots
     cdef uint64_t j, i, capacity = t.mask + 1
     _table_init(t, 2 * capacity)
@@ -260,22 +261,22 @@ cdef class Policy:
         free(self.seq); free(self.ngrams.slots); free(self.reply2.slots)
 
     # --- choosing a move ------------------------------------------------------
-    cdef inline uint64_t _key(self, int c2, int c1, int m) noexcept:
+    cdef inline uint64_t _key(self, int c2, int c1, int m) noexcept nogil:
         """The hash key of the N-gram (c2, c1, m); c2 = -1 for a 2-gram.
         Never 0, and distinct for distinct N-grams."""
         return ((<uint64_t> (c2 + 1) * self.width) + <uint64_t> (c1 + 1)) * self.width + (m + 1)
 
-    cdef inline void _context(self, const int32_t* row, int t, int r, int* c1, int* c2) noexcept:
+    cdef inline void _context(self, const int32_t* row, int t, int r, int* c1, int* c2) noexcept nogil:
         """The N-gram context of role r at step t of seq (``row`` its moves):
         c1 = the move of role (r-1) mod n at step t-1, c2 = that of role
         (r-2) mod n at step t-2, -1 where the step does not exist."""
         c1[0] = row[self.prev[2 * r] - self.nroles] if t >= 1 else -1
         c2[0] = row[self.prev[2 * r + 1] - 2 * self.nroles] if t >= 2 else -1
 
-    cdef inline double _uniform(self) noexcept:
+    cdef inline double _uniform(self) noexcept nogil:
         return (_xorshift(&self.rng) >> 11) * UNIT
 
-    cdef void _scores(self, const int32_t* cand, int k, int c1, int c2) noexcept:
+    cdef void _scores(self, const int32_t* cand, int k, int c1, int c2) noexcept nogil:
         """The scores of the k candidates into ``score``: MAST's Q(m), or NST's
         average of m's counted N-gram averages.
 
@@ -319,7 +320,7 @@ cdef class Policy:
                 else:
                     score[i] *= 0.5
 
-    cdef int _greedy(self, const int32_t* cand, int k) noexcept:
+    cdef int _greedy(self, const int32_t* cand, int k) noexcept nogil:
         """A candidate of maximal score, ties broken uniformly at random."""
         cdef int i, choice = 0, ties = 1
         cdef double* score = self.score
@@ -332,7 +333,7 @@ cdef class Policy:
                     choice = i
         return cand[choice]
 
-    cdef int _boltzmann(self, const int32_t* cand, int k) noexcept:
+    cdef int _boltzmann(self, const int32_t* cand, int k) noexcept nogil:
         """A candidate drawn with probability proportional to exp(score / tau)
         (Gibbs sampling; scores shifted by their maximum against overflow)."""
         cdef int i
@@ -352,7 +353,7 @@ cdef class Policy:
         return cand[k - 1]
 
     cdef int _pick(self, int r, const int32_t* cand, int k, const int32_t* pos,
-                   int c1, int c2) noexcept:
+                   int c1, int c2) noexcept nogil:
         """Role r's move among the k candidates ``cand`` (``pos[m] >= 0`` iff m
         is one), given the context (c2, c1): the one shared chooser of playouts
         and :meth:`choose`."""
@@ -378,48 +379,48 @@ cdef class Policy:
         return self._greedy(cand, k)
 
     # --- simulations --------------------------------------------------------
-    cdef int _reserve(self, int steps) except -1:
+    cdef int _reserve(self, int steps) except -1 nogil:
         """Make room in seq for ``steps`` joint moves."""
         cdef int32_t* grown
         if steps <= self.seq_steps:
             return 0
         grown = <int32_t*> realloc(self.seq, (<size_t> steps) * self.nroles * sizeof(int32_t) + 8)
         if grown == NULL:
-            raise MemoryError()
+            with gil:
+                raise MemoryError()
         self.seq, self.seq_steps = grown, steps
         return 0
 
-    cdef int _run(self, int t, int max_steps, bint* cut) noexcept:
+    cdef int _run(self, int t, int max_steps, bint* cut) noexcept nogil:
         """Play from the kernel's current state, seq holding t steps before it,
         until terminal (or max_steps, or a role without legal moves: ``cut``).
         Returns the number of steps played, appended to seq."""
-        cdef Kernel K = self.kernel
         cdef int n = self.nroles, depth = 0, r, k, c1, c2
         cdef int32_t* row
         cdef const int32_t* cand
-        while not (K.term_node >= 0 and K.val[K.term_node]):
+        while not (self.kernel.term_node >= 0 and self.kernel.val[self.kernel.term_node]):
             if depth >= max_steps:
                 cut[0] = True
                 return depth
             row = self.seq + (t + depth) * n
             for r in range(n):
-                k = K.legal_count[r]
+                k = self.kernel.legal_count[r]
                 if k == 0:
                     cut[0] = True
                     return depth
-                cand = K.legal_list + K.role_start[r]
+                cand = self.kernel.legal_list + self.kernel.role_start[r]
                 if k == 1:                      # forced: not even a context to read
                     row[r] = cand[0]
                 else:
                     self._context(row, t + depth, r, &c1, &c2)
-                    row[r] = self._pick(r, cand, k, K.legal_pos, c1, c2)
-                K.chosen[r] = row[r]
-            K._do()
-            K._advance()
+                    row[r] = self._pick(r, cand, k, self.kernel.legal_pos, c1, c2)
+                self.kernel.chosen[r] = row[r]
+            self.kernel._do()
+            self.kernel._advance()
             depth += 1
         return depth
 
-    cdef int _credit(self, int t0, int t1, const double* goals) except -1:
+    cdef int _credit(self, int t0, int t1, const double* goals) except -1 nogil:
         """Update the statistics with steps t0..t1-1 of seq and the final goals."""
         cdef int n = self.nroles, t, r, m, c1, c2, j
         cdef double g

@@ -67,21 +67,22 @@ cdef struct Store:
     int64_t used
 
 
-cdef void* _grown(void* p, size_t size) except NULL:
+cdef void* _grown(void* p, size_t size) except NULL nogil:
     cdef void* q = realloc(p, size + 8)
     if q == NULL:
-        raise MemoryError()
+        with gil:
+            raise MemoryError()
     return q
 
 
-cdef void _free(Store* s) noexcept:
+cdef void _free(Store* s) noexcept nogil:
     free(s.states); free(s.terminal); free(s.n); free(s.goals); free(s.first)
     free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
     free(s.joint); free(s.child); free(s.next); free(s.table)
     s.states = NULL
 
 
-cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept:
+cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept nogil:
     """FNV-1a over the state's bytes."""
     cdef uint64_t h = 1469598103934665603ULL
     cdef int i
@@ -90,7 +91,7 @@ cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept:
     return h
 
 
-cdef inline double _now() noexcept:
+cdef inline double _now() noexcept nogil:
     cdef timespec t
     clock_gettime(CLOCK_MONOTONIC, &t)
     return t.tv_sec + t.tv_nsec * 1e-9
@@ -150,7 +151,7 @@ cdef class Tree:
         free(self.state); free(self.legal); free(self.goals)
 
     # --- storage ------------------------------------------------------------------
-    cdef int _init(self, Store* s, int64_t capacity) except -1:
+    cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
         s.count = s.rows = s.edges = s.used = 0
         s.capacity = s.row_capacity = s.edge_capacity = 0
         s.states = s.terminal = NULL
@@ -165,10 +166,11 @@ cdef class Tree:
             s.mask = 2 * capacity - 1
             s.table = <int64_t*> calloc(s.mask + 1, sizeof(int64_t))
             if s.table == NULL:
-                raise MemoryError()
+                with gil:
+                    raise MemoryError()
         return 0
 
-    cdef int _nodes(self, Store* s, int64_t capacity) except -1:
+    cdef int _nodes(self, Store* s, int64_t capacity) except -1 nogil:
         cdef int r = self.nroles
         s.states = <uint8_t*> _grown(s.states, capacity * self.nbase)
         s.terminal = <uint8_t*> _grown(s.terminal, capacity)
@@ -180,7 +182,7 @@ cdef class Tree:
         s.capacity = capacity
         return 0
 
-    cdef int _rows(self, Store* s, int64_t capacity) except -1:
+    cdef int _rows(self, Store* s, int64_t capacity) except -1 nogil:
         s.move = <int32_t*> _grown(s.move, capacity * sizeof(int32_t))
         s.visits = <int64_t*> _grown(s.visits, capacity * sizeof(int64_t))
         s.sums = <double*> _grown(s.sums, capacity * sizeof(double))
@@ -188,14 +190,14 @@ cdef class Tree:
         s.row_capacity = capacity
         return 0
 
-    cdef int _edges(self, Store* s, int64_t capacity) except -1:
+    cdef int _edges(self, Store* s, int64_t capacity) except -1 nogil:
         s.joint = <int64_t*> _grown(s.joint, capacity * sizeof(int64_t))
         s.child = <int64_t*> _grown(s.child, capacity * sizeof(int64_t))
         s.next = <int64_t*> _grown(s.next, capacity * sizeof(int64_t))
         s.edge_capacity = capacity
         return 0
 
-    cdef int _levels(self, int levels) except -1:
+    cdef int _levels(self, int levels) except -1 nogil:
         cdef int r = self.nroles
         self.path = <int64_t*> _grown(self.path, (levels + 2) * sizeof(int64_t))
         self.picks = <int32_t*> _grown(self.picks, (levels + 2) * r * sizeof(int32_t))
@@ -203,7 +205,7 @@ cdef class Tree:
         self.levels = levels
         return 0
 
-    cdef int64_t _find(self, Store* s, const uint8_t* state, uint64_t h) noexcept:
+    cdef int64_t _find(self, Store* s, const uint8_t* state, uint64_t h) noexcept nogil:
         """The node of ``state`` in the transposition table, or -1."""
         cdef uint64_t i = h & s.mask
         cdef int64_t node
@@ -214,7 +216,7 @@ cdef class Tree:
             i = (i + 1) & s.mask
         return -1
 
-    cdef int _enter(self, Store* s, int64_t node) except -1:
+    cdef int _enter(self, Store* s, int64_t node) except -1 nogil:
         """Put ``node`` in the transposition table (grown when half full)."""
         cdef uint64_t i, j, old_mask
         cdef int64_t* old
@@ -223,7 +225,8 @@ cdef class Tree:
             s.mask = 2 * (s.mask + 1) - 1
             s.table = <int64_t*> calloc(s.mask + 1, sizeof(int64_t))
             if s.table == NULL:
-                raise MemoryError()
+                with gil:
+                    raise MemoryError()
             s.used = 0
             for j in range(old_mask + 1):
                 if old[j]:
@@ -237,12 +240,11 @@ cdef class Tree:
         return 0
 
     # --- nodes --------------------------------------------------------------------
-    cdef int64_t _node(self, const uint8_t* state) except -1:
+    cdef int64_t _node(self, const uint8_t* state) except -1 nogil:
         """The node of ``state``: a new one (expanded: terminal and goals, or
         each role's legal moves in move order), or with transpositions the
         one already holding that state."""
         cdef Store* s = &self.s
-        cdef Kernel K = self.K
         cdef int64_t node, row
         cdef int r, k, g, nr = self.nroles
         cdef double best
@@ -257,21 +259,21 @@ cdef class Tree:
         memcpy(s.states + node * self.nbase, state, self.nbase)
         s.n[node] = 0
         s.edge[node] = -1
-        K._load(state)
-        s.terminal[node] = K.term_node >= 0 and K.val[K.term_node]
+        self.K._load(state)
+        s.terminal[node] = self.K.term_node >= 0 and self.K.val[self.K.term_node]
         for r in range(nr):
             s.width[node * nr + r] = 0
             s.first[node * nr + r] = s.rows
         if s.terminal[node]:
             for r in range(nr):                 # the best true goal, else 0
                 best = -1.0
-                for g in range(K.ngoals):
-                    if K.goal_role[g] == r and K.val[K.goal_node[g]] and K.goal_value[g] > best:
-                        best = K.goal_value[g]
+                for g in range(self.K.ngoals):
+                    if self.K.goal_role[g] == r and self.K.val[self.K.goal_node[g]] and self.K.goal_value[g] > best:
+                        best = self.K.goal_value[g]
                 s.goals[node * nr + r] = best if best >= 0 else 0.0
         else:
             for r in range(nr):
-                k = K._legal(r, self.legal)
+                k = self.K._legal(r, self.legal)
                 if s.rows + k > s.row_capacity:
                     self._rows(s, 2 * (s.row_capacity + k))
                 s.first[node * nr + r] = s.rows
@@ -287,7 +289,7 @@ cdef class Tree:
             self._enter(s, node)
         return node
 
-    cdef int64_t _child(self, int64_t node, int64_t joint) noexcept:
+    cdef int64_t _child(self, int64_t node, int64_t joint) noexcept nogil:
         cdef int64_t e = self.s.edge[node]
         while e >= 0:
             if self.s.joint[e] == joint:
@@ -295,7 +297,7 @@ cdef class Tree:
             e = self.s.next[e]
         return -1
 
-    cdef int _link(self, int64_t node, int64_t joint, int64_t child) except -1:
+    cdef int _link(self, int64_t node, int64_t joint, int64_t child) except -1 nogil:
         cdef Store* s = &self.s
         if s.edges == s.edge_capacity:
             self._edges(s, 2 * s.edge_capacity)
@@ -307,12 +309,11 @@ cdef class Tree:
         return 0
 
     # --- one simulation -------------------------------------------------------------
-    cdef int64_t _choose(self, int64_t node, int level, int32_t* joint) noexcept:
+    cdef int64_t _choose(self, int64_t node, int level, int32_t* joint) noexcept nogil:
         """Each role's move at ``node`` (into ``joint`` and the level's picks):
         an untried one (the policy picks which), else by UCB1.  Returns the
         joint move's index."""
         cdef Store* s = &self.s
-        cdef Policy P = self.policy
         cdef int nr = self.nroles, r, j, k, best, untried, t
         cdef int64_t first, index = 0, radix = 1, v
         cdef double log_n = log(<double> s.n[node]) if s.n[node] > 0 else 0.0
@@ -328,15 +329,15 @@ cdef class Tree:
                 untried = 0
                 for j in range(k):
                     if s.visits[first + j] == 0:
-                        P.cand[untried] = s.move[first + j]
-                        P.cand_pos[s.move[first + j]] = untried
+                        self.policy.cand[untried] = s.move[first + j]
+                        self.policy.cand_pos[s.move[first + j]] = untried
                         untried += 1
                 if untried:
-                    c1 = self.joints[(t - 1) * nr + P.prev[2 * r]] if t >= 1 else -1
-                    c2 = self.joints[(t - 2) * nr + P.prev[2 * r + 1]] if t >= 2 else -1
-                    v = P._pick(r, P.cand, untried, P.cand_pos, c1, c2)
+                    c1 = self.joints[(t - 1) * nr + self.policy.prev[2 * r]] if t >= 1 else -1
+                    c2 = self.joints[(t - 2) * nr + self.policy.prev[2 * r + 1]] if t >= 2 else -1
+                    v = self.policy._pick(r, self.policy.cand, untried, self.policy.cand_pos, c1, c2)
                     for j in range(untried):
-                        P.cand_pos[P.cand[j]] = -1
+                        self.policy.cand_pos[self.policy.cand[j]] = -1
                     for j in range(k):
                         if s.move[first + j] == v:
                             best = j
@@ -354,10 +355,8 @@ cdef class Tree:
             radix *= k if k > 0 else 1
         return index
 
-    cdef int _simulate(self) except -1:
+    cdef int _simulate(self) except -1 nogil:
         cdef Store* s = &self.s
-        cdef Kernel K = self.K
-        cdef Policy P = self.policy
         cdef int nr = self.nroles, level = 0, r, g, depth = 0, known, i
         cdef int64_t node = self.root, child, index
         cdef int32_t* joint
@@ -372,11 +371,11 @@ cdef class Tree:
             level += 1
             child = self._child(node, index)
             if child < 0:
-                K._load(s.states + node * self.nbase)
+                self.K._load(s.states + node * self.nbase)
                 for r in range(nr):
-                    K.chosen[r] = joint[r]
-                K._do()
-                K._read_next(self.state)
+                    self.K.chosen[r] = joint[r]
+                self.K._do()
+                self.K._read_next(self.state)
                 child = self._node(self.state)
                 if self.added < self.max_nodes:
                     self._link(node, index, child)
@@ -384,16 +383,16 @@ cdef class Tree:
                 self.path[level] = child
                 if not s.terminal[child]:
                     known = self.ncontext + level
-                    P._reserve(known + MAX_PLAYOUT)
-                    memcpy(P.seq, self.joints, known * nr * sizeof(int32_t))
-                    K._load(s.states + child * self.nbase)
-                    depth = P._run(known, MAX_PLAYOUT, &cut)
+                    self.policy._reserve(known + MAX_PLAYOUT)
+                    memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
+                    self.K._load(s.states + child * self.nbase)
+                    depth = self.policy._run(known, MAX_PLAYOUT, &cut)
                     for r in range(nr):
                         self.goals[r] = 0
-                    for g in range(K.ngoals):
-                        if K.val[K.goal_node[g]]:
-                            self.goals[K.goal_role[g]] = K.goal_value[g]
-                    P._credit(self.ncontext, known + depth, self.goals)
+                    for g in range(self.K.ngoals):
+                        if self.K.val[self.K.goal_node[g]]:
+                            self.goals[self.K.goal_role[g]] = self.K.goal_value[g]
+                    self.policy._credit(self.ncontext, known + depth, self.goals)
                     played = True
                 break
             self.path[level] = child
@@ -403,9 +402,9 @@ cdef class Tree:
             for r in range(nr):
                 self.goals[r] = s.goals[node * nr + r]
             known = self.ncontext + level
-            P._reserve(known)
-            memcpy(P.seq, self.joints, known * nr * sizeof(int32_t))
-            P._credit(self.ncontext, known, self.goals)
+            self.policy._reserve(known)
+            memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
+            self.policy._credit(self.ncontext, known, self.goals)
         # back up the goals, discounted by gamma ** plies to the end
         scale = pow(self.gamma, depth)
         for i in range(level - 1, -1, -1):
@@ -427,14 +426,15 @@ cdef class Tree:
         ``time.monotonic()`` instant ``until``; returns how many ran."""
         cdef long done = 0
         memcpy(self.joints, self.context, self.ncontext * self.nroles * sizeof(int32_t))
-        if budget >= 0:
-            while done < budget:
-                self._simulate()
-                done += 1
-        else:
-            while _now() < until:
-                self._simulate()
-                done += 1
+        with nogil:
+            if budget >= 0:
+                while done < budget:
+                    self._simulate()
+                    done += 1
+            else:
+                while _now() < until:
+                    self._simulate()
+                    done += 1
         return done
 
     # --- between moves --------------------------------------------------------------

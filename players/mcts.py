@@ -120,6 +120,8 @@ class MCTSPlayer(Player):
         Param("transpositions", bool, False, "one node per state instead of per path"),
         Param("engine", str, "c", "the tree in C (on the compiled reasoner) or in Python "
               "(the same simulations, slower)", choices=("c", "python")),
+        Param("threads", int, 1, "trees searched in parallel from the root, their root "
+              "statistics summed (root parallelism; engine=c)", low=1, high=64),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -142,9 +144,9 @@ class MCTSPlayer(Player):
         self.table = {} if self.transpositions else None
         self.ctree = None
         if self.steps.compiled and self.engine == "c":
-            from ._tree import Tree
-            self.ctree = Tree(self.search.kernel, self.search.policy, self.sm.initial_state(),
-                              self.c, self.discount, self.transpositions, MAX_NODES)
+            self.ctree = Forest(self.search, self.sm.initial_state(), self.threads, self.c,
+                                self.discount, self.transpositions,
+                                [self.rng.getrandbits(63) for _ in range(self.threads - 1)])
         else:
             self.root = self._node(self.sm.initial_state())
         self.added = 0
@@ -177,7 +179,7 @@ class MCTSPlayer(Player):
         if self.ctree is not None:
             self.ctree.new_move()
         if len(legal) > 1:              # once per decision of ours, not per game step
-            self.search.decay(self.decay)
+            (self.ctree or self.search).decay(self.decay)
         if self.simulations is not None:
             if len(legal) == 1:         # a forced move: nothing to decide, nothing spent
                 return legal[0]
@@ -338,6 +340,64 @@ class MCTSPlayer(Player):
                 for m, v, s in zip(moves, visits, sums)}
 
 
+class Forest:
+    """The C trees of a search (:mod:`players._tree`): one, or ``threads``
+    searching in parallel from the same root, each on its own copy of the
+    kernel with its own playout policy and seed, their root statistics summed
+    when the move is chosen (root parallelism: Chaslot, Winands and van den
+    Herik, "Parallel Monte-Carlo Tree Search", Computers and Games 2008).  The
+    trees run in threads without the interpreter lock."""
+
+    def __init__(self, search, root, threads, c, discount, transpositions, seeds):
+        from ._tree import Tree
+        self.searches = [search] + [search.fork(seed) for seed in seeds]
+        self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES)
+                      for s in self.searches]
+
+    def run(self, budget: int, until: float) -> int:
+        """Simulations until ``budget`` (split between the trees; -1: none) or
+        the ``until`` instant; returns how many ran."""
+        if len(self.trees) == 1:
+            return self.trees[0].run(budget, until)
+        import threading
+        k = len(self.trees)
+        shares = [-1] * k if budget < 0 else [budget // k + (i < budget % k) for i in range(k)]
+        done = [0] * k
+
+        def work(i):
+            done[i] = self.trees[i].run(shares[i], until)
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(k)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return sum(done)
+
+    def root_moves(self, r) -> tuple:
+        """Role ``r``'s root rows (moves, visits, sums, best rewards), summed over the trees."""
+        rows = [t.root_moves(r) for t in self.trees]
+        moves = rows[0][0]
+        return (moves, [sum(x) for x in zip(*(row[1] for row in rows))],
+                [sum(x) for x in zip(*(row[2] for row in rows))],
+                [max(x) for x in zip(*(row[3] for row in rows))])
+
+    def advance(self, joint, state):
+        for t in self.trees:
+            t.advance(joint, state)
+
+    def restart(self, state):
+        for t in self.trees:
+            t.restart(state)
+
+    def new_move(self):
+        for t in self.trees:
+            t.new_move()
+
+    def decay(self, factor):
+        for s in self.searches:
+            s.decay(factor)
+
+
 class UCTPlayer(MCTSPlayer):
     """MCTS with uniformly random playouts (plain UCT)."""
 
@@ -436,7 +496,17 @@ class CompiledSearch(_Search):
         from ._policy import Policy
         super().__init__(steps)
         self.kernel = steps.kernel
+        self.kind, self.params = playout, params
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
+
+    def fork(self, seed) -> CompiledSearch:
+        """The same search on a copy of the kernel, with a policy of its own."""
+        from ._policy import Policy
+        other = CompiledSearch.__new__(CompiledSearch)
+        other.__dict__.update(self.__dict__)
+        other.kernel = self.kernel.copy()
+        other.policy = Policy(other.kernel, self.kind, seed=seed, **self.params)
+        return other
 
     def next(self, state, joint):
         return self.kernel.next_state(state, joint)

@@ -401,3 +401,34 @@ def test_decay_runs_once_per_decision_of_ours():
     decisions = sum(1 for joint in record.moves if joint[0] != "noop")
     assert len(record.moves) > decisions > 0
     assert decays == [0.2] * decisions
+
+
+def test_root_parallel_trees_are_reproducible_and_summed():
+    """threads=2 splits the budget between two trees; the first is the
+    single-tree search of the same seed with its share, and the root
+    statistics played from are the two trees' sums."""
+    game = load_game("connectfour")
+
+    def first_move(spec):
+        player = make(spec)
+        player.start(game, game.roles[0], 10, 10)
+        move = player.select(player.legal_moves(), time.monotonic() + 10)
+        return player, move
+
+    pair, move = first_move("uct:threads=2,simulations=1001,seed=3")
+    again, move_again = first_move("uct:threads=2,simulations=1001,seed=3")
+    alone, _ = first_move("uct:simulations=501,seed=3")
+    assert move == move_again and pair._root_rows(0) == again._root_rows(0)
+    assert pair.last_simulations == 1001 == sum(pair._root_rows(0)[1])
+    trees = pair.ctree.trees
+    assert trees[0].root_moves(0) == alone._root_rows(0)
+    assert [sum(x) for x in zip(trees[0].root_moves(0)[1], trees[1].root_moves(0)[1])] == \
+        pair._root_rows(0)[1]
+
+
+def test_root_parallel_search_plays_a_match_on_the_clock():
+    game = load_game("tictactoe")
+    seats = {"xplayer": make("mast:threads=2,margin=0.05"), "oplayer": make("random:seed=1")}
+    record = run_match(game, seats, seed=1, start_clock=1, play_clock=0.2)
+    assert not [e for step in record.errors for e in step if e]
+    assert seats["xplayer"].last_simulations > 0
