@@ -8,7 +8,7 @@ Moves are numbered across roles (``move_role[m]``, role r's moves from
 holds role r's legal moves in the current state (in no particular order).
 """
 cimport cython
-from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t, int64_t
 
 
 cdef inline uint64_t _xorshift(uint64_t* s) noexcept nogil:
@@ -34,7 +34,7 @@ cdef void* _copy(arr, dtype) except NULL
 
 @cython.final
 cdef class Kernel:
-    cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node
+    cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node, ngated
     cdef size_t mem_size
     cdef char* mem
     # static
@@ -42,7 +42,11 @@ cdef class Kernel:
     cdef int32_t* in_start
     cdef int32_t* in_lit
     cdef int32_t* out_start
-    cdef int32_t* out_lit        # reader * 4 + READER_IN_BLOCK + negated
+    cdef int32_t* out_lit        # ungated readers: reader * 4 + READER_IN_BLOCK + negated
+    cdef int32_t* gout_start     # per node, its gated readers in gout_lit
+    cdef int32_t* gout_lit       # gated readers: reader * 2 + negated
+    cdef int32_t* gate_of        # per node: the input gating it, or n (a node always true)
+    cdef int32_t* armed_start    # per node: where the gates it gates are listed in armed_list
     cdef int32_t* block_lo
     cdef int32_t* block_hi
     cdef int32_t* watch_start    # per node, its entries in watch: move m as m, base b as ~b
@@ -61,6 +65,7 @@ cdef class Kernel:
     cdef int32_t* scratch_moves
     cdef int32_t* pending
     cdef int32_t* chosen
+    cdef int64_t* flip_count     # per base proposition, while Kernel.flips counts (else NULL)
     # mutable, inside mem
     cdef int32_t* ct             # per node: count of true input literals, threshold
     cdef int32_t* current        # per role, the move whose does input is set (-1: none)
@@ -70,9 +75,14 @@ cdef class Kernel:
     cdef int32_t* cand_count
     cdef int32_t* cand_list
     cdef uint8_t* cand_flag
-    cdef uint8_t* val
+    cdef uint8_t* val            # n + 1 values: val[n] is always 1
+    cdef int32_t* armed_count    # per gating node: its gates whose other inputs hold
+    cdef int32_t* armed_list     # those gates, from armed_start[node]
+    cdef int32_t* armed_pos      # per gated gate: its position in armed_list, or -1
 
     cdef inline void _setval(self, int node, uint8_t v) noexcept nogil
+    cdef inline void _arm(self, int gate, bint ready) noexcept nogil
+    cdef inline void _armed_dirty(self, int node) noexcept nogil
     cdef void _notify(self, int node, uint8_t v) noexcept nogil
     cdef inline void _set(self, int node, uint8_t v) noexcept nogil
     cdef inline uint8_t _eval(self, int i) noexcept nogil

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import time
 
-from ._propnet import Kernel
+from ._propnet import Kernel, gating_nodes
 from .ground import GroundProgram, ground
 from .propnet import Network
 from .statemachine import GameError, StateMachine, single_goal
@@ -42,6 +42,10 @@ class CompiledMachine(StateMachine):
         for node, r, percept in self.network.sees:
             self._sees[r].append((self.network.number[node], percept))
         self._initial = self.state_from_facts(gp.init)
+        # gate the ANDs of control-like propositions (ggp._propnet.Kernel)
+        self.gating = gating_nodes(self._arrays, self.kernel, self._initial)
+        if len(self.gating):
+            self.kernel = Kernel(**self._arrays, gating=self.gating)
         self.build_seconds = time.perf_counter() - start
 
     def fork(self) -> CompiledMachine:

@@ -243,3 +243,41 @@ def test_cycles_in_the_network_reach_the_least_fixpoint():
     assert count(fast) == count(game.state_machine("reference"))
     done, _ = compare(game, playouts=300, seconds=20.0)
     assert done == 300
+
+
+@pytest.mark.parametrize("name", ["breakthrough", "connectfour", "tictactoe3p", "leduc"])
+def test_gated_kernel_answers_as_the_ungated_one(name):
+    """Gating the ANDs of control-like propositions (ggp._propnet.Kernel)
+    changes no answer: along random walks, the same legal moves, next states,
+    terminal flags and goals as a kernel without gating."""
+    from ggp._propnet import Kernel
+    sm = load_game(name).state_machine("compiled")
+    gated, plain = Kernel(**sm._arrays, gating=sm.gating), Kernel(**sm._arrays)
+    if name == "breakthrough":
+        controls = {sm._base[list(sm._arrays["base_node"]).index(g)] for g in sm.gating}
+        assert controls == {("control", "white"), ("control", "black")}
+    rng = random.Random(1)
+    for _ in range(20):
+        state = sm.initial_state()
+        while True:
+            for k in (gated, plain):
+                k.load(state)
+            assert gated.terminal() == plain.terminal()
+            if gated.terminal():
+                break
+            legal = [sorted(gated.legal(r)) for r in range(len(sm.roles))]
+            assert legal == [sorted(plain.legal(r)) for r in range(len(sm.roles))]
+            joint = [rng.choice(moves) for moves in legal]
+            after = gated.next_state(state, joint)
+            assert after == plain.next_state(state, joint)
+            state = after
+        assert [gated.goals(r) for r in range(len(sm.roles))] == \
+            [plain.goals(r) for r in range(len(sm.roles))]
+
+
+def test_only_control_like_propositions_gate():
+    """Much-read propositions that seldom flip (the cells) do not gate; on
+    tic-tac-toe nothing is read by enough gates to gate."""
+    assert len(load_game("tictactoe").state_machine("compiled").gating) == 0
+    sm = load_game("breakthrough").state_machine("compiled")
+    assert len(sm.gating) == 2
