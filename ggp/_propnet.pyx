@@ -296,25 +296,20 @@ cdef class Kernel:
     cdef inline void _arm(self, int gate, bint ready) noexcept nogil:
         """Keep gated AND ``gate`` in its gating node's armed list iff ``ready``
         (its other inputs hold)."""
-        cdef int g, pos = self.armed_pos[gate], last
+        cdef int g, pos = self.armed_pos[gate]
         if ready and pos < 0:
             g = self.gate_of[gate]
-            pos = self.armed_start[g] + self.armed_count[g]
-            self.armed_list[pos] = gate
-            self.armed_pos[gate] = pos
-            self.armed_count[g] += 1
+            _add(self.armed_list + self.armed_start[g], self.armed_pos, &self.armed_count[g],
+                 self.armed_start[g], gate)
         elif not ready and pos >= 0:
             g = self.gate_of[gate]
-            self.armed_count[g] -= 1
-            last = self.armed_list[self.armed_start[g] + self.armed_count[g]]
-            self.armed_list[pos] = last
-            self.armed_pos[last] = pos
-            self.armed_pos[gate] = -1
+            _drop(self.armed_list + self.armed_start[g], self.armed_pos, &self.armed_count[g],
+                  self.armed_start[g], gate)
 
     cdef void _notify(self, int node, uint8_t v) noexcept nogil:
         """Keep the legal sets and the next-state candidates up to date after
         the legal or next output ``node`` became ``v``."""
-        cdef int j, e, r, pos, last
+        cdef int j, e, r
         for j in range(self.watch_start[node], self.watch_start[node + 1]):
             e = self.watch[j]
             if e < 0:                               # the next value of base ~e
@@ -326,17 +321,11 @@ cdef class Kernel:
                 continue
             r = self.move_role[e]                   # move e became legal or not
             if v:
-                pos = self.role_start[r] + self.legal_count[r]
-                self.legal_list[pos] = e
-                self.legal_pos[e] = pos
-                self.legal_count[r] += 1
+                _add(self.legal_list + self.role_start[r], self.legal_pos,
+                     &self.legal_count[r], self.role_start[r], e)
             else:
-                pos = self.legal_pos[e]
-                self.legal_count[r] -= 1
-                last = self.legal_list[self.role_start[r] + self.legal_count[r]]
-                self.legal_list[pos] = last
-                self.legal_pos[last] = pos
-                self.legal_pos[e] = -1
+                _drop(self.legal_list + self.role_start[r], self.legal_pos,
+                      &self.legal_count[r], self.role_start[r], e)
 
     cdef inline void _set(self, int node, uint8_t v) noexcept nogil:
         if self.val[node] != v:
@@ -671,6 +660,26 @@ def gating_nodes(arrays, kernel, state, int steps=2000, double rate=0.5):
         return np.zeros(0, dtype=np.int64)
     flips, done = kernel.flips(state, steps, 1)
     return base[(reads[base] >= GATE_FANOUT) & (flips >= rate * max(done, 1))]
+
+
+cdef inline void _add(int32_t* items, int32_t* pos, int32_t* count, int offset,
+                      int item) noexcept nogil:
+    """Add ``item`` to the set ``items[:count]``, kept with ``pos[item]`` its
+    position (``offset`` + its index) or -1."""
+    items[count[0]] = item
+    pos[item] = offset + count[0]
+    count[0] += 1
+
+
+cdef inline void _drop(int32_t* items, int32_t* pos, int32_t* count, int offset,
+                       int item) noexcept nogil:
+    """Remove ``item`` from that set, the last one taking its place."""
+    cdef int last
+    count[0] -= 1
+    last = items[count[0]]
+    items[pos[item] - offset] = last
+    pos[last] = pos[item]
+    pos[item] = -1
 
 
 cdef uint64_t _seed(unsigned long long seed):
