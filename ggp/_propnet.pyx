@@ -612,18 +612,16 @@ def _gates(kind, in_start, in_block, out_start, out_lit, gating):
     (``n`` for none); the out lists (offsets and literals) of the edges to
     ungated readers and of those to gated ones, the gating edges left out;
     per node where the ANDs it gates are listed (``armed_start``, n + 1
-    offsets).  Only the
-    nodes in ``gating`` gate (see :func:`gating_nodes`): an AND (outside
-    cycle blocks) that reads one of them positively is gated by it, by the
-    most-read one if it reads several."""
+    offsets).  Only the nodes in ``gating`` gate (see :func:`gating_nodes`):
+    an AND (outside cycle blocks) that reads one of them positively is gated
+    by it, by the most-read one if it reads several."""
     n = len(kind)
     out_lit = np.asarray(out_lit, dtype=np.int64)
-    src = np.repeat(np.arange(n), np.diff(out_start))
-    reader = out_lit >> 1
+    src, reader, read_by_and = _and_reads(kind, out_start, out_lit)
     allowed = np.zeros(n, dtype=bool)
     allowed[np.asarray(gating, dtype=np.int64)] = True
-    candidate = ((out_lit & 1) == 0) & (kind[reader] == AND) & ~in_block[reader] \
-        & (np.diff(in_start)[reader] >= 2) & allowed[src]
+    candidate = read_by_and & ~in_block[reader] & (np.diff(in_start)[reader] >= 2) \
+        & allowed[src]
     fan = np.bincount(src[candidate], minlength=n)
     gate_of = np.full(n, n, dtype=np.int64)
     chosen = np.zeros(len(out_lit), dtype=bool)
@@ -643,6 +641,14 @@ def _gates(kind, in_start, in_block, out_start, out_lit, gating):
     return gate_of, out_start, out_lit[plain], gout_start, out_lit[to_gated], armed_start
 
 
+def _and_reads(kind, out_start, out_lit) -> tuple:
+    """Per edge of the out lists (``out_lit``: reader * 2 + negated): its
+    source node, its reader, and whether it is a positive input of an AND."""
+    src = np.repeat(np.arange(len(kind)), np.diff(out_start))
+    reader = out_lit >> 1
+    return src, reader, ((out_lit & 1) == 0) & (kind[reader] == AND)
+
+
 def gating_nodes(arrays, kernel, state, int steps=2000, double rate=0.5):
     """The base propositions worth gating by (Kernel docstring): read
     positively by at least ``GATE_FANOUT`` AND gates, and flipping in at
@@ -651,10 +657,9 @@ def gating_nodes(arrays, kernel, state, int steps=2000, double rate=0.5):
     propositions.  (Gating by every much-read proposition made reversi 18%
     slower: its cells are read by many gates but seldom flip.)"""
     kind = np.asarray(arrays["kind"], dtype=np.uint8)
-    out_lit = np.asarray(arrays["out_lit"], dtype=np.int64)
-    src = np.repeat(np.arange(len(kind)), np.diff(arrays["out_start"]))
-    reads = np.bincount(src[((out_lit & 1) == 0) & (kind[out_lit >> 1] == AND)],
-                        minlength=len(kind))
+    src, _, read_by_and = _and_reads(kind, arrays["out_start"],
+                                     np.asarray(arrays["out_lit"], dtype=np.int64))
+    reads = np.bincount(src[read_by_and], minlength=len(kind))
     base = np.asarray(arrays["base_node"], dtype=np.int64)
     if not len(base) or reads[base].max(initial=0) < GATE_FANOUT:
         return np.zeros(0, dtype=np.int64)

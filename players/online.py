@@ -289,10 +289,8 @@ class SolvingPlayer(Player):
 
             from .sampled import SampledMCCFR
             unit = game_unit(self.game)
-            self.solver = SampledMCCFR(
-                self.steps, [r for r, role in enumerate(self.steps.roles) if role != CHANCE_ROLE],
-                lambda goals: [unit.from_goal(g) for g in goals], self.epsilon,
-                derive(self.base_seed, -1))
+            self.solver = SampledMCCFR(self.steps, lambda goals: [unit.from_goal(g) for g in goals],
+                                       self.epsilon, derive(self.base_seed, -1))
             self.warned = False
             self.begin_sampled(deadline if self.on_clock else None)
         else:
@@ -483,19 +481,17 @@ class MCCRPlayer(SolvingPlayer):
 
     def decide_sampled(self, deadline):
         # every decision after the first is in a new information state: resolve
-        from .sampled import Gadget, SampledMCCFR, chance_reach
+        from .sampled import Gadget, chance_reach
         if not self.belief.record:
             return
         tops: dict = {}
         for h in self.belief.hypotheses:
             tops.setdefault(tuple(h.path()), h)
-        players = self.solver.players
         gadget = Gadget([(h.state, h.keys) for h in tops.values()],
-                        [chance_reach(self.steps, players, h) for h in tops.values()],
+                        [chance_reach(self.steps, self.solver.players, h) for h in tops.values()],
                         self.opponent, self.kept, self.total)
         if self.variant == "reset":
-            self.solver = SampledMCCFR(self.steps, players, self.solver.reward, self.epsilon)
-            self.solver.tracked = self.opponent
+            self.solver.clear()
         self.solver.resolving(gadget)
         self.solver.reseed(derive(self.base_seed, len(self.belief.record)))
         self.spend(self.solver.run, deadline)

@@ -108,15 +108,16 @@ class Gadget:
 
 class SampledMCCFR:
     """Outcome-sampling MCCFR over the sampled tree of ``steps``' game
-    (module docstring).  ``players`` are the role numbers that decide (the
-    others are chance: the ``random`` role), ``reward(goals)`` converts a
-    terminal's goals to utilities per role."""
+    (module docstring).  ``reward(goals)`` converts a terminal's goals to
+    utilities per role; ``players`` are the numbers of the roles that decide
+    (the others are chance: the ``random`` role)."""
 
-    def __init__(self, steps, players, reward, epsilon: float = 0.6, seed: int = 0):
-        self.steps, self.players, self.reward, self.epsilon = steps, tuple(players), reward, epsilon
+    def __init__(self, steps, reward, epsilon: float = 0.6, seed: int = 0):
+        self.steps, self.reward, self.epsilon = steps, reward, epsilon
+        self.players = deciders(steps.roles)
         self.rng = random.Random(seed)
         self.root = steps.sm.initial_state()
-        self.tables = [{} for _ in steps.roles]
+        self.clear()
         self.target: Target | None = None
         self.gadget: Gadget | None = None
         self._gadget_nodes: dict = {}
@@ -125,6 +126,10 @@ class SampledMCCFR:
 
     def reseed(self, seed: int):
         self.rng.seed(seed)
+
+    def clear(self):
+        """Forget every node's regrets and average-strategy weights."""
+        self.tables = [{} for _ in self.steps.roles]
 
     def resolving(self, gadget: Gadget | None):
         """Start traversals at ``gadget`` (fresh follow/terminate nodes, and
@@ -305,21 +310,25 @@ class SampledMCCFR:
             entry[1] += others / q[t]
 
 
+def deciders(roles) -> tuple:
+    """The numbers of the roles that decide: all but the ``random`` role."""
+    from ggp.efg import CHANCE_ROLE
+    return tuple(r for r, role in enumerate(roles) if role != CHANCE_ROLE)
+
+
 def constant_sum(game, reasoner: str, rng, playouts: int = 32):
     """The sum of the players' utilities (the ``random`` role excluded) when
     it is the same at the ends of ``playouts`` random playouts, else None: a
     check of constant sum for a game too large to enumerate."""
-    from ggp.efg import CHANCE_ROLE, game_unit
+    from ggp.efg import game_unit
 
     from .belief import Steps
-    steps, unit = Steps(game.state_machine(reasoner), game.is_gdl2), game_unit(game)
-    players = [r for r, role in enumerate(steps.roles) if role != CHANCE_ROLE]
+    sm, unit = game.state_machine(reasoner), game_unit(game)
+    steps, players = Steps(sm, game.is_gdl2), deciders(sm.roles)
     sums = set()
     for _ in range(playouts):
-        state = steps.sm.initial_state()
-        while (legal := steps.legal(state)) is not None:
-            state, _ = steps.next_seen(state, [rng.choice(moves) for moves in legal])
-        goals = steps.goals(state)
+        final, _ = sm.random_playout(sm.initial_state(), rng)
+        goals = steps.goals(final)
         sums.add(round(sum(unit.from_goal(goals[r]) for r in players), 9))
     return sums.pop() if len(sums) == 1 else None
 

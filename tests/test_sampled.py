@@ -9,7 +9,7 @@ import pytest
 import players
 from ggp import load_game
 from ggp.cfr import exploitability
-from ggp.efg import CHANCE_ROLE, build_tree, game_unit
+from ggp.efg import build_tree, game_unit
 from matches.manager import run_match
 from players.belief import ROOT_KEY, Steps, extend_key
 from players.evaluation import online_policy
@@ -26,9 +26,7 @@ def kuhn():
 
 def solver_for(game, steps, seed):
     unit = game_unit(game)
-    deciders = [r for r, role in enumerate(steps.roles) if role != CHANCE_ROLE]
-    return SampledMCCFR(steps, deciders, lambda goals: [unit.from_goal(g) for g in goals],
-                        seed=seed)
+    return SampledMCCFR(steps, lambda goals: [unit.from_goal(g) for g in goals], seed=seed)
 
 
 def tree_policy(tree, steps, solver):
