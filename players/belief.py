@@ -71,6 +71,8 @@ import math
 import time
 from typing import NamedTuple
 
+from ._keys import extend_key  # noqa: F401  (the key of an information state, in C)
+
 log = logging.getLogger("players.belief")
 
 #: The information-state key before the first move.
@@ -79,11 +81,6 @@ _MASK = (1 << 64) - 1
 #: Joint moves tried from one hypothesis at most (in random order; sampled
 #: with replacement when there are more).
 MAX_JOINTS = 4096
-
-
-def extend_key(key: int, move, seen: tuple) -> int:
-    """The key of an information state after the role played ``move`` and saw ``seen``."""
-    return hash((key, move, seen)) & _MASK
 
 
 def decision_key(key: int, legal) -> int:

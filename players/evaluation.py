@@ -14,14 +14,17 @@ than the seeds' strategies on average (the exploitability is convex).
   search that a decision depends on is run once and shared by the decisions
   below it (MCCR: once per public state of the path, as the seed's
   evaluation does).
-- Any other player is replayed through the match interface for each of its
-  information states: started with the seed, told the role's moves and
-  percepts of that history, asked to move.  This costs one search per
-  decision of the history, so it is meant for small games and budgets.
+- Any other player is run through the match interface: started with the
+  seed, told the role's moves and percepts along every history of them depth
+  first, asked to move at each; a branch is replayed from the start while
+  that is quick, else it gets a copy of the process, so that each long
+  search is made once.
 """
 from __future__ import annotations
 
 import math
+import os
+import pickle
 import time
 
 import numpy as np
@@ -31,6 +34,10 @@ from .base import Observation
 from .online import SolvingPlayer, View
 from .params import settings
 from .registry import make, parse_spec, player_class
+
+#: Seconds of replaying above which a branch of the evaluation gets a copy of
+#: the process instead (a fork costs about 8 ms on this machine).
+FORK_SECONDS = 0.02
 
 #: The parameter that sets a player's budget a move.
 BUDGET_PARAMS = ("iterations", "simulations")
@@ -70,26 +77,95 @@ def online_policy(game, view: View, spec: str, seeds: int, budget: int | None) -
 
 
 def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) -> np.ndarray:
-    """Player ``player``'s strategy with ``seed``, each information state replayed."""
+    """Player ``player``'s strategy with ``seed``: the player is told the
+    histories of its observations depth first (at a decision, with its legal
+    moves), and this process goes down the last branch at each step.  Another
+    branch gets a copy of the process (``os.fork``) when telling a new player
+    the way there would take longer than :data:`FORK_SECONDS`, else a new
+    player told it from the start: so each long search is made once."""
     tree, move_start = view.tree, view.flat.move_start
     role = tree.players[player]
-    out = np.zeros(int(move_start[-1]))
+    decisions, children = {}, {}
     for i, info in enumerate(tree.infosets):
         if info.player != player:
             continue
+        history = tuple(info.history)
+        decisions[history] = i
+        for t in range(len(history)):
+            children.setdefault(history[:t], set()).add(history[t])
+
+    def tell(agent, prefix) -> dict:
+        """Tell the agent the last step of ``prefix``; its policy if a decision."""
+        turn, i = len(prefix), decisions.get(prefix)
+        own, seen = prefix[-1] if turn else (None, None)
+        legal = tree.infosets[i].moves if i is not None else None
+        obs = Observation(turn=turn, own_move=own, percepts=seen, legal=legal)
+        if not game.is_gdl2 and turn:
+            obs = Observation(turn=turn, joint=next(iter(seen)), legal=legal)
+        agent.last_policy = None
+        move = agent.play(obs)
+        if i is None:
+            return {}
+        chosen = agent.last_policy or {move: 1.0}
+        return {i: [chosen.get(m, 0.0) for m in legal]}
+
+    def fresh(prefix):
+        """A new player told every step before the last of ``prefix``."""
         agent = make(spec, **{**given, "seed": seed})
         agent.start(game, role, math.inf, math.inf)
-        for turn in range(len(info.history) + 1):
-            last = info.history[turn - 1] if turn else (None, None)
-            obs = Observation(turn=turn, own_move=last[0], percepts=last[1],
-                              legal=info.moves if turn == len(info.history) else None)
-            if not game.is_gdl2 and turn:
-                obs = Observation(turn=turn, joint=next(iter(last[1])), legal=obs.legal)
-            agent.last_policy = None
-            move = agent.play(obs)
-        chosen = agent.last_policy or {move: 1.0}
-        out[move_start[i]:move_start[i + 1]] = [chosen.get(m, 0.0) for m in info.moves]
+        for t in range(len(prefix)):
+            tell(agent, prefix[:t])
+        return agent
+
+    def visit(agent, prefix, cost: float) -> dict:
+        """The decisions at and below ``prefix``; ``cost``: the seconds it took
+        to tell the agent the steps before it."""
+        started = time.perf_counter()
+        found = tell(agent, prefix)
+        cost += time.perf_counter() - started
+        branches = sorted(children.get(prefix, ()), key=repr)
+        for step in branches[:-1]:
+            down = prefix + (step,)
+            if cost > FORK_SECONDS and hasattr(os, "fork"):
+                found.update(_forked(lambda: visit(agent, down, cost)))
+            else:
+                found.update(visit(fresh(down), down, cost))
+        if branches:
+            found.update(visit(agent, prefix + (branches[-1],), cost))
+        return found
+
+    out = np.zeros(int(move_start[-1]))
+    for i, probs in visit(fresh(()), (), 0.0).items():
+        out[move_start[i]:move_start[i + 1]] = probs
     return out
+
+
+def _forked(work):
+    """``work()`` run in a copy of this process (os.fork); its result, or its
+    exception raised here."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                        # the copy
+        os.close(read)
+        try:
+            try:
+                data = pickle.dumps((True, work()))
+            except BaseException as exc:                # noqa: BLE001 (sent to the parent)
+                data = pickle.dumps((False, exc))
+            with os.fdopen(write, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    if not data:
+        raise RuntimeError("a forked evaluation died without an answer")
+    ok, value = pickle.loads(data)
+    if not ok:
+        raise value
+    return value
 
 
 def online_exploitability(game, view: View, spec: str, seeds: int, budgets) -> list:

@@ -44,9 +44,11 @@ move is played.
 from __future__ import annotations
 
 import gc
+import itertools
 import logging
 import math
 import time
+from array import array
 
 from ggp.efg import CHANCE_ROLE, game_unit
 
@@ -156,7 +158,7 @@ class InformationSetPlayer(Player):
             while done < budget if budget is not None else \
                     time.monotonic() + slowest < until:
                 started = time.monotonic()
-                self.simulate(self.belief.sample())
+                self.simulate(self.sample())
                 slowest = max(slowest, time.monotonic() - started)
                 done += 1
             self.slowest = slowest
@@ -165,6 +167,10 @@ class InformationSetPlayer(Player):
             if collecting:
                 gc.enable()
         self.last_simulations = done
+
+    def sample(self):
+        """The history the next simulation starts from: one drawn from the belief by weight."""
+        return self.belief.sample()
 
     def rewards(self, goals) -> list:
         from_goal = self.unit.from_goal
@@ -196,6 +202,8 @@ class ISMCTSPlayer(InformationSetPlayer):
               "or regret matching mixed with gamma of uniform (seed 001's RM)",
               choices=("uct", "rm")),
         Param("gamma", float, 0.2, "rm: the share of uniform exploration", low=0, high=1),
+        Param("engine", str, "c", "the search in C (on the compiled reasoner) or in Python "
+              "(the same simulations for the same seed)", choices=("c", "python")),
     )
 
     def __init__(self, **values):
@@ -204,12 +212,39 @@ class ISMCTSPlayer(InformationSetPlayer):
         self.selection = self.__dict__.pop("select")
 
     def new_search(self):
+        from ._ismcts import Draws, Search
+        seed = self.rng.getrandbits(63)
+        self.search = self.tree = None
+        if self.steps.compiled and self.engine == "c":
+            sees = self.steps._sees[self.me] if self.steps.imperfect else None
+            self.search = Search(self.steps.kernel, self.playouts.policy, self.me, self.chance,
+                                 sees, self.selection == "rm", self.explore, self.gamma,
+                                 self.unit.scale, self.unit.offset, seed)
+            return
         # own information-state key -> per role: move ->
         # [visits, availability, reward sum, regret, mean-strategy weight]
         self.tree: dict[int, list] = {}
+        self.draws = Draws(seed)
+
+    def think(self, until: float, budget: int | None = None):
+        """As :meth:`InformationSetPlayer.think`, the histories drawn by the
+        search's own random numbers (:class:`players._ismcts.Draws`)."""
+        hypotheses = self.belief.hypotheses
+        self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
+        if self.search is None:
+            return super().think(until, budget)
+        self.search.believe([h.state for h in hypotheses], [h.keys[self.me] for h in hypotheses],
+                            self.cumulative)
+        self.last_simulations = self.search.run(-1 if budget is None else budget, until)
+
+    def sample(self):
+        hypotheses = self.belief.hypotheses
+        if len(hypotheses) == 1:
+            return hypotheses[0]
+        return hypotheses[self.draws.sample(self.cumulative)]
 
     def simulate(self, hypothesis):
-        steps, me, rng, c = self.steps, self.me, self.rng, self.explore
+        steps, me, draws, c = self.steps, self.me, self.draws, self.explore
         state, key = hypothesis.state, hypothesis.keys[me]
         path, added, rewards = [], False, None
         while rewards is None:
@@ -227,14 +262,14 @@ class ISMCTSPlayer(InformationSetPlayer):
             joint, mixes = [], []
             for r, moves in enumerate(legal):
                 if len(moves) == 1 or self.chance[r]:
-                    joint.append(rng.choice(moves))
+                    joint.append(moves[draws.below(len(moves))])
                     mixes.append(None)
                 elif self.selection == "rm":
                     mix = _regret_matching(node[r], moves, self.gamma)
-                    joint.append(rng.choices(moves, weights=mix)[0])
+                    joint.append(moves[draws.pick(array("d", mix))])
                     mixes.append((moves, mix))
                 else:
-                    joint.append(_ucb_available(node[r], moves, c, rng))
+                    joint.append(_ucb_available(node[r], moves, c, draws))
                     mixes.append(None)
             path.append((node, joint, mixes))
             state, seen = steps.next_seen(state, joint)
@@ -248,23 +283,26 @@ class ISMCTSPlayer(InformationSetPlayer):
                 if mixes[r] is not None:
                     _regret_update(node[r], m, *mixes[r], rewards[r])
 
-    def choose(self, legal_ids):
-        node = self.tree.get(self.belief.key)
-        if node is None or any(m not in node[self.me] for m in legal_ids):
+    def statistics(self, key: int, role: int, moves) -> list | None:
+        """Per move of ``moves``: (visits, availability, reward sum, regret,
+        mean-strategy weight) at the node of ``key``; None when the node or one
+        of the moves is not in the tree."""
+        if self.search is not None:
+            return self.search.stats(key, role, moves)
+        node = self.tree.get(key)
+        if node is None or any(m not in node[role] for m in moves):
             return None
-        stats = node[self.me]
+        return [tuple(node[role][m]) for m in moves]
+
+    def choose(self, legal_ids):
+        stats = self.statistics(self.belief.key, self.me, legal_ids)
+        if stats is None:
+            return None
         if self.final == "sample":
             weight = 4 if self.selection == "rm" else 0      # mean strategy, else visits
-            return self.drawn(legal_ids, [stats[m][weight] + 1e-12 for m in legal_ids])
-        return max(legal_ids, key=lambda m: stats[m][0])
-
-    def root_statistics(self) -> dict:
-        """Own move -> (visits, availability, average reward) at the current information state."""
-        node = self.tree.get(self.belief.key)
-        if node is None:
-            return {}
-        return {self.steps.move(self.me, m): (n, a, s / n if n else None)
-                for m, (n, a, s, *_) in node[self.me].items()}
+            return self.drawn(legal_ids, [s[weight] + 1e-12 for s in stats])
+        visits = [s[0] for s in stats]
+        return legal_ids[visits.index(max(visits))]
 
 
 def _regret_matching(stats: dict, moves, gamma: float) -> list:
@@ -274,7 +312,9 @@ def _regret_matching(stats: dict, moves, gamma: float) -> list:
     regrets normalized (uniform when none is positive) plus ``gamma``
     uniform; every move counts as available."""
     positive = [max(s[3], 0.0) for s in _available(stats, moves)]
-    total, k = sum(positive), len(moves)
+    total, k = 0.0, len(moves)
+    for p in positive:          # summed in order, as the C search sums them
+        total += p
     return [(1 - gamma) * (p / total if total > 0 else 1 / k) + gamma / k for p in positive]
 
 
@@ -301,12 +341,12 @@ def _regret_update(stats: dict, played, moves, mix, reward: float):
         s[4] += p
 
 
-def _ucb_available(stats: dict, moves, c: float, rng):
+def _ucb_available(stats: dict, moves, c: float, draws):
     """UCB with availability counts: count every move as available, then an
     untried one (at random) or the best ``Q + c sqrt(ln A / N)``."""
     untried = [m for m, s in zip(moves, _available(stats, moves)) if s[0] == 0]
     if untried:
-        return rng.choice(untried)
+        return untried[draws.below(len(untried))]
     best, best_value = moves[0], -math.inf
     for m in moves:
         n, available, total = stats[m][:3]

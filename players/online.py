@@ -57,6 +57,8 @@ log = logging.getLogger("players.online")
 _VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BUILDING = threading.Lock()
 _WARNED: set = set()
+#: The longest a batch of iterations on the clock is meant to take, in seconds.
+BATCH_SECONDS = 0.01
 
 
 class View:
@@ -167,8 +169,8 @@ def view_of(game, deadline: float) -> View:
         if cached is None:
             try:
                 cached = View(build_tree(game, deadline=deadline))
-            except TreeTooLarge as exc:
-                cached = exc
+            except TreeTooLarge as exc:       # without its frames, which hold the partial tree
+                cached = exc.with_traceback(None)
             _VIEWS[game] = cached
     if isinstance(cached, Exception):
         raise cached
@@ -269,7 +271,9 @@ class SolvingPlayer(Player):
         """Run iterations (``run(n)``) for the budget: ``iterations``, else
         until ``deadline`` less the margin, in batches whose time is measured
         (the first of one iteration: a traversal of a sampled tree can take
-        milliseconds)."""
+        milliseconds), each sized to take at most :data:`BATCH_SECONDS` and a
+        quarter of the time left, so that a machine slower than the last batch
+        measured overruns by little."""
         if self.iterations is not None:
             run(self.iterations)
             return
@@ -280,7 +284,8 @@ class SolvingPlayer(Player):
                 return
             run(batch)
             took = max(time.monotonic() - started, 1e-6)
-            batch = max(1, min(batch * 2, int(batch * (until - time.monotonic()) / took)))
+            target = min(BATCH_SECONDS, (until - time.monotonic()) / 4)
+            batch = max(1, min(batch * 2, int(batch * target / took)))
 
     def meta_game(self, deadline):
         self.base_seed = self.seed if self.seed is not None else self.rng.getrandbits(32)
@@ -312,6 +317,12 @@ class SolvingPlayer(Player):
         self.last_policy = {self.steps.move(self.me, m): p for m, p in zip(moves, probs)}
         return self.steps.move(self.me, self.rng.choices(moves, weights=probs)[0])
 
+    def think_sampled(self, deadline):
+        """:meth:`spend` the budget on the sampled tree's solver, whose
+        traversals stop at the deadline less the margin."""
+        until = deadline - self.margin if self.on_clock else None
+        self.spend(lambda n: self.solver.run(n, until), deadline)
+
     def budget(self, deadline):
         """``run -> None``: spend this move's budget (see :meth:`spend`)."""
         return lambda run: self.spend(run, deadline)
@@ -328,11 +339,11 @@ class SolvingPlayer(Player):
     def begin_sampled(self, deadline):
         """:meth:`begin` over the sampled tree (``self.solver``)."""
         if deadline is not None:
-            self.spend(self.solver.run, deadline)
+            self.think_sampled(deadline)
 
     def decide_sampled(self, deadline):
         """Think over the sampled tree before a decision at ``self.belief.key``."""
-        self.spend(self.solver.run, deadline)
+        self.think_sampled(deadline)
 
     @classmethod
     def online_strategy(cls, view: View, player: int, seed: int, iterations: int,
@@ -418,7 +429,7 @@ class OOSPlayer(SolvingPlayer):
         paths = [p for p in weights if len(p) == depth]
         self.solver.reseed(derive(self.base_seed, depth))
         self.solver.target = Target(paths, [weights[p] for p in paths], self.delta)
-        self.spend(self.solver.run, deadline)
+        self.think_sampled(deadline)
         self.solver.target = None
 
     def decide(self, info, deadline):
@@ -476,7 +487,7 @@ class MCCRPlayer(SolvingPlayer):
     def begin_sampled(self, deadline):
         self.opponent = next(r for r in self.solver.players if r != self.me)
         self.solver.tracked = self.opponent
-        self.spend(self.solver.run, deadline)
+        self.think_sampled(deadline)
         self.kept = self.solver.kept_values()
 
     def decide_sampled(self, deadline):
@@ -494,7 +505,7 @@ class MCCRPlayer(SolvingPlayer):
             self.solver.clear()
         self.solver.resolving(gadget)
         self.solver.reseed(derive(self.base_seed, len(self.belief.record)))
-        self.spend(self.solver.run, deadline)
+        self.think_sampled(deadline)
         self.kept = self.solver.kept_values()
 
     def decide(self, info, deadline):

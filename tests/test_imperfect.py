@@ -382,7 +382,8 @@ def test_kuhn_calls_with_the_king_and_folds_the_jack(spec):
     assert _decide(spec, "jack", True) == "fold"
 
 
-def test_ismcts_counts_availability(monkeypatch):
+@pytest.mark.parametrize("engine", ["python", "c"])
+def test_ismcts_counts_availability(engine):
     # the tiny game, as the player that bet x holding a or b (it does not know
     # which): at its information state the opponent may answer p, q (card a) or
     # p, r (card b).  Five simulations from the histories a, a, b, a, b:
@@ -393,7 +394,7 @@ def test_ismcts_counts_availability(monkeypatch):
     #   5 (b): UCB over p, r: 0 + 70 sqrt(ln 5 / 1) = 88.8 < 100 + 70 sqrt(ln 2 / 1) = 158.3: r
     # (the opponent's goal is 0 after p, 100 after q or r)
     game, sm = _machine("tiny")
-    player = players.make("ismcts:simulations=5,seed=0,c=70")
+    player = players.make(f"ismcts:simulations=5,seed=0,c=70,engine={engine}")
     player.start(game, "player", 10, 10)
     player.observe(Observation(turn=1, own_move="wait", percepts=frozenset(), legal=("x", "y")))
     player.observe(Observation(turn=2, own_move="x", percepts=frozenset(), legal=("wait",)))
@@ -404,11 +405,41 @@ def test_ismcts_counts_availability(monkeypatch):
         by_card["a" if "q" in answers else "b"] = h
     assert len(player.belief.hypotheses) == 2 and by_card.keys() == {"a", "b"}
     for card in "aabab":
-        player.simulate(by_card[card])
-    stats = player.tree[player.belief.key][opp]
-    got = {steps.move(opp, m): tuple(s[:3]) for m, s in stats.items()}
+        h = by_card[card]
+        if engine == "python":
+            player.simulate(h)
+        else:
+            player.search.believe([h.state], [h.keys[player.me]], [1.0])
+            player.search.run(1)
+    moves = [steps.move_id(opp, m) for m in ("p", "q", "r")]
+    stats = player.statistics(player.belief.key, opp, moves)
+    got = {m: tuple(s[:3]) for m, s in zip("pqr", stats)}
     #        visits, availability, reward sum
     assert got == {"p": (1, 5, 0.0), "q": (2, 3, 200.0), "r": (2, 2, 200.0)}
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "phantomttt", "iigs5", "iigs13",
+                                  "tictactoe"])
+@pytest.mark.parametrize("spec", ["ismcts", "ismcts:select=rm,final=sample"])
+def test_ismcts_in_c_makes_the_python_searchs_simulations(name, spec):
+    """The same seed, the same simulations: every decision of a match, as every
+    role, has the same statistics at the player's node and the same move."""
+    game = load_game(name)
+    roles = [r for r in game.roles if r != "random"]
+    seen = {}
+    for engine in ("python", "c"):
+        seats = {r: players.make(f"{spec}{',' if ':' in spec else ':'}simulations=200,"
+                                 f"seed={i},engine={engine}") for i, r in enumerate(roles)}
+        log = seen[engine] = []
+        for player in seats.values():
+            def choose(legal_ids, player=player, original=player.choose):
+                log.append((player.role, legal_ids,
+                            player.statistics(player.belief.key, player.me, legal_ids)))
+                return original(legal_ids)
+            player.choose = choose
+        record = run_match(game, seats, seed=1)
+        log.append(record.moves)
+    assert len(seen["c"]) > 2 and seen["c"] == seen["python"]
 
 
 @pytest.mark.parametrize("name", ["tiny", "leduc", "phantomttt", "iigs5"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import numpy as np
 import pytest
@@ -280,6 +281,30 @@ def test_replayed_players_and_random(kuhn_view):
     # OpenSpiel's IS-MCTS: exploitability 0.16 on Kuhn
     ismcts = exploitability(kuhn_view.tree, online_policy(game, kuhn_view, "ismcts", 2, 300))
     assert 0.05 < ismcts < 0.35
+
+
+def test_depth_first_evaluation_equals_replaying_every_branch(kuhn_view, monkeypatch):
+    """The copies of the process that go down the branches see what a player
+    replayed from the start would see."""
+    import players.evaluation
+    game = load_game("kuhn")
+    monkeypatch.setattr(players.evaluation, "FORK_SECONDS", 0.0)
+    forked = online_policy(game, kuhn_view, "ismcts:select=rm,final=sample", 2, 200)
+    monkeypatch.delattr("os.fork")
+    assert online_policy(game, kuhn_view, "ismcts:select=rm,final=sample", 2, 200) == forked
+
+
+def test_thinking_on_the_clock_overruns_little_when_the_machine_slows():
+    """Batches are sized from the last one measured: when iterations become
+    three times slower, the overrun stays within the margin."""
+    player = players.make("mccfr:margin=0.1")
+    begin = time.monotonic()
+
+    def run(n):
+        time.sleep(n * (1e-5 if time.monotonic() - begin < 0.3 else 3e-5))
+
+    player.spend(run, begin + 1.0)
+    assert time.monotonic() < begin + 1.0
 
 
 def test_cli_exploit_online(capsys, tmp_path):

@@ -1,0 +1,520 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Single-observer information-set MCTS (``ismcts``, :mod:`players.imperfect`)
+in C, on the network kernel (:mod:`ggp._propnet`) and a playout policy
+(:mod:`players._policy`).
+
+The algorithm is the one the Python search of :class:`players.imperfect.
+ISMCTSPlayer` runs (whose docstring gives it and its sources: Cowling, Powley
+and Whitehouse 2012 with availability counts; regret matching with gamma of
+uniform, Lisy et al. 2013): a simulation samples a history from the belief by
+weight, follows the searching role's information-state key (``_keys.pxd``)
+down its tree, adds one node, plays out in C and backs the rewards up.  Both
+draw their random numbers from the same xorshift64 stream (:class:`Draws` in
+Python), so with the same seed they make the same simulations
+(``tests/test_imperfect.py``); only Python is gone from the loop.
+
+Storage: the tree's nodes are the searching role's keys, in an open-addressing
+set; a node's statistics are rows keyed by (node key, role, move), made the
+first time the move is legal at the node, each with its visits, availability,
+reward sum, cumulative regret and mean-strategy weight, in an open-addressing
+table (linear probing, at most half full, doubled when it would be more).
+"""
+from libc.math cimport log, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcpy, memset
+
+from ggp._propnet cimport Kernel, _below, _seed, _xorshift
+from players._keys cimport _extend, _mix
+from players._policy cimport Policy
+
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int, timespec*)
+    int CLOCK_MONOTONIC
+
+
+cdef enum:
+    MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
+
+cdef double UNIT = 1.0 / 9007199254740992.0     # 2 ** -53
+
+
+cdef void* _grown(void* p, size_t size) except NULL nogil:
+    cdef void* q = realloc(p, size + 8)
+    if q == NULL:
+        with gil:
+            raise MemoryError()
+    return q
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
+
+
+cdef inline double _uniform(uint64_t* rng) noexcept nogil:
+    """A double in [0, 1) from the top 53 bits."""
+    return (_xorshift(rng) >> 11) * UNIT
+
+
+cdef int _pick(uint64_t* rng, const double* weights, int k) noexcept nogil:
+    """An index drawn in proportion to ``weights``."""
+    cdef double total = 0.0, x, acc = 0.0
+    cdef int i
+    for i in range(k):
+        total += weights[i]
+    x = _uniform(rng) * total
+    for i in range(k - 1):
+        acc += weights[i]
+        if x < acc:
+            return i
+    return k - 1
+
+
+cdef int _bisect(uint64_t* rng, const double* cumulative, int n) noexcept nogil:
+    """An index drawn by the cumulative weights ``cumulative`` (``n`` of them)."""
+    cdef double x = _uniform(rng) * cumulative[n - 1]
+    cdef int lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < cumulative[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo if lo < n else n - 1
+
+
+cdef class Draws:
+    """The random numbers of the Python search: the stream the C search draws
+    from with the same seed, drawn the same ways."""
+
+    cdef uint64_t rng
+
+    def __init__(self, unsigned long long seed):
+        self.rng = _seed(seed)
+
+    def below(self, int k) -> int:
+        """An integer in [0, k)."""
+        return _below(&self.rng, k)
+
+    def pick(self, const double[:] weights) -> int:
+        """An index drawn in proportion to ``weights``."""
+        return _pick(&self.rng, &weights[0], weights.shape[0])
+
+    def sample(self, const double[:] cumulative) -> int:
+        """An index drawn by the cumulative weights ``cumulative``."""
+        return _bisect(&self.rng, &cumulative[0], cumulative.shape[0])
+
+
+cdef struct Row:
+    uint64_t key        # the node's key
+    int32_t role, move
+    int64_t visits, available
+    double total, regret, weight
+
+
+cdef class Search:
+    """One role's IS-MCTS tree and simulations (module docstring).
+
+    ``sees``: the role's ``sees`` nodes in order (GDL-II), or None for a GDL-I
+    game, where the role sees the joint move; ``chance``: per role, whether it
+    is the ``random`` role; ``rm``: regret matching instead of UCB; rewards
+    are ``(goal - offset) / scale``."""
+
+    cdef Kernel K
+    cdef Policy policy
+    cdef int nroles, nbase, me, nsees
+    cdef bint rm, imperfect
+    cdef double c, gamma, scale, offset
+    cdef uint64_t rng
+    cdef uint8_t* chance
+    cdef int32_t* sees
+    # the tree
+    cdef uint64_t* nodes        # open addressing: key + 1 (0: empty)
+    cdef uint64_t node_mask
+    cdef readonly int64_t size  # nodes
+    cdef Row* rows
+    cdef int64_t nrows, row_capacity
+    cdef int64_t* slots         # open addressing: row + 1 (0: empty)
+    cdef uint64_t slot_mask
+    # the belief a batch of simulations samples from
+    cdef uint8_t* states
+    cdef uint64_t* keys
+    cdef double* cumulative
+    cdef int hypotheses
+    # scratch for one simulation
+    cdef int levels
+    cdef uint64_t* path_key     # per level
+    cdef int32_t* path_joint    # nroles a level
+    cdef int64_t* mix_at        # nroles a level: where its mix starts in mix_move, -1: none
+    cdef int32_t* mix_k         # nroles a level: its length
+    cdef int32_t* mix_move
+    cdef double* mix_prob
+    cdef int64_t mix_count, mix_capacity
+    cdef int32_t* legal         # per role, its legal moves (nmoves each)
+    cdef int32_t* count         # per role, how many
+    cdef int32_t* seen
+    cdef int64_t* found         # rows of one role's legal moves
+    cdef double* weights
+    cdef double* rewards
+    cdef readonly double slowest
+
+    def __cinit__(self):
+        self.chance = NULL
+        self.sees = self.path_joint = self.mix_move = self.mix_k = NULL
+        self.legal = self.count = self.seen = NULL
+        self.nodes = self.keys = self.path_key = NULL
+        self.rows = NULL
+        self.slots = self.mix_at = self.found = NULL
+        self.states = NULL
+        self.cumulative = self.mix_prob = self.weights = self.rewards = NULL
+
+    def __init__(self, Kernel kernel, Policy policy, int me, chance, sees, bint rm,
+                 double c, double gamma, double scale, double offset,
+                 unsigned long long seed):
+        cdef int r, i
+        self.K, self.policy = kernel, policy
+        self.nroles, self.nbase, self.me = kernel.nroles, kernel.nbase, me
+        self.rm, self.c, self.gamma, self.scale, self.offset = rm, c, gamma, scale, offset
+        self.rng = _seed(seed)
+        self.imperfect = sees is not None
+        self.nsees = len(sees) if sees is not None else 0
+        self.chance = <uint8_t*> _grown(NULL, self.nroles)
+        for r in range(self.nroles):
+            self.chance[r] = bool(chance[r])
+        self.sees = <int32_t*> _grown(NULL, (self.nsees + self.nroles) * sizeof(int32_t))
+        for i in range(self.nsees):
+            self.sees[i] = sees[i]
+        self.seen = <int32_t*> _grown(NULL, (self.nsees + self.nroles) * sizeof(int32_t))
+        self.legal = <int32_t*> _grown(NULL, self.nroles * (kernel.nmoves + 1) * sizeof(int32_t))
+        self.count = <int32_t*> _grown(NULL, self.nroles * sizeof(int32_t))
+        self.found = <int64_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int64_t))
+        self.weights = <double*> _grown(NULL, (kernel.nmoves + 1) * sizeof(double))
+        self.rewards = <double*> _grown(NULL, self.nroles * sizeof(double))
+        self.node_mask = 1023
+        self.nodes = <uint64_t*> _grown(NULL, 1024 * sizeof(uint64_t))
+        memset(self.nodes, 0, 1024 * sizeof(uint64_t))
+        self.size = 0
+        self.row_capacity, self.nrows = 1024, 0
+        self.rows = <Row*> _grown(NULL, 1024 * sizeof(Row))
+        self.slot_mask = 2047
+        self.slots = <int64_t*> _grown(NULL, 2048 * sizeof(int64_t))
+        memset(self.slots, 0, 2048 * sizeof(int64_t))
+        self.levels = 0
+        self._levels(64)
+        self.mix_capacity, self.mix_count = 256, 0
+        self.mix_move = <int32_t*> _grown(NULL, 256 * sizeof(int32_t))
+        self.mix_prob = <double*> _grown(NULL, 256 * sizeof(double))
+        self.hypotheses = 0
+        self.slowest = 0.0
+
+    def __dealloc__(self):
+        free(self.chance); free(self.sees); free(self.seen); free(self.legal); free(self.count)
+        free(self.found); free(self.weights); free(self.rewards); free(self.nodes)
+        free(self.rows); free(self.slots); free(self.path_key); free(self.path_joint)
+        free(self.mix_at); free(self.mix_k); free(self.mix_move); free(self.mix_prob)
+        free(self.states); free(self.keys); free(self.cumulative)
+
+    cdef int _levels(self, int levels) except -1 nogil:
+        self.path_key = <uint64_t*> _grown(self.path_key, levels * sizeof(uint64_t))
+        self.path_joint = <int32_t*> _grown(self.path_joint, levels * self.nroles * sizeof(int32_t))
+        self.mix_at = <int64_t*> _grown(self.mix_at, levels * self.nroles * sizeof(int64_t))
+        self.mix_k = <int32_t*> _grown(self.mix_k, levels * self.nroles * sizeof(int32_t))
+        self.levels = levels
+        return 0
+
+    # --- the tree -------------------------------------------------------------------
+    cdef bint _has(self, uint64_t key) noexcept nogil:
+        cdef uint64_t i = _mix(key) & self.node_mask
+        while self.nodes[i]:
+            if self.nodes[i] == key + 1:
+                return True
+            i = (i + 1) & self.node_mask
+        return False
+
+    cdef int _add(self, uint64_t key) except -1 nogil:
+        cdef uint64_t i, j, old_mask
+        cdef uint64_t* old
+        if 2 * (self.size + 1) > <int64_t> (self.node_mask + 1):
+            old, old_mask = self.nodes, self.node_mask
+            self.node_mask = 2 * (old_mask + 1) - 1
+            self.nodes = <uint64_t*> _grown(NULL, (self.node_mask + 1) * sizeof(uint64_t))
+            memset(self.nodes, 0, (self.node_mask + 1) * sizeof(uint64_t))
+            for j in range(old_mask + 1):
+                if old[j]:
+                    i = _mix(old[j] - 1) & self.node_mask
+                    while self.nodes[i]:
+                        i = (i + 1) & self.node_mask
+                    self.nodes[i] = old[j]
+            free(old)
+        i = _mix(key) & self.node_mask
+        while self.nodes[i]:
+            i = (i + 1) & self.node_mask
+        self.nodes[i] = key + 1
+        self.size += 1
+        return 0
+
+    cdef inline uint64_t _slot(self, uint64_t key, int role, int move) noexcept nogil:
+        return _mix(key ^ _mix((<uint64_t> role << 32) + <uint64_t> move + 1)) & self.slot_mask
+
+    cdef int64_t _row(self, uint64_t key, int role, int move) noexcept nogil:
+        """The row of (``key``, ``role``, ``move``), or -1."""
+        cdef uint64_t i = self._slot(key, role, move)
+        cdef Row* row
+        while self.slots[i]:
+            row = &self.rows[self.slots[i] - 1]
+            if row.key == key and row.role == role and row.move == move:
+                return self.slots[i] - 1
+            i = (i + 1) & self.slot_mask
+        return -1
+
+    cdef int64_t _available(self, uint64_t key, int role, int move) except -1 nogil:
+        """The row of (``key``, ``role``, ``move``), made empty if missing,
+        counted once more as available."""
+        cdef int64_t r = self._row(key, role, move), j
+        cdef uint64_t i, old_mask
+        cdef int64_t* old
+        cdef Row* row
+        if r < 0:
+            if self.nrows == self.row_capacity:
+                self.row_capacity *= 2
+                self.rows = <Row*> _grown(self.rows, self.row_capacity * sizeof(Row))
+            if 2 * (self.nrows + 1) > <int64_t> (self.slot_mask + 1):
+                old, old_mask = self.slots, self.slot_mask
+                self.slot_mask = 2 * (old_mask + 1) - 1
+                self.slots = <int64_t*> _grown(NULL, (self.slot_mask + 1) * sizeof(int64_t))
+                memset(self.slots, 0, (self.slot_mask + 1) * sizeof(int64_t))
+                for j in range(<int64_t> old_mask + 1):
+                    if old[j]:
+                        row = &self.rows[old[j] - 1]
+                        i = self._slot(row.key, row.role, row.move)
+                        while self.slots[i]:
+                            i = (i + 1) & self.slot_mask
+                        self.slots[i] = old[j]
+                free(old)
+            r = self.nrows
+            self.nrows += 1
+            row = &self.rows[r]
+            row.key, row.role, row.move = key, role, move
+            row.visits = row.available = 0
+            row.total = row.regret = row.weight = 0.0
+            i = self._slot(key, role, move)
+            while self.slots[i]:
+                i = (i + 1) & self.slot_mask
+            self.slots[i] = r + 1
+        self.rows[r].available += 1
+        return r
+
+    # --- one simulation ---------------------------------------------------------------
+    cdef int _ucb(self, uint64_t key, int role, const int32_t* moves, int k) except -1 nogil:
+        """UCB with availability counts: every move counted as available, then
+        an untried one at random or the best ``Q + c sqrt(ln A / N)``."""
+        cdef int j, untried = 0, best = 0
+        cdef double value, top = 0.0
+        cdef Row* row
+        for j in range(k):
+            self.found[j] = self._available(key, role, moves[j])
+        for j in range(k):
+            if self.rows[self.found[j]].visits == 0:
+                untried += 1
+        if untried:
+            untried = _below(&self.rng, untried)
+            for j in range(k):
+                if self.rows[self.found[j]].visits == 0:
+                    if untried == 0:
+                        return j
+                    untried -= 1
+        for j in range(k):
+            row = &self.rows[self.found[j]]
+            value = row.total / <double> row.visits + \
+                self.c * sqrt(log(<double> row.available) / <double> row.visits)
+            if j == 0 or value > top:
+                best, top = j, value
+        return best
+
+    cdef int _regret_matching(self, uint64_t key, int role, const int32_t* moves, int k,
+                              int64_t* at) except -1 nogil:
+        """Regret matching mixed with gamma of uniform; the mix is kept (from
+        ``at[0]``) for the update."""
+        cdef int j
+        cdef double total = 0.0, p
+        for j in range(k):
+            self.found[j] = self._available(key, role, moves[j])
+            p = self.rows[self.found[j]].regret
+            self.weights[j] = p if p > 0.0 else 0.0
+            total += self.weights[j]
+        for j in range(k):
+            self.weights[j] = (1.0 - self.gamma) * \
+                (self.weights[j] / total if total > 0 else 1.0 / k) + self.gamma / k
+        if self.mix_count + k > self.mix_capacity:
+            self.mix_capacity = 2 * (self.mix_count + k)
+            self.mix_move = <int32_t*> _grown(self.mix_move, self.mix_capacity * sizeof(int32_t))
+            self.mix_prob = <double*> _grown(self.mix_prob, self.mix_capacity * sizeof(double))
+        at[0] = self.mix_count
+        for j in range(k):
+            self.mix_move[self.mix_count + j] = moves[j]
+            self.mix_prob[self.mix_count + j] = self.weights[j]
+        self.mix_count += k
+        return _pick(&self.rng, self.weights, k)
+
+    cdef bint _terminal(self) noexcept nogil:
+        return self.K.term_node >= 0 and self.K.val[self.K.term_node]
+
+    cdef int _simulate(self) except -1 nogil:
+        cdef int nr = self.nroles, r, k, j, depth = 0, level, n, h = 0
+        cdef uint64_t key
+        cdef bint added = False, cut = False
+        cdef int32_t* moves
+        cdef int32_t* joint
+        cdef int64_t* at
+        cdef int64_t row, first
+        cdef double reward, p, best
+        cdef Row* s
+        if self.hypotheses > 1:             # a history by weight
+            h = _bisect(&self.rng, self.cumulative, self.hypotheses)
+        self.K._load(self.states + <int64_t> h * self.nbase)
+        key = self.keys[h]
+        self.mix_count = 0
+        while True:
+            if self._terminal():
+                for r in range(nr):             # the best true goal, else 0
+                    best = -1.0
+                    for j in range(self.K.ngoals):
+                        if self.K.goal_role[j] == r and self.K.val[self.K.goal_node[j]] and self.K.goal_value[j] > best:
+                            best = self.K.goal_value[j]
+                    self.rewards[r] = ((best if best >= 0 else 0.0) - self.offset) / self.scale
+                break
+            if not self._has(key):
+                if added:
+                    self.policy._reserve(MAX_PLAYOUT)
+                    self.K._sort_legal()        # the order a playout from a loaded state sees
+                    n = self.policy._run(0, MAX_PLAYOUT, &cut)
+                    for r in range(nr):
+                        self.rewards[r] = 0.0
+                    for j in range(self.K.ngoals):
+                        if self.K.val[self.K.goal_node[j]]:
+                            self.rewards[self.K.goal_role[j]] = self.K.goal_value[j]
+                    self.policy._credit(0, n, self.rewards)
+                    for r in range(nr):
+                        self.rewards[r] = (self.rewards[r] - self.offset) / self.scale
+                    break
+                self._add(key)
+                added = True
+            if depth == self.levels:
+                self._levels(2 * self.levels)
+            self.path_key[depth] = key
+            joint = self.path_joint + depth * nr
+            at = self.mix_at + depth * nr
+            for r in range(nr):
+                moves = self.legal + r * (self.K.nmoves + 1)
+                self.count[r] = self.K._legal(r, moves)
+            for r in range(nr):
+                moves = self.legal + r * (self.K.nmoves + 1)
+                k = self.count[r]
+                at[r] = -1
+                if k == 1 or self.chance[r]:
+                    j = _below(&self.rng, k)
+                elif self.rm:
+                    j = self._regret_matching(key, r, moves, k, &at[r])
+                    self.mix_k[depth * nr + r] = k
+                else:
+                    j = self._ucb(key, r, moves, k)
+                joint[r] = moves[j]
+                self.K.chosen[r] = moves[j]
+            self.K._do()
+            if self.imperfect:
+                n = 0
+                for j in range(self.nsees):
+                    if self.K.val[self.sees[j]]:
+                        self.seen[n] = self.sees[j]
+                        n += 1
+            else:
+                n = nr
+                memcpy(self.seen, joint, nr * sizeof(int32_t))
+            self.K._advance()
+            key = _extend(key, <uint64_t> <int64_t> joint[self.me], self.seen, n)
+            depth += 1
+        for level in range(depth):
+            key = self.path_key[level]
+            joint = self.path_joint + level * nr
+            at = self.mix_at + level * nr
+            for r in range(nr):
+                reward = self.rewards[r]
+                row = self._row(key, r, joint[r])
+                if row >= 0:
+                    s = &self.rows[row]
+                    s.visits += 1
+                    s.total += reward
+                if at[r] < 0:
+                    continue
+                first = at[r]               # the importance-weighted regrets, and the mean strategy
+                for j in range(self.mix_k[level * nr + r]):
+                    s = &self.rows[self._row(key, r, self.mix_move[first + j])]
+                    p = self.mix_prob[first + j]
+                    s.regret += ((reward / p) if self.mix_move[first + j] == joint[r] else 0.0) \
+                        - reward
+                    s.weight += p
+        return 0
+
+    # --- Python ---------------------------------------------------------------------
+    def believe(self, states, keys, cumulative):
+        """The histories the next simulations sample from: their states
+        (bytes), the searching role's key in each, and their cumulative
+        weights."""
+        cdef int n = len(states), i
+        cdef const uint8_t[:] state
+        if n == 0 or len(keys) != n or len(cumulative) != n:
+            raise ValueError("believe() needs as many states, keys and weights, at least one")
+        self.states = <uint8_t*> _grown(self.states, <size_t> n * self.nbase)
+        self.keys = <uint64_t*> _grown(self.keys, n * sizeof(uint64_t))
+        self.cumulative = <double*> _grown(self.cumulative, n * sizeof(double))
+        for i in range(n):
+            state = states[i]
+            if self.nbase:
+                memcpy(self.states + <int64_t> i * self.nbase, &state[0], self.nbase)
+            self.keys[i] = keys[i]
+            self.cumulative[i] = cumulative[i]
+        self.hypotheses = n
+
+    def run(self, long long budget=-1, double until=0.0) -> int:
+        """Simulate ``budget`` times, or (budget -1) while the slowest
+        simulation so far would still end before ``until`` (a
+        ``time.monotonic()`` time; the estimate is kept from call to call).
+        Returns the number of simulations."""
+        cdef long long done = 0
+        cdef double started, took
+        if self.hypotheses == 0:
+            raise ValueError("run() before believe()")
+        with nogil:
+            while (done < budget) if budget >= 0 else (_now() + self.slowest < until):
+                started = _now()
+                self._simulate()
+                took = _now() - started
+                if took > self.slowest:
+                    self.slowest = took
+                done += 1
+        return done
+
+    def stats(self, key, int role, moves):
+        """Per move of ``moves``: (visits, availability, reward sum, regret,
+        mean-strategy weight) at the node of ``key``; None when the node or
+        one of the moves is not in the tree."""
+        cdef uint64_t k = key
+        cdef int64_t row
+        cdef Row* s
+        out = []
+        if not self._has(k):
+            return None
+        for m in moves:
+            row = self._row(k, role, m)
+            if row < 0:
+                return None
+            s = &self.rows[row]
+            out.append((s.visits, s.available, s.total, s.regret, s.weight))
+        return out
