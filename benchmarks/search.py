@@ -28,7 +28,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
 PLAYERS = ["uct", "mast", "nst", "lgr"]
 GDL2 = ["leduc", "iigs13", "phantomttt"]
-GDL2_PLAYERS = ["ismcts", "smooth-uct"]
+GDL2_PLAYERS = ["ismcts", "smooth-uct", "efg-uct"]
 
 
 def source(name: str):
@@ -46,10 +46,11 @@ def simulations(game, spec: str, budget: int, c_tree: bool) -> float:
     return time.perf_counter() - start
 
 
-def gdl2_simulations(game, spec: str, budget: int) -> float:
+def gdl2_simulations(game, spec: str, budget: int, in_c: bool) -> float:
     """Seconds for ``budget`` simulations from the initial belief (whether or
     not the first step is a decision)."""
-    player = players.make(f"{spec}:simulations={budget},seed=1")
+    engine = "c" if in_c else "python"
+    player = players.make(f"{spec}:simulations={budget},seed=1,engine={engine}")
     role = next(r for r in game.roles if r != "random")
     player.start(game, role, 1000, 1000)
     start = time.perf_counter()
@@ -108,7 +109,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--round", type=float, default=0.25, help="seconds a round")
-    parser.add_argument("--python", action="store_true", help="also the Python tree")
+    parser.add_argument("--python", action="store_true",
+                        help="also the Python tree and the Python simulations")
     parser.add_argument("--games", nargs="*", default=GAMES)
     parser.add_argument("--gdl2", nargs="*", default=GDL2)
     args = parser.parse_args(argv)
@@ -135,14 +137,16 @@ def main(argv=None):
     if not args.gdl2:
         return 0
     print()
-    print("| game | " + " | ".join(f"{p}: simulations/s" for p in GDL2_PLAYERS) + " |")
-    print("|---|" + "---|" * len(GDL2_PLAYERS))
+    columns = [(p, t, in_c) for p in GDL2_PLAYERS for t, in_c in trees]
+    print("| game | " + " | ".join(f"{p} ({t}): simulations/s" for p, t, _ in columns) + " |")
+    print("|---|" + "---|" * len(columns))
     for name in args.gdl2:
         game = load_game(source(name))
-        measures = {p: Measure(lambda n, p=p: (n, gdl2_simulations(game, p, n)), args.round)
-                    for p in GDL2_PLAYERS}
+        measures = {(p, t): Measure(lambda n, p=p, c=in_c: (n, gdl2_simulations(game, p, n, c)),
+                                    args.round)
+                    for p, t, in_c in columns}
         run_rounds(measures, args.seconds)
-        print(f"| {name} | " + " | ".join(f"{measures[p].rate:,.0f}" for p in GDL2_PLAYERS)
+        print(f"| {name} | " + " | ".join(f"{measures[p, t].rate:,.0f}" for p, t, _ in columns)
               + " |", flush=True)
     return 0
 

@@ -31,10 +31,13 @@ network kernel's xorshift64 (``ggp._propnet``), seeded through splitmix64.
 """
 cimport cython
 from libc.math cimport log, sqrt
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
-from ggp._propnet cimport _below, _xorshift
+from ggp._propnet cimport Kernel, _below, _xorshift
+from players._policy cimport Policy
+from players._sampling cimport Sampler, _decision, _extend, _mix
 
 cdef int TERMINAL = 0
 cdef int CHANCE = 1
@@ -59,13 +62,6 @@ ctypedef struct Table:
     int64_t* slots      # node id, -1 when empty
     uint64_t mask       # capacity - 1 (a power of two)
     int64_t used
-
-
-cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
-    """The splitmix64 finalizer: spreads any key over the table."""
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
 
 
 cdef void* _grow(void* buffer, int64_t items, size_t size) except NULL nogil:
@@ -413,3 +409,147 @@ cdef class InfoTrees:
     def size(self, int player):
         """The number of nodes in ``player``'s tree."""
         return self.tables[self._player(player)].used
+
+
+cdef class SampledSearch(Sampler):
+    """Algorithm 1 from histories sampled from a player's belief, in C: what
+    :class:`players.imperfect.SmoothUCTPlayer` simulates, on the network
+    kernel (:mod:`ggp._propnet`) and a playout policy (:mod:`players._policy`),
+    into ``trees``.  Each role follows its own information-state key down its
+    tree; a role that reaches a decision outside its tree adds it, plays at
+    random from then on (OUT-OF-TREE), and once every role is out the playout
+    finishes in C (the sampling, the keys and the playout are
+    :mod:`players._sampling`'s).  It draws the random numbers of the Python
+    simulation (:class:`players._sampling.Draws`, the same seed), so both make
+    the same simulations (``tests/test_imperfect.py``).
+
+    ``sees``: per role its ``sees`` nodes in order (GDL-II), or None for a
+    GDL-I game, where every role sees the joint move; ``chance``: per role,
+    whether it is the ``random`` role; rewards are ``(goal - offset) / scale``.
+    """
+
+    cdef InfoTrees trees
+    cdef bint imperfect
+    cdef uint8_t* chance
+    cdef int32_t* sees_start    # role r's sees nodes: sees[sees_start[r]:sees_start[r + 1]]
+    cdef int32_t* sees
+    # scratch for one simulation
+    cdef uint64_t* key          # per role
+    cdef uint8_t* out
+    cdef int32_t* legal         # per role, its legal moves (nmoves + 1 each)
+    cdef int32_t* count
+    cdef int32_t* joint
+    cdef int32_t* seen
+    cdef int64_t* path_node     # a node, its move and its role per entry
+    cdef int32_t* path_move
+    cdef int64_t path_capacity
+
+    def __cinit__(self):
+        self.chance = self.out = NULL
+        self.sees_start = self.sees = self.legal = self.count = self.joint = self.seen = NULL
+        self.key = NULL
+        self.path_node = NULL
+        self.path_move = NULL
+
+    def __init__(self, InfoTrees trees, Kernel kernel, Policy policy, chance, sees,
+                 double scale, double offset, unsigned long long seed):
+        cdef int r, i, n = kernel.nroles, total = 0
+        if trees.players != n:
+            raise ValueError(f"the trees have {trees.players} players, the game {n} roles")
+        Sampler.__init__(self, kernel, policy, scale, offset, seed)
+        self.trees = trees
+        self.imperfect = sees is not None
+        self.chance = <uint8_t*> _grow(NULL, n, 1)
+        self.out = <uint8_t*> _grow(NULL, n, 1)
+        self.sees_start = <int32_t*> _grow(NULL, n + 1, sizeof(int32_t))
+        for r in range(n):
+            self.chance[r] = bool(chance[r])
+            self.sees_start[r] = total
+            total += len(sees[r]) if sees is not None else 0
+        self.sees_start[n] = total
+        self.sees = <int32_t*> _grow(NULL, total + 1, sizeof(int32_t))
+        for r in range(n):
+            for i in range(self.sees_start[r + 1] - self.sees_start[r]):
+                self.sees[self.sees_start[r] + i] = sees[r][i]
+        self.seen = <int32_t*> _grow(NULL, total + n + 1, sizeof(int32_t))
+        self.key = <uint64_t*> _grow(NULL, n, sizeof(uint64_t))
+        self.legal = <int32_t*> _grow(NULL, n * (kernel.nmoves + 1), sizeof(int32_t))
+        self.count = <int32_t*> _grow(NULL, n, sizeof(int32_t))
+        self.joint = <int32_t*> _grow(NULL, n, sizeof(int32_t))
+        self.path_capacity = 64
+        self.path_node = <int64_t*> _grow(NULL, self.path_capacity, sizeof(int64_t))
+        self.path_move = <int32_t*> _grow(NULL, 2 * self.path_capacity, sizeof(int32_t))
+
+    def __dealloc__(self):
+        free(self.chance); free(self.out); free(self.sees_start); free(self.sees)
+        free(self.seen); free(self.key); free(self.legal); free(self.count); free(self.joint)
+        free(self.path_node); free(self.path_move)
+
+    cdef int _simulate(self) except -1 nogil:
+        cdef int nr = self.nroles, r, k, j, a, n, h
+        cdef int64_t u, depth = 0, entry
+        cdef int32_t* moves
+        cdef bint inside
+        h = self._start()
+        for r in range(nr):
+            self.key[r] = self.keys[<int64_t> h * nr + r]
+            self.out[r] = False
+        while True:
+            if self._terminal():
+                self._goals()
+                break
+            inside = False
+            for r in range(nr):
+                if not (self.out[r] or self.chance[r]):
+                    inside = True
+            if not inside:
+                self._playout()
+                break
+            for r in range(nr):
+                self.count[r] = self.K._legal(r, self.legal + r * (self.K.nmoves + 1))
+            for r in range(nr):
+                moves = self.legal + r * (self.K.nmoves + 1)
+                k = self.count[r]
+                if k == 1 or self.chance[r] or self.out[r]:
+                    a = _below(&self.rng, k)
+                else:
+                    u = self.trees._find(r, _decision(self.key[r], moves, k))
+                    if u < 0:                   # EXPANDTREE, then roll out
+                        u = self.trees._create(r, _decision(self.key[r], moves, k), k)
+                        a = _below(&self.rng, k)
+                        self.out[r] = True
+                    else:
+                        a = self.trees._select(&self.trees.nodes[u])
+                    if depth == self.path_capacity:
+                        self.path_capacity *= 2
+                        self.path_node = <int64_t*> _grow(self.path_node, self.path_capacity,
+                                                          sizeof(int64_t))
+                        self.path_move = <int32_t*> _grow(self.path_move, 2 * self.path_capacity,
+                                                          sizeof(int32_t))
+                    self.path_node[depth] = u
+                    self.path_move[2 * depth] = a
+                    self.path_move[2 * depth + 1] = r
+                    depth += 1
+                self.joint[r] = moves[a]
+                self.K.chosen[r] = moves[a]
+            self.K._do()
+            for r in range(nr):
+                if self.out[r] or self.chance[r]:
+                    continue
+                if self.imperfect:
+                    n = 0
+                    for j in range(self.sees_start[r], self.sees_start[r + 1]):
+                        if self.K.val[self.sees[j]]:
+                            self.seen[n] = self.sees[j]
+                            n += 1
+                else:
+                    n = nr
+                    memcpy(self.seen, self.joint, nr * sizeof(int32_t))
+                self.key[r] = _extend(self.key[r], <uint64_t> <int64_t> self.joint[r],
+                                      self.seen, n)
+            self.K._advance()
+        for entry in range(depth):
+            r = self.path_move[2 * entry + 1]
+            self.trees._update(&self.trees.nodes[self.path_node[entry]], self.path_move[2 * entry],
+                          self.rewards[r])
+        return 0

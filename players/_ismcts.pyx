@@ -7,9 +7,10 @@ The algorithm is the one the Python search of :class:`players.imperfect.
 ISMCTSPlayer` runs (whose docstring gives it and its sources: Cowling, Powley
 and Whitehouse 2012 with availability counts; regret matching with gamma of
 uniform, Lisy et al. 2013): a simulation samples a history from the belief by
-weight, follows the searching role's information-state key (``_keys.pxd``)
-down its tree, adds one node, plays out in C and backs the rewards up.  Both
-draw their random numbers from the same xorshift64 stream (:class:`Draws` in
+weight, follows the searching role's information-state key down its tree,
+adds one node, plays out in C and backs the rewards up (the sampling, the keys
+and the playout are :mod:`players._sampling`'s).  Both draw their random
+numbers from the same xorshift64 stream (:class:`players._sampling.Draws` in
 Python), so with the same seed they make the same simulations
 (``tests/test_imperfect.py``); only Python is gone from the loop.
 
@@ -21,95 +22,12 @@ table (linear probing, at most half full, doubled when it would be more).
 """
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
-from ggp._propnet cimport Kernel, _below, _seed, _xorshift
-from players._keys cimport _extend, _mix
+from ggp._propnet cimport Kernel, _below
 from players._policy cimport Policy
-
-
-cdef extern from "<time.h>" nogil:
-    ctypedef long time_t
-    cdef struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int, timespec*)
-    int CLOCK_MONOTONIC
-
-
-cdef enum:
-    MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
-
-cdef double UNIT = 1.0 / 9007199254740992.0     # 2 ** -53
-
-
-cdef void* _grown(void* p, size_t size) except NULL nogil:
-    cdef void* q = realloc(p, size + 8)
-    if q == NULL:
-        with gil:
-            raise MemoryError()
-    return q
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
-
-
-cdef inline double _uniform(uint64_t* rng) noexcept nogil:
-    """A double in [0, 1) from the top 53 bits."""
-    return (_xorshift(rng) >> 11) * UNIT
-
-
-cdef int _pick(uint64_t* rng, const double* weights, int k) noexcept nogil:
-    """An index drawn in proportion to ``weights``."""
-    cdef double total = 0.0, x, acc = 0.0
-    cdef int i
-    for i in range(k):
-        total += weights[i]
-    x = _uniform(rng) * total
-    for i in range(k - 1):
-        acc += weights[i]
-        if x < acc:
-            return i
-    return k - 1
-
-
-cdef int _bisect(uint64_t* rng, const double* cumulative, int n) noexcept nogil:
-    """An index drawn by the cumulative weights ``cumulative`` (``n`` of them)."""
-    cdef double x = _uniform(rng) * cumulative[n - 1]
-    cdef int lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x < cumulative[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo if lo < n else n - 1
-
-
-cdef class Draws:
-    """The random numbers of the Python search: the stream the C search draws
-    from with the same seed, drawn the same ways."""
-
-    cdef uint64_t rng
-
-    def __init__(self, unsigned long long seed):
-        self.rng = _seed(seed)
-
-    def below(self, int k) -> int:
-        """An integer in [0, k)."""
-        return _below(&self.rng, k)
-
-    def pick(self, const double[:] weights) -> int:
-        """An index drawn in proportion to ``weights``."""
-        return _pick(&self.rng, &weights[0], weights.shape[0])
-
-    def sample(self, const double[:] cumulative) -> int:
-        """An index drawn by the cumulative weights ``cumulative``."""
-        return _bisect(&self.rng, &cumulative[0], cumulative.shape[0])
+from players._sampling cimport Sampler, _extend, _grown, _mix, _pick
 
 
 cdef struct Row:
@@ -119,7 +37,7 @@ cdef struct Row:
     double total, regret, weight
 
 
-cdef class Search:
+cdef class Search(Sampler):
     """One role's IS-MCTS tree and simulations (module docstring).
 
     ``sees``: the role's ``sees`` nodes in order (GDL-II), or None for a GDL-I
@@ -127,12 +45,9 @@ cdef class Search:
     is the ``random`` role; ``rm``: regret matching instead of UCB; rewards
     are ``(goal - offset) / scale``."""
 
-    cdef Kernel K
-    cdef Policy policy
-    cdef int nroles, nbase, me, nsees
+    cdef int me, nsees
     cdef bint rm, imperfect
-    cdef double c, gamma, scale, offset
-    cdef uint64_t rng
+    cdef double c, gamma
     cdef uint8_t* chance
     cdef int32_t* sees
     # the tree
@@ -143,11 +58,6 @@ cdef class Search:
     cdef int64_t nrows, row_capacity
     cdef int64_t* slots         # open addressing: row + 1 (0: empty)
     cdef uint64_t slot_mask
-    # the belief a batch of simulations samples from
-    cdef uint8_t* states
-    cdef uint64_t* keys
-    cdef double* cumulative
-    cdef int hypotheses
     # scratch for one simulation
     cdef int levels
     cdef uint64_t* path_key     # per level
@@ -162,27 +72,22 @@ cdef class Search:
     cdef int32_t* seen
     cdef int64_t* found         # rows of one role's legal moves
     cdef double* weights
-    cdef double* rewards
-    cdef readonly double slowest
 
     def __cinit__(self):
         self.chance = NULL
         self.sees = self.path_joint = self.mix_move = self.mix_k = NULL
         self.legal = self.count = self.seen = NULL
-        self.nodes = self.keys = self.path_key = NULL
+        self.nodes = self.path_key = NULL
         self.rows = NULL
         self.slots = self.mix_at = self.found = NULL
-        self.states = NULL
-        self.cumulative = self.mix_prob = self.weights = self.rewards = NULL
+        self.mix_prob = self.weights = NULL
 
     def __init__(self, Kernel kernel, Policy policy, int me, chance, sees, bint rm,
                  double c, double gamma, double scale, double offset,
                  unsigned long long seed):
         cdef int r, i
-        self.K, self.policy = kernel, policy
-        self.nroles, self.nbase, self.me = kernel.nroles, kernel.nbase, me
-        self.rm, self.c, self.gamma, self.scale, self.offset = rm, c, gamma, scale, offset
-        self.rng = _seed(seed)
+        Sampler.__init__(self, kernel, policy, scale, offset, seed)
+        self.me, self.rm, self.c, self.gamma = me, rm, c, gamma
         self.imperfect = sees is not None
         self.nsees = len(sees) if sees is not None else 0
         self.chance = <uint8_t*> _grown(NULL, self.nroles)
@@ -196,7 +101,6 @@ cdef class Search:
         self.count = <int32_t*> _grown(NULL, self.nroles * sizeof(int32_t))
         self.found = <int64_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int64_t))
         self.weights = <double*> _grown(NULL, (kernel.nmoves + 1) * sizeof(double))
-        self.rewards = <double*> _grown(NULL, self.nroles * sizeof(double))
         self.node_mask = 1023
         self.nodes = <uint64_t*> _grown(NULL, 1024 * sizeof(uint64_t))
         memset(self.nodes, 0, 1024 * sizeof(uint64_t))
@@ -211,15 +115,12 @@ cdef class Search:
         self.mix_capacity, self.mix_count = 256, 0
         self.mix_move = <int32_t*> _grown(NULL, 256 * sizeof(int32_t))
         self.mix_prob = <double*> _grown(NULL, 256 * sizeof(double))
-        self.hypotheses = 0
-        self.slowest = 0.0
 
     def __dealloc__(self):
         free(self.chance); free(self.sees); free(self.seen); free(self.legal); free(self.count)
-        free(self.found); free(self.weights); free(self.rewards); free(self.nodes)
+        free(self.found); free(self.weights); free(self.nodes)
         free(self.rows); free(self.slots); free(self.path_key); free(self.path_joint)
         free(self.mix_at); free(self.mix_k); free(self.mix_move); free(self.mix_prob)
-        free(self.states); free(self.keys); free(self.cumulative)
 
     cdef int _levels(self, int levels) except -1 nogil:
         self.path_key = <uint64_t*> _grown(self.path_key, levels * sizeof(uint64_t))
@@ -363,46 +264,25 @@ cdef class Search:
         self.mix_count += k
         return _pick(&self.rng, self.weights, k)
 
-    cdef bint _terminal(self) noexcept nogil:
-        return self.K.term_node >= 0 and self.K.val[self.K.term_node]
-
     cdef int _simulate(self) except -1 nogil:
-        cdef int nr = self.nroles, r, k, j, depth = 0, level, n, h = 0
+        cdef int nr = self.nroles, r, k, j, depth = 0, level, n
         cdef uint64_t key
-        cdef bint added = False, cut = False
+        cdef bint added = False
         cdef int32_t* moves
         cdef int32_t* joint
         cdef int64_t* at
         cdef int64_t row, first
-        cdef double reward, p, best
+        cdef double reward, p
         cdef Row* s
-        if self.hypotheses > 1:             # a history by weight
-            h = _bisect(&self.rng, self.cumulative, self.hypotheses)
-        self.K._load(self.states + <int64_t> h * self.nbase)
-        key = self.keys[h]
+        key = self.keys[<int64_t> self._start() * self.nroles + self.me]
         self.mix_count = 0
         while True:
             if self._terminal():
-                for r in range(nr):             # the best true goal, else 0
-                    best = -1.0
-                    for j in range(self.K.ngoals):
-                        if self.K.goal_role[j] == r and self.K.val[self.K.goal_node[j]] and self.K.goal_value[j] > best:
-                            best = self.K.goal_value[j]
-                    self.rewards[r] = ((best if best >= 0 else 0.0) - self.offset) / self.scale
+                self._goals()
                 break
             if not self._has(key):
                 if added:
-                    self.policy._reserve(MAX_PLAYOUT)
-                    self.K._sort_legal()        # the order a playout from a loaded state sees
-                    n = self.policy._run(0, MAX_PLAYOUT, &cut)
-                    for r in range(nr):
-                        self.rewards[r] = 0.0
-                    for j in range(self.K.ngoals):
-                        if self.K.val[self.K.goal_node[j]]:
-                            self.rewards[self.K.goal_role[j]] = self.K.goal_value[j]
-                    self.policy._credit(0, n, self.rewards)
-                    for r in range(nr):
-                        self.rewards[r] = (self.rewards[r] - self.offset) / self.scale
+                    self._playout()
                     break
                 self._add(key)
                 added = True
@@ -462,45 +342,7 @@ cdef class Search:
                     s.weight += p
         return 0
 
-    # --- Python ---------------------------------------------------------------------
-    def believe(self, states, keys, cumulative):
-        """The histories the next simulations sample from: their states
-        (bytes), the searching role's key in each, and their cumulative
-        weights."""
-        cdef int n = len(states), i
-        cdef const uint8_t[:] state
-        if n == 0 or len(keys) != n or len(cumulative) != n:
-            raise ValueError("believe() needs as many states, keys and weights, at least one")
-        self.states = <uint8_t*> _grown(self.states, <size_t> n * self.nbase)
-        self.keys = <uint64_t*> _grown(self.keys, n * sizeof(uint64_t))
-        self.cumulative = <double*> _grown(self.cumulative, n * sizeof(double))
-        for i in range(n):
-            state = states[i]
-            if self.nbase:
-                memcpy(self.states + <int64_t> i * self.nbase, &state[0], self.nbase)
-            self.keys[i] = keys[i]
-            self.cumulative[i] = cumulative[i]
-        self.hypotheses = n
-
-    def run(self, long long budget=-1, double until=0.0) -> int:
-        """Simulate ``budget`` times, or (budget -1) while the slowest
-        simulation so far would still end before ``until`` (a
-        ``time.monotonic()`` time; the estimate is kept from call to call).
-        Returns the number of simulations."""
-        cdef long long done = 0
-        cdef double started, took
-        if self.hypotheses == 0:
-            raise ValueError("run() before believe()")
-        with nogil:
-            while (done < budget) if budget >= 0 else (_now() + self.slowest < until):
-                started = _now()
-                self._simulate()
-                took = _now() - started
-                if took > self.slowest:
-                    self.slowest = took
-                done += 1
-        return done
-
+    # --- Python -------------------------------------------------------------------------
     def stats(self, key, int role, moves):
         """Per move of ``moves``: (visits, availability, reward sum, regret,
         mean-strategy weight) at the node of ``key``; None when the node or

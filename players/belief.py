@@ -71,21 +71,15 @@ import math
 import time
 from typing import NamedTuple
 
-from ._keys import extend_key  # noqa: F401  (the key of an information state, in C)
+from ._sampling import extend_key
 
 log = logging.getLogger("players.belief")
 
 #: The information-state key before the first move.
 ROOT_KEY = 0x5EED
-_MASK = (1 << 64) - 1
 #: Joint moves tried from one hypothesis at most (in random order; sampled
 #: with replacement when there are more).
 MAX_JOINTS = 4096
-
-
-def decision_key(key: int, legal) -> int:
-    """The key of the decision at an information state: its key and the legal moves."""
-    return hash((key, tuple(legal))) & _MASK
 
 
 class Steps:

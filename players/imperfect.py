@@ -53,7 +53,7 @@ from array import array
 from ggp.efg import CHANCE_ROLE, game_unit
 
 from .base import BUDGET, Player
-from .belief import decision_key, extend_key
+from ._sampling import decision_key, extend_key
 from .mcts import _search_for
 from .params import Param, extend
 
@@ -78,6 +78,8 @@ class InformationSetPlayer(Player):
     name = "information-set"
 
     params = extend(Player.params, *BUDGET,
+        Param("engine", str, "c", "the search in C (on the compiled reasoner) or in Python "
+              "(the same simulations for the same seed)", choices=("c", "python")),
         Param("c", float, None, "exploration constant in the game's unit (default: 40 goal "
               "points in it)", low=0),
         Param("final", str, "visits", "the move played: most visited, or drawn from the "
@@ -100,6 +102,10 @@ class InformationSetPlayer(Player):
         self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.slowest = 0.0          # seconds, the slowest simulation so far
+        from ._sampling import Draws
+        self.search = None          # the search in C, when there is one
+        self.draw_seed = self.rng.getrandbits(63)   # its random numbers, or the Python one's
+        self.draws = Draws(self.draw_seed)
         self.new_search()
         if self.simulations is None:
             self.think(deadline - self.margin)
@@ -146,11 +152,19 @@ class InformationSetPlayer(Player):
         return self.rng.choices(ids, weights=weights)[0]
 
     def think(self, until: float, budget: int | None = None):
-        """Simulate from sampled histories until ``budget`` or ``until``
-        (the cyclic collector paused, as in :meth:`MCTSPlayer.think`).  On
-        the clock no simulation starts that the slowest one so far would not
+        """Simulate from histories drawn from the belief by weight until
+        ``budget`` or ``until``: in C when there is a search in C, else in
+        Python (the cyclic collector paused, as in :meth:`MCTSPlayer.think`).
+        On the clock no simulation starts that the slowest one so far would not
         finish in time (a slow reasoner takes a good part of a second; the
         estimate is kept from move to move)."""
+        hypotheses = self.belief.hypotheses
+        self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
+        if self.search is not None:
+            self.search.believe([h.state for h in hypotheses],
+                                [k for h in hypotheses for k in h.keys], self.cumulative)
+            self.last_simulations = self.search.run(-1 if budget is None else budget, until)
+            return
         done, slowest = 0, self.slowest
         collecting = gc.isenabled()
         gc.disable()
@@ -169,8 +183,17 @@ class InformationSetPlayer(Player):
         self.last_simulations = done
 
     def sample(self):
-        """The history the next simulation starts from: one drawn from the belief by weight."""
-        return self.belief.sample()
+        """A history drawn from the belief by weight, with the search's random
+        numbers (:class:`players._sampling.Draws`: the C search's stream)."""
+        hypotheses = self.belief.hypotheses
+        if len(hypotheses) == 1:
+            return hypotheses[0]
+        return hypotheses[self.draws.sample(self.cumulative)]
+
+    def in_c(self) -> bool:
+        """Whether the search runs in C: on the compiled reasoner, unless
+        ``engine=python``."""
+        return self.steps.compiled and self.engine == "c"
 
     def rewards(self, goals) -> list:
         from_goal = self.unit.from_goal
@@ -202,8 +225,6 @@ class ISMCTSPlayer(InformationSetPlayer):
               "or regret matching mixed with gamma of uniform (seed 001's RM)",
               choices=("uct", "rm")),
         Param("gamma", float, 0.2, "rm: the share of uniform exploration", low=0, high=1),
-        Param("engine", str, "c", "the search in C (on the compiled reasoner) or in Python "
-              "(the same simulations for the same seed)", choices=("c", "python")),
     )
 
     def __init__(self, **values):
@@ -212,36 +233,17 @@ class ISMCTSPlayer(InformationSetPlayer):
         self.selection = self.__dict__.pop("select")
 
     def new_search(self):
-        from ._ismcts import Draws, Search
-        seed = self.rng.getrandbits(63)
-        self.search = self.tree = None
-        if self.steps.compiled and self.engine == "c":
+        from ._ismcts import Search
+        self.tree = None
+        if self.in_c():
             sees = self.steps._sees[self.me] if self.steps.imperfect else None
             self.search = Search(self.steps.kernel, self.playouts.policy, self.me, self.chance,
                                  sees, self.selection == "rm", self.explore, self.gamma,
-                                 self.unit.scale, self.unit.offset, seed)
+                                 self.unit.scale, self.unit.offset, self.draw_seed)
             return
         # own information-state key -> per role: move ->
         # [visits, availability, reward sum, regret, mean-strategy weight]
         self.tree: dict[int, list] = {}
-        self.draws = Draws(seed)
-
-    def think(self, until: float, budget: int | None = None):
-        """As :meth:`InformationSetPlayer.think`, the histories drawn by the
-        search's own random numbers (:class:`players._ismcts.Draws`)."""
-        hypotheses = self.belief.hypotheses
-        self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
-        if self.search is None:
-            return super().think(until, budget)
-        self.search.believe([h.state for h in hypotheses], [h.keys[self.me] for h in hypotheses],
-                            self.cumulative)
-        self.last_simulations = self.search.run(-1 if budget is None else budget, until)
-
-    def sample(self):
-        hypotheses = self.belief.hypotheses
-        if len(hypotheses) == 1:
-            return hypotheses[0]
-        return hypotheses[self.draws.sample(self.cumulative)]
 
     def simulate(self, hypothesis):
         steps, me, draws, c = self.steps, self.me, self.draws, self.explore
@@ -371,13 +373,18 @@ class SmoothUCTPlayer(InformationSetPlayer):
     )
 
     def new_search(self):
-        from ._infotree import InfoTrees
+        from ._infotree import InfoTrees, SampledSearch
         self.trees = InfoTrees(len(self.sm.roles), select=self.rule, c=self.explore,
                                gamma=self.gamma, eta0=self.eta0, d=self.d,
                                seed=self.rng.getrandbits(63))
+        if self.in_c():
+            sees = self.steps._sees if self.steps.imperfect else None
+            self.search = SampledSearch(self.trees, self.steps.kernel, self.playouts.policy,
+                                        self.chance, sees, self.unit.scale, self.unit.offset,
+                                        self.draw_seed)
 
     def simulate(self, hypothesis):
-        steps, trees, rng, chance = self.steps, self.trees, self.rng, self.chance
+        steps, trees, draws, chance = self.steps, self.trees, self.draws, self.chance
         state, keys = hypothesis.state, list(hypothesis.keys)
         out = [False] * len(keys)
         path = []
@@ -392,13 +399,13 @@ class SmoothUCTPlayer(InformationSetPlayer):
             joint = []
             for r, moves in enumerate(legal):
                 if len(moves) == 1 or chance[r] or out[r]:
-                    joint.append(rng.choice(moves))
+                    joint.append(moves[draws.below(len(moves))])
                     continue
                 key = decision_key(keys[r], moves)
                 node = trees.find(r, key)
                 if node < 0:                    # EXPANDTREE, then roll out
                     node = trees.node(r, key, len(moves))
-                    a = rng.randrange(len(moves))
+                    a = draws.below(len(moves))
                     out[r] = True
                 else:
                     a = trees.select(node)
@@ -406,7 +413,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
                 joint.append(moves[a])
             state, seen = steps.next_seen(state, joint)
             for r in range(len(keys)):
-                if not out[r]:
+                if not (out[r] or chance[r]):
                     keys[r] = extend_key(keys[r], joint[r], seen[r])
         for node, a, r in path:
             trees.update(node, a, rewards[r])

@@ -20,6 +20,7 @@ from ggp.game import load_game
 from matches.manager import run_match
 from players import imperfect
 from players.base import Observation
+from players._sampling import decision_key
 from players.belief import ROOT_KEY, Belief, Steps
 
 
@@ -409,7 +410,7 @@ def test_ismcts_counts_availability(engine):
         if engine == "python":
             player.simulate(h)
         else:
-            player.search.believe([h.state], [h.keys[player.me]], [1.0])
+            player.search.believe([h.state], list(h.keys), [1.0])
             player.search.run(1)
     moves = [steps.move_id(opp, m) for m in ("p", "q", "r")]
     stats = player.statistics(player.belief.key, opp, moves)
@@ -418,10 +419,20 @@ def test_ismcts_counts_availability(engine):
     assert got == {"p": (1, 5, 0.0), "q": (2, 3, 200.0), "r": (2, 2, 200.0)}
 
 
+def _own_node(player, legal_ids):
+    """What the player's search knows of its decision: IS-MCTS's statistics, or
+    the visits and values at the player's node of its extensive-form tree."""
+    if isinstance(player, imperfect.ISMCTSPlayer):
+        return player.statistics(player.belief.key, player.me, legal_ids)
+    node = player.trees.find(player.me, decision_key(player.belief.key, legal_ids))
+    return None if node < 0 else (player.trees.counts(node), player.trees.values(node))
+
+
 @pytest.mark.parametrize("name", ["kuhn", "leduc", "phantomttt", "iigs5", "iigs13",
                                   "tictactoe"])
-@pytest.mark.parametrize("spec", ["ismcts", "ismcts:select=rm,final=sample"])
-def test_ismcts_in_c_makes_the_python_searchs_simulations(name, spec):
+@pytest.mark.parametrize("spec", ["ismcts", "ismcts:select=rm,final=sample", "smooth-uct",
+                                  "efg-uct"])
+def test_the_searches_in_c_make_the_python_searchs_simulations(name, spec):
     """The same seed, the same simulations: every decision of a match, as every
     role, has the same statistics at the player's node and the same move."""
     game = load_game(name)
@@ -433,13 +444,13 @@ def test_ismcts_in_c_makes_the_python_searchs_simulations(name, spec):
         log = seen[engine] = []
         for player in seats.values():
             def choose(legal_ids, player=player, original=player.choose):
-                log.append((player.role, legal_ids,
-                            player.statistics(player.belief.key, player.me, legal_ids)))
+                log.append((player.role, legal_ids, _own_node(player, legal_ids)))
                 return original(legal_ids)
             player.choose = choose
         record = run_match(game, seats, seed=1)
         log.append(record.moves)
-    assert len(seen["c"]) > 2 and seen["c"] == seen["python"]
+    assert len(seen["c"]) > 2 and all(entry[2] for entry in seen["c"][:-1])
+    assert seen["c"] == seen["python"]
 
 
 @pytest.mark.parametrize("name", ["tiny", "leduc", "phantomttt", "iigs5"])
