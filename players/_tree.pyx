@@ -45,6 +45,7 @@ cdef struct Store:
     int64_t count, capacity
     uint8_t* states         # nbase bytes a node
     uint8_t* terminal
+    uint8_t* solved         # terminal, or (solver) its value under best play is known
     int64_t* n              # visits
     double* goals           # nroles a node (terminal nodes)
     int64_t* first          # nroles a node: the role's first row in the pool
@@ -76,7 +77,7 @@ cdef void* _grown(void* p, size_t size) except NULL nogil:
 
 
 cdef void _free(Store* s) noexcept nogil:
-    free(s.states); free(s.terminal); free(s.n); free(s.goals); free(s.first)
+    free(s.states); free(s.terminal); free(s.solved); free(s.n); free(s.goals); free(s.first)
     free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
     free(s.joint); free(s.child); free(s.next); free(s.table)
     s.states = NULL
@@ -106,7 +107,7 @@ cdef class Tree:
     cdef Policy policy
     cdef int nroles, nbase
     cdef double c, gamma
-    cdef bint transpositions
+    cdef bint transpositions, solver
     cdef int64_t max_nodes
     cdef readonly int64_t root, added
     cdef Store s
@@ -120,24 +121,27 @@ cdef class Tree:
     cdef uint8_t* state
     cdef int32_t* legal
     cdef double* goals
+    cdef double* exact          # per move of the mover at a node: its known value, or -1
 
     def __cinit__(self):
         self.s.states = NULL
         self.context = self.path = self.picks = self.joints = NULL
         self.state = NULL
         self.legal = NULL
-        self.goals = NULL
+        self.goals = self.exact = NULL
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
-                 double discount, bint transpositions, long max_nodes):
+                 double discount, bint transpositions, long max_nodes, bint solver=False):
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.c, self.gamma, self.transpositions = c, discount, transpositions
+        self.solver = solver
         self.max_nodes = max_nodes
         self.context = <int32_t*> _grown(NULL, 2 * self.nroles * sizeof(int32_t))
         self.state = <uint8_t*> _grown(NULL, self.nbase)
         self.legal = <int32_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int32_t))
         self.goals = <double*> _grown(NULL, self.nroles * sizeof(double))
+        self.exact = <double*> _grown(NULL, (kernel.nmoves + 1) * sizeof(double))
         self.levels = 0
         self._levels(64)
         self._init(&self.s, 1024)
@@ -148,13 +152,13 @@ cdef class Tree:
         if self.s.states != NULL:
             _free(&self.s)
         free(self.context); free(self.path); free(self.picks); free(self.joints)
-        free(self.state); free(self.legal); free(self.goals)
+        free(self.state); free(self.legal); free(self.goals); free(self.exact)
 
     # --- storage ------------------------------------------------------------------
     cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
         s.count = s.rows = s.edges = s.used = 0
         s.capacity = s.row_capacity = s.edge_capacity = 0
-        s.states = s.terminal = NULL
+        s.states = s.terminal = s.solved = NULL
         s.n = s.first = s.edge = s.joint = s.child = s.next = s.visits = s.table = NULL
         s.goals = s.sums = s.tops = NULL
         s.width = s.move = NULL
@@ -174,6 +178,7 @@ cdef class Tree:
         cdef int r = self.nroles
         s.states = <uint8_t*> _grown(s.states, capacity * self.nbase)
         s.terminal = <uint8_t*> _grown(s.terminal, capacity)
+        s.solved = <uint8_t*> _grown(s.solved, capacity)
         s.n = <int64_t*> _grown(s.n, capacity * sizeof(int64_t))
         s.goals = <double*> _grown(s.goals, capacity * r * sizeof(double))
         s.first = <int64_t*> _grown(s.first, capacity * r * sizeof(int64_t))
@@ -261,6 +266,7 @@ cdef class Tree:
         s.edge[node] = -1
         self.K._load(state)
         s.terminal[node] = self.K.term_node >= 0 and self.K.val[self.K.term_node]
+        s.solved[node] = s.terminal[node]
         for r in range(nr):
             s.width[node * nr + r] = 0
             s.first[node * nr + r] = s.rows
@@ -318,13 +324,22 @@ cdef class Tree:
         cdef int64_t first, index = 0, radix = 1, v
         cdef double log_n = log(<double> s.n[node]) if s.n[node] > 0 else 0.0
         cdef double value, best_value
-        cdef int c1, c2
+        cdef int c1, c2, mover = self._mover(node) if self.solver else -1
+        cdef int64_t e
         cdef int32_t* pick = self.picks + level * nr
         t = self.ncontext + level               # joint moves before this one
         for r in range(nr):
             k = s.width[node * nr + r]
             first = s.first[node * nr + r]
             best = 0
+            if r == mover:                      # the moves whose outcome is known
+                for j in range(k):
+                    self.exact[j] = -1.0
+                e = s.edge[node]
+                while e >= 0:
+                    if s.solved[s.child[e]]:
+                        self.exact[s.joint[e]] = s.goals[s.child[e] * nr + r]
+                    e = s.next[e]
             if k > 1:
                 untried = 0
                 for j in range(k):
@@ -346,7 +361,12 @@ cdef class Tree:
                     best_value = -INFINITY
                     for j in range(k):
                         v = s.visits[first + j]
-                        value = s.sums[first + j] / v + self.c * sqrt(log_n / v)
+                        if r == mover and self.exact[j] == 0:
+                            value = -INFINITY           # a known loss: never while others are not
+                        elif r == mover and self.exact[j] > 0:
+                            value = self.exact[j] + self.c * sqrt(log_n / v)
+                        else:
+                            value = s.sums[first + j] / v + self.c * sqrt(log_n / v)
                         if value > best_value:
                             best, best_value = j, value
             pick[r] = best
@@ -363,7 +383,7 @@ cdef class Tree:
         cdef bint played = False, cut = False
         cdef double scale, reward
         self.path[0] = node
-        while not s.terminal[node]:
+        while not s.solved[node]:
             if level + 1 >= self.levels:
                 self._levels(2 * self.levels)
             joint = self.joints + (self.ncontext + level) * nr
@@ -381,7 +401,7 @@ cdef class Tree:
                     self._link(node, index, child)
                     self.added += 1
                 self.path[level] = child
-                if not s.terminal[child]:
+                if not s.solved[child]:
                     known = self.ncontext + level
                     self.policy._reserve(known + MAX_PLAYOUT)
                     memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
@@ -419,7 +439,51 @@ cdef class Tree:
                 if reward > s.tops[g]:
                     s.tops[g] = reward
         s.n[self.path[level]] += 1
+        if self.solver:
+            for i in range(level - 1, -1, -1):
+                if not self._solve(self.path[i]):
+                    break
         return 0
+
+    # --- the solver -----------------------------------------------------------------
+    cdef int _mover(self, int64_t node) noexcept nogil:
+        """The one role with a choice at ``node``; -1 when none has, -2 when
+        several have (a simultaneous move, which the solver leaves alone)."""
+        cdef int r, mover = -1
+        for r in range(self.nroles):
+            if self.s.width[node * self.nroles + r] > 1:
+                if mover >= 0:
+                    return -2
+                mover = r
+        return mover
+
+    cdef bint _solve(self, int64_t node) noexcept nogil:
+        """Whether ``node``'s value under best play is now known: a child where
+        its mover gets 100, or every child known (the mover's best).  Its
+        value goes into its goals (MCTS-Solver: Winands, Bjornsson and Saito,
+        Computers and Games 2008, with the mover maximising its own goal)."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, m = self._mover(node), r
+        cdef int64_t e, child, best = -1, known = 0
+        if m == -2 or s.solved[node]:
+            return s.solved[node]
+        e = s.edge[node]
+        while e >= 0:
+            child = s.child[e]
+            if s.solved[child]:
+                known += 1
+                if best < 0 or m >= 0 and s.goals[child * nr + m] > s.goals[best * nr + m]:
+                    best = child
+                if m >= 0 and s.goals[child * nr + m] >= 100:
+                    break
+            e = s.next[e]
+        if best < 0 or not (known == (s.width[node * nr + m] if m >= 0 else 1)
+                            or m >= 0 and s.goals[best * nr + m] >= 100):
+            return False
+        s.solved[node] = 1
+        for r in range(nr):
+            s.goals[node * nr + r] = s.goals[best * nr + r]
+        return True
 
     def run(self, long budget=-1, double until=0.0):
         """Simulate ``budget`` times, or (``budget < 0``) until the
@@ -511,6 +575,7 @@ cdef class Tree:
                 node = queue[copy]
                 memcpy(s.states + copy * self.nbase, old.states + node * self.nbase, self.nbase)
                 s.terminal[copy], s.n[copy], s.edge[copy] = old.terminal[node], old.n[node], -1
+                s.solved[copy] = old.solved[node]
                 for r in range(nr):
                     w = old.width[node * nr + r]
                     s.goals[copy * nr + r] = old.goals[node * nr + r]
@@ -549,6 +614,27 @@ cdef class Tree:
         cdef int w = s.width[self.root * self.nroles + role]
         return ([s.move[first + j] for j in range(w)], [s.visits[first + j] for j in range(w)],
                 [s.sums[first + j] for j in range(w)], [s.tops[first + j] for j in range(w)])
+
+    def root_exact(self, int role):
+        """Per root move of ``role``: its goal under best play when the solver
+        knows it (the child it leads to is solved), else None."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles
+        cdef int64_t e
+        out = [None] * s.width[self.root * nr + role]
+        if self._mover(self.root) != role:
+            return out
+        e = s.edge[self.root]
+        while e >= 0:
+            if s.solved[s.child[e]]:
+                out[s.joint[e]] = s.goals[s.child[e] * nr + role]
+            e = s.next[e]
+        return out
+
+    @property
+    def solved(self):
+        """Whether the root's value under best play is known (solver)."""
+        return bool(self.s.solved[self.root])
 
     @property
     def nodes(self):

@@ -122,6 +122,8 @@ class MCTSPlayer(Player):
               "(the same simulations, slower)", choices=("c", "python")),
         Param("threads", int, 1, "trees searched in parallel from the root, their root "
               "statistics summed (root parallelism; engine=c)", low=1, high=64),
+        Param("solver", bool, False, "MCTS-Solver: values under best play known in the tree "
+              "are backed up and played (engine=c)"),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -146,8 +148,13 @@ class MCTSPlayer(Player):
         if self.steps.compiled and self.engine == "c":
             self.ctree = Forest(self.search, self.sm.initial_state(), self.threads, self.c,
                                 self.discount, self.transpositions,
-                                [self.rng.getrandbits(63) for _ in range(self.threads - 1)])
+                                [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
+                                self.solver)
         else:
+            if self.solver:
+                warnings.warn(f"{self.name}: the solver needs the tree in C (engine=c on the "
+                              "compiled reasoner); searching without it", RuntimeWarning,
+                              stacklevel=2)
             self.root = self._node(self.sm.initial_state())
         self.added = 0
         if self.simulations is None:
@@ -301,18 +308,30 @@ class MCTSPlayer(Player):
         (ties: best average), or one drawn with probability proportional to
         its visits."""
         moves, visits, sums, tops = self._root_rows(r)
+        exact = self.ctree.root_exact(r) if self.solver and self.ctree is not None \
+            else [None] * len(moves)
+        known = [x for x in exact if x is not None]
+        if known:       # the solver's: a known win, else never a known move worse than another
+            best_known = max(known)
+            if best_known >= 100 or len(known) == len(moves):
+                return moves[exact.index(best_known)]
+            choices = [j for j in range(len(moves)) if exact[j] in (None, best_known)]
+        else:
+            choices = range(len(moves))
         if self.final == "mixed" and any(visits):
             return self.rng.choices(moves, weights=visits)[0]
 
         def key(j):
             average = sums[j] / visits[j] if visits[j] else -1.0
+            if exact[j] is not None:
+                average = exact[j]
             if self.final == "average":
                 return average, visits[j]
             if self.final == "best":
                 return tops[j], average
             return visits[j], average           # visits (and mixed before any visit)
 
-        return moves[max(range(len(moves)), key=key)]
+        return moves[max(choices, key=key)]
 
     def _node(self, state) -> Node:
         if self.table is None:
@@ -348,11 +367,12 @@ class Forest:
     Herik, "Parallel Monte-Carlo Tree Search", Computers and Games 2008).  The
     trees run in threads without the interpreter lock."""
 
-    def __init__(self, search, root, threads, c, discount, transpositions, seeds):
+    def __init__(self, search, root, threads, c, discount, transpositions, seeds,
+                 solver=False):
         from ._tree import Tree
         self.searches = [search] + [search.fork(seed) for seed in seeds]
-        self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES)
-                      for s in self.searches]
+        self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES,
+                           solver) for s in self.searches]
 
     def run(self, budget: int, until: float) -> int:
         """Simulations until ``budget`` (split between the trees; -1: none) or
@@ -380,6 +400,12 @@ class Forest:
         return (moves, [sum(x) for x in zip(*(row[1] for row in rows))],
                 [sum(x) for x in zip(*(row[2] for row in rows))],
                 [max(x) for x in zip(*(row[3] for row in rows))])
+
+    def root_exact(self, r) -> list:
+        """Per root move of role ``r``: its goal under best play when a tree's
+        solver knows it, else None."""
+        rows = [t.root_exact(r) for t in self.trees]
+        return [next((x for x in column if x is not None), None) for column in zip(*rows)]
 
     def advance(self, joint, state):
         for t in self.trees:

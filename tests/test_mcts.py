@@ -432,3 +432,72 @@ def test_root_parallel_search_plays_a_match_on_the_clock():
     record = run_match(game, seats, seed=1, start_clock=1, play_clock=0.2)
     assert not [e for step in record.errors for e in step if e]
     assert seats["xplayer"].last_simulations > 0
+
+
+# --- MCTS-Solver --------------------------------------------------------------------------
+
+def _minimax(sm, state, roles):
+    """The goals under best play of a two-player turn-taking game, by brute
+    force on the reference reasoner: the mover maximises its own goal."""
+    if sm.is_terminal(state):
+        return tuple(sm.goals(state))
+    legal = sm.all_legal_moves(state)
+    mover = next(r for r, moves in enumerate(legal) if len(moves) > 1) \
+        if any(len(moves) > 1 for moves in legal) else 0
+    best = None
+    for move in legal[mover]:
+        joint = [moves[0] for moves in legal]
+        joint[mover] = move
+        value = _minimax(sm, sm.next_state(state, joint), roles)
+        if best is None or value[mover] > best[mover]:
+            best = value
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_solver_finds_the_value_under_best_play(seed):
+    """From tic-tac-toe positions with five empty cells (reached by random
+    moves), the solver proves the root, and its value is minimax's."""
+    import random
+    game = load_game("tictactoe")
+    reference = game.state_machine("reference")
+    rng = random.Random(seed)
+    player = make(f"uct:simulations=20000,seed={seed},solver=true")
+    player.start(game, game.roles[0], 10, 10)
+    state = reference.initial_state()
+    for turn in range(4):
+        joint = tuple(rng.choice(moves) for moves in reference.all_legal_moves(state))
+        player.observe(Observation(turn=turn + 1, joint=joint))
+        state = reference.next_state(state, joint)
+    assert not reference.is_terminal(state)
+    mover = next(r for r, moves in enumerate(reference.all_legal_moves(state))
+                 if len(moves) > 1)
+    move = player.select(player.legal_moves(), math.inf)
+    tree = player.ctree.trees[0]
+    exact = player.ctree.root_exact(mover)
+    value = _minimax(reference, state, game.roles)
+    assert tree.solved and max(x for x in exact if x is not None) == value[mover]
+    # the move played is one that keeps the value
+    joint = [moves[0] for moves in reference.all_legal_moves(state)]
+    joint[mover] = move
+    assert _minimax(reference, reference.next_state(state, joint), game.roles) == value
+
+
+def test_the_solver_changes_nothing_until_it_proves_something():
+    """Early in connect four nothing is proved: with and without the solver,
+    the same simulations."""
+    game = load_game("connectfour")
+    rows = []
+    for solver in ("false", "true"):
+        player = make(f"uct:simulations=300,seed=3,solver={solver}")
+        player.start(game, game.roles[0], 10, 10)
+        player.select(player.legal_moves(), math.inf)
+        rows.append(player.ctree.root_moves(0))
+    assert rows[0] == rows[1]
+
+
+def test_the_solver_without_the_c_tree_warns():
+    game = load_game("tictactoe")
+    player = make("uct:simulations=10,seed=1,solver=true,engine=python")
+    with pytest.warns(RuntimeWarning, match="solver needs the tree in C"):
+        player.start(game, game.roles[0], 10, 10)
