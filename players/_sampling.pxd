@@ -1,11 +1,31 @@
-"""What the searches from histories sampled from a belief share, in C
-(:mod:`players._sampling`): information-state keys, random numbers, and the
-:class:`Sampler` base of the searches of :mod:`players._ismcts` and
+"""What the searches in C share (:mod:`players._sampling`): the clock,
+information-state keys, random numbers, and the :class:`Sampler` base of the
+searches from a belief's histories of :mod:`players._ismcts` and
 :mod:`players._infotree`."""
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from ggp._propnet cimport Kernel, _xorshift
 from players._policy cimport Policy
+
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int, timespec*)
+    int CLOCK_MONOTONIC
+
+
+cdef enum:
+    MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
+
+
+cdef inline double _now() noexcept nogil:
+    """``time.monotonic()``, without the interpreter."""
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 cdef inline uint64_t _mix(uint64_t z) noexcept nogil:

@@ -25,25 +25,6 @@ from ggp._propnet cimport Kernel, _below, _seed
 from players._policy cimport Policy
 
 
-cdef extern from "<time.h>" nogil:
-    ctypedef long time_t
-    cdef struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int, timespec*)
-    int CLOCK_MONOTONIC
-
-
-cdef enum:
-    MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
-
-
 cdef void* _grown(void* p, size_t size) except NULL nogil:
     cdef void* q = realloc(p, size + 8)
     if q == NULL:

@@ -25,19 +25,7 @@ from libc.string cimport memcmp, memcpy
 
 from ggp._propnet cimport Kernel
 from players._policy cimport Policy
-
-
-cdef extern from "<time.h>" nogil:
-    ctypedef long time_t
-    cdef struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int, timespec*)
-    int CLOCK_MONOTONIC
-
-
-cdef enum:
-    MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
+from players._sampling cimport MAX_PLAYOUT, _grown, _now
 
 
 cdef struct Store:
@@ -68,14 +56,6 @@ cdef struct Store:
     int64_t used
 
 
-cdef void* _grown(void* p, size_t size) except NULL nogil:
-    cdef void* q = realloc(p, size + 8)
-    if q == NULL:
-        with gil:
-            raise MemoryError()
-    return q
-
-
 cdef void _free(Store* s) noexcept nogil:
     free(s.states); free(s.terminal); free(s.solved); free(s.n); free(s.goals); free(s.first)
     free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
@@ -90,12 +70,6 @@ cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept nogil:
     for i in range(size):
         h = (h ^ state[i]) * 1099511628211ULL
     return h
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 cdef class Tree:
