@@ -492,14 +492,14 @@ class MCCRPlayer(SolvingPlayer):
 
     def decide_sampled(self, deadline):
         # every decision after the first is in a new information state: resolve
-        from .sampled import Gadget, chance_reach
+        from .sampled import Gadget, chance_reaches
         if not self.belief.record:
             return
         tops: dict = {}
         for h in self.belief.hypotheses:
             tops.setdefault(tuple(h.path()), h)
         gadget = Gadget([(h.state, h.keys) for h in tops.values()],
-                        [chance_reach(self.steps, self.solver.players, h) for h in tops.values()],
+                        chance_reaches(self.steps, self.solver.players, tops.values()),
                         self.opponent, self.kept, self.total)
         if self.variant == "reset":
             self.solver.clear()
