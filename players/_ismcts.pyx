@@ -19,15 +19,29 @@ set; a node's statistics are rows keyed by (node key, role, move), made the
 first time the move is legal at the node, each with its visits, availability,
 reward sum, cumulative regret and mean-strategy weight, in an open-addressing
 table (linear probing, at most half full, doubled when it would be more).
+
+Memory is bounded: no node is added once the tree holds ``max_rows`` rows or
+nodes (``MAX_ROWS``, 2^22, about 240 MB of rows, unless told; a simulation then
+plays out from the first node missing, as it does after adding one), and a
+search that begins with the tree full empties it first, as the nodes of
+earlier moves would otherwise keep the current one from growing.  Both tables
+are made at the size that bound needs (zeroed pages the system hands out as
+they are first touched), so that they are not rehashed during a search:
+doubling a table of 8 million rows took 1.2 s in the middle of one
+simulation, on mastermind448 (256 moves a node) at a 1 s clock.  The Python
+search has no bound; the two make the same simulations until the C tree
+reaches it.
 """
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 from ggp._propnet cimport Kernel, _below
 from players._policy cimport Policy
 from players._sampling cimport Sampler, _extend, _grown, _mix, _pick
+
+MAX_ROWS = 1 << 22          # rows (and nodes) beyond which no node is added
 
 
 cdef struct Row:
@@ -35,6 +49,16 @@ cdef struct Row:
     int32_t role, move
     int64_t visits, available
     double total, regret, weight
+
+
+cdef void* _zeroed(size_t count, size_t size) except NULL nogil:
+    """``count`` items of ``size`` bytes, zeroed (calloc: fresh pages from the
+    system are zero already and are not written until used)."""
+    cdef void* p = calloc(count, size)
+    if p == NULL:
+        with gil:
+            raise MemoryError()
+    return p
 
 
 cdef class Search(Sampler):
@@ -55,7 +79,9 @@ cdef class Search(Sampler):
     cdef uint64_t node_mask
     cdef readonly int64_t size  # nodes
     cdef Row* rows
-    cdef int64_t nrows, row_capacity
+    cdef readonly int64_t nrows
+    cdef readonly int64_t max_rows
+    cdef int64_t row_capacity
     cdef int64_t* slots         # open addressing: row + 1 (0: empty)
     cdef uint64_t slot_mask
     # scratch for one simulation
@@ -84,7 +110,7 @@ cdef class Search(Sampler):
 
     def __init__(self, Kernel kernel, Policy policy, int me, chance, sees, bint rm,
                  double c, double gamma, double scale, double offset,
-                 unsigned long long seed):
+                 unsigned long long seed, int64_t max_rows=MAX_ROWS):
         cdef int r, i
         Sampler.__init__(self, kernel, policy, scale, offset, seed)
         self.me, self.rm, self.c, self.gamma = me, rm, c, gamma
@@ -101,15 +127,12 @@ cdef class Search(Sampler):
         self.count = <int32_t*> _grown(NULL, self.nroles * sizeof(int32_t))
         self.found = <int64_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int64_t))
         self.weights = <double*> _grown(NULL, (kernel.nmoves + 1) * sizeof(double))
-        self.node_mask = 1023
-        self.nodes = <uint64_t*> _grown(NULL, 1024 * sizeof(uint64_t))
-        memset(self.nodes, 0, 1024 * sizeof(uint64_t))
-        self.size = 0
+        if max_rows < 1 or max_rows & (max_rows - 1):
+            raise ValueError(f"max_rows must be a power of 2, got {max_rows}")
+        self.max_rows = max_rows
         self.row_capacity, self.nrows = 1024, 0
         self.rows = <Row*> _grown(NULL, 1024 * sizeof(Row))
-        self.slot_mask = 2047
-        self.slots = <int64_t*> _grown(NULL, 2048 * sizeof(int64_t))
-        memset(self.slots, 0, 2048 * sizeof(int64_t))
+        self._empty()
         self.levels = 0
         self._levels(64)
         self.mix_capacity, self.mix_count = 256, 0
@@ -131,6 +154,20 @@ cdef class Search(Sampler):
         return 0
 
     # --- the tree -------------------------------------------------------------------
+    cdef bint _full(self) noexcept nogil:
+        return self.nrows >= self.max_rows or self.size >= self.max_rows
+
+    cdef int _empty(self) except -1:
+        """No node and no row; both tables at the size the bound needs."""
+        free(self.nodes)
+        free(self.slots)
+        self.nodes, self.slots = NULL, NULL
+        self.node_mask = self.slot_mask = 2 * self.max_rows - 1
+        self.nodes = <uint64_t*> _zeroed(2 * self.max_rows, sizeof(uint64_t))
+        self.slots = <int64_t*> _zeroed(2 * self.max_rows, sizeof(int64_t))
+        self.size = self.nrows = 0
+        return 0
+
     cdef bint _has(self, uint64_t key) noexcept nogil:
         cdef uint64_t i = _mix(key) & self.node_mask
         while self.nodes[i]:
@@ -145,8 +182,7 @@ cdef class Search(Sampler):
         if 2 * (self.size + 1) > <int64_t> (self.node_mask + 1):
             old, old_mask = self.nodes, self.node_mask
             self.node_mask = 2 * (old_mask + 1) - 1
-            self.nodes = <uint64_t*> _grown(NULL, (self.node_mask + 1) * sizeof(uint64_t))
-            memset(self.nodes, 0, (self.node_mask + 1) * sizeof(uint64_t))
+            self.nodes = <uint64_t*> _zeroed(self.node_mask + 1, sizeof(uint64_t))
             for j in range(old_mask + 1):
                 if old[j]:
                     i = _mix(old[j] - 1) & self.node_mask
@@ -189,8 +225,7 @@ cdef class Search(Sampler):
             if 2 * (self.nrows + 1) > <int64_t> (self.slot_mask + 1):
                 old, old_mask = self.slots, self.slot_mask
                 self.slot_mask = 2 * (old_mask + 1) - 1
-                self.slots = <int64_t*> _grown(NULL, (self.slot_mask + 1) * sizeof(int64_t))
-                memset(self.slots, 0, (self.slot_mask + 1) * sizeof(int64_t))
+                self.slots = <int64_t*> _zeroed(self.slot_mask + 1, sizeof(int64_t))
                 for j in range(<int64_t> old_mask + 1):
                     if old[j]:
                         row = &self.rows[old[j] - 1]
@@ -281,7 +316,7 @@ cdef class Search(Sampler):
                 self._goals()
                 break
             if not self._has(key):
-                if added:
+                if added or self._full():
                     self._playout()
                     break
                 self._add(key)
@@ -343,6 +378,12 @@ cdef class Search(Sampler):
         return 0
 
     # --- Python -------------------------------------------------------------------------
+    def run(self, long long budget=-1, double until=0.0) -> int:
+        """:meth:`Sampler.run`, after emptying a full tree."""
+        if self._full():
+            self._empty()
+        return Sampler.run(self, budget, until)
+
     def stats(self, key, int role, moves):
         """Per move of ``moves``: (visits, availability, reward sum, regret,
         mean-strategy weight) at the node of ``key``; None when the node or

@@ -419,6 +419,28 @@ def test_ismcts_counts_availability(engine):
     assert got == {"p": (1, 5, 0.0), "q": (2, 3, 200.0), "r": (2, 2, 200.0)}
 
 
+def test_the_c_ismcts_tree_is_bounded_and_a_full_one_is_emptied():
+    # a full tree adds no node (simulations go on, playing out from its edge),
+    # and the next search starts from an empty one: the tables are never
+    # rehashed in the middle of a search (mastermind448 at a 1 s clock)
+    from players._ismcts import Search
+    game = load_game("leduc")
+    player = players.make("ismcts:simulations=1,seed=0")
+    player.start(game, "first", 10, 10)
+    h = player.belief.hypotheses
+    search = Search(player.steps.kernel, player.playouts.policy, player.me, player.chance,
+                    player.steps._sees[player.me], False, player.explore, 0.2,
+                    player.unit.scale, player.unit.offset, 1, max_rows=64)
+    search.believe([x.state for x in h], [k for x in h for k in x.keys],
+                   list(itertools.accumulate(x.weight for x in h)))
+    assert search.run(3000) == 3000
+    assert search.size <= 64 and 64 <= search.nrows <= 64 + 6
+    assert search.run(1) == 1 and search.size == 1
+    with pytest.raises(ValueError, match="power of 2"):
+        Search(player.steps.kernel, player.playouts.policy, player.me, player.chance, None,
+               False, 1.0, 0.2, 1.0, 0.0, 1, max_rows=100)
+
+
 def _own_node(player, legal_ids):
     """What the player's search knows of its decision: IS-MCTS's statistics, or
     the visits and values at the player's node of its extensive-form tree."""
