@@ -2,9 +2,12 @@
 incremental kernel's random playouts one at a time, and the MCTS players'
 simulations a second thinking about the first move, with the tree in C and
 (``--python``) with the Python tree; then the imperfect-information players'
-simulations a second on the GDL-II games.
+simulations a second on the GDL-II games; with ``--openspiel-python`` (a Python
+with OpenSpiel installed, in its own venv), OpenSpiel's C++ IS-MCTS on its
+Leduc poker in the same rounds as ours on leduc.
 
     python benchmarks/search.py [--seconds 2] [--python] [--games ...] [--gdl2 ...]
+        [--openspiel-python /tmp/osvenv/bin/python]
 
 Per game: the kernel's state changes a second and playouts a second
 (``Kernel.playouts`` from the initial state, one playout at a time), and each
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import time
 from pathlib import Path
 
@@ -56,6 +60,37 @@ def gdl2_simulations(game, spec: str, budget: int, in_c: bool) -> float:
     start = time.perf_counter()
     player.think(math.inf, budget)
     return time.perf_counter() - start
+
+
+OPENSPIEL = """
+import sys, time
+import pyspiel
+game = pyspiel.load_game("leduc_poker")
+state = game.new_initial_state()
+while state.is_chance_node():           # both cards dealt: the first decision
+    state.apply_action(state.legal_actions()[0])
+seed = 0
+for line in sys.stdin:                  # a budget a line; answers its seconds
+    seed += 1
+    bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, int(line))
+    start = time.perf_counter()
+    bot.step(state)
+    print(time.perf_counter() - start, flush=True)
+"""
+
+
+def openspiel_ismcts(python: str):
+    """``run(n) -> (n, seconds)`` for ``n`` simulations of OpenSpiel's C++
+    IS-MCTS (a fresh bot, random rollouts, c = 2) at Leduc's first decision,
+    in a process of ``python``."""
+    proc = subprocess.Popen([python, "-c", OPENSPIEL], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+
+    def run(n):
+        proc.stdin.write(f"{n}\n")
+        proc.stdin.flush()
+        return n, float(proc.stdout.readline())
+    return run
 
 
 class Measure:
@@ -113,6 +148,8 @@ def main(argv=None):
                         help="also the Python tree and the Python simulations")
     parser.add_argument("--games", nargs="*", default=GAMES)
     parser.add_argument("--gdl2", nargs="*", default=GDL2)
+    parser.add_argument("--openspiel-python", default=None, metavar="PYTHON",
+                        help="also OpenSpiel's C++ IS-MCTS on Leduc, run by this Python")
     args = parser.parse_args(argv)
     trees = [("C", True)] + ([("Python", False)] if args.python else [])
     head = ["game", "kernel: state changes/s", "kernel: playouts/s"] + \
@@ -138,16 +175,22 @@ def main(argv=None):
         return 0
     print()
     columns = [(p, t, in_c) for p in GDL2_PLAYERS for t, in_c in trees]
-    print("| game | " + " | ".join(f"{p} ({t}): simulations/s" for p, t, _ in columns) + " |")
-    print("|---|" + "---|" * len(columns))
+    openspiel = args.openspiel_python and "leduc" in args.gdl2
+    print("| game | " + " | ".join(f"{p} ({t}): simulations/s" for p, t, _ in columns)
+          + (" | OpenSpiel C++ IS-MCTS: simulations/s |" if openspiel else " |"))
+    print("|---|" + "---|" * (len(columns) + bool(openspiel)))
     for name in args.gdl2:
         game = load_game(source(name))
         measures = {(p, t): Measure(lambda n, p=p, c=in_c: (n, gdl2_simulations(game, p, n, c)),
                                     args.round)
                     for p, t, in_c in columns}
+        if openspiel and name == "leduc":
+            measures["openspiel"] = Measure(openspiel_ismcts(args.openspiel_python), args.round)
         run_rounds(measures, args.seconds)
-        print(f"| {name} | " + " | ".join(f"{measures[p, t].rate:,.0f}" for p, t, _ in columns)
-              + " |", flush=True)
+        cells = [f"{measures[p, t].rate:,.0f}" for p, t, _ in columns]
+        if openspiel:
+            cells.append(f"{measures['openspiel'].rate:,.0f}" if name == "leduc" else "")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
 
