@@ -87,6 +87,7 @@ def openspiel_ismcts(python: str):
                             stdout=subprocess.PIPE, text=True)
 
     def run(n):
+        n = max(n, 2)           # with one simulation its root has no visit, and it fails
         proc.stdin.write(f"{n}\n")
         proc.stdin.flush()
         return n, float(proc.stdout.readline())
