@@ -26,20 +26,21 @@ plays out from the first node missing, as it does after adding one), and a
 search that begins with the tree full empties it first, as the nodes of
 earlier moves would otherwise keep the current one from growing.  Both tables
 are made at the size that bound needs (zeroed pages the system hands out as
-they are first touched), so that they are not rehashed during a search:
-doubling a table of 8 million rows took 1.2 s in the middle of one
-simulation, on mastermind448 (256 moves a node) at a 1 s clock.  The Python
+they are first touched), the rows' for twice the bound, as nodes already in
+the tree may still get rows for moves first seen there, so that they are not
+rehashed during a search: doubling a table of 8 million rows took 1.2 s in the
+middle of one simulation, on mastermind448 (256 moves a node) at a 1 s clock.  The Python
 search has no bound; the two make the same simulations until the C tree
 reaches it.
 """
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, memset
+from libc.stdlib cimport free
+from libc.string cimport memcpy
 
 from ggp._propnet cimport Kernel, _below
 from players._policy cimport Policy
-from players._sampling cimport Sampler, _extend, _grown, _mix, _pick
+from players._sampling cimport Sampler, _extend, _grown, _mix, _pick, _zeroed
 
 MAX_ROWS = 1 << 22          # rows (and nodes) beyond which no node is added
 
@@ -49,16 +50,6 @@ cdef struct Row:
     int32_t role, move
     int64_t visits, available
     double total, regret, weight
-
-
-cdef void* _zeroed(size_t count, size_t size) except NULL nogil:
-    """``count`` items of ``size`` bytes, zeroed (calloc: fresh pages from the
-    system are zero already and are not written until used)."""
-    cdef void* p = calloc(count, size)
-    if p == NULL:
-        with gil:
-            raise MemoryError()
-    return p
 
 
 cdef class Search(Sampler):
@@ -162,9 +153,10 @@ cdef class Search(Sampler):
         free(self.nodes)
         free(self.slots)
         self.nodes, self.slots = NULL, NULL
-        self.node_mask = self.slot_mask = 2 * self.max_rows - 1
-        self.nodes = <uint64_t*> _zeroed(2 * self.max_rows, sizeof(uint64_t))
-        self.slots = <int64_t*> _zeroed(2 * self.max_rows, sizeof(int64_t))
+        self.node_mask = 2 * self.max_rows - 1
+        self.slot_mask = 4 * self.max_rows - 1
+        self.nodes = <uint64_t*> _zeroed(self.node_mask + 1, sizeof(uint64_t))
+        self.slots = <int64_t*> _zeroed(self.slot_mask + 1, sizeof(int64_t))
         self.size = self.nrows = 0
         return 0
 

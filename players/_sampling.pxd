@@ -58,6 +58,7 @@ cdef inline double _uniform(uint64_t* rng) noexcept nogil:
 
 
 cdef void* _grown(void* p, size_t size) except NULL nogil
+cdef void* _zeroed(size_t count, size_t size) except NULL nogil
 cdef int _pick(uint64_t* rng, const double* weights, int k) noexcept nogil
 
 

@@ -18,7 +18,7 @@ Python and in C, so that the searches in C (:mod:`players._ismcts`,
   that simulates for a budget or until a deadline.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
 from ggp._propnet cimport Kernel, _below, _seed
@@ -31,6 +31,16 @@ cdef void* _grown(void* p, size_t size) except NULL nogil:
         with gil:
             raise MemoryError()
     return q
+
+
+cdef void* _zeroed(size_t count, size_t size) except NULL nogil:
+    """``count`` items of ``size`` bytes, zeroed (calloc: fresh pages from the
+    system are zero already and are not written until used)."""
+    cdef void* p = calloc(count, size)
+    if p == NULL:
+        with gil:
+            raise MemoryError()
+    return p
 
 
 # --- keys ---------------------------------------------------------------------------

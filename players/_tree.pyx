@@ -20,12 +20,12 @@ dropped by copying its subtree into fresh storage.
 """
 from libc.math cimport INFINITY, log, pow, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport free
 from libc.string cimport memcmp, memcpy
 
 from ggp._propnet cimport Kernel
 from players._policy cimport Policy
-from players._sampling cimport MAX_PLAYOUT, _grown, _now
+from players._sampling cimport MAX_PLAYOUT, _grown, _now, _zeroed
 
 
 cdef struct Store:
@@ -142,10 +142,7 @@ cdef class Tree:
         s.mask = 0
         if self.transpositions:
             s.mask = 2 * capacity - 1
-            s.table = <int64_t*> calloc(s.mask + 1, sizeof(int64_t))
-            if s.table == NULL:
-                with gil:
-                    raise MemoryError()
+            s.table = <int64_t*> _zeroed(s.mask + 1, sizeof(int64_t))
         return 0
 
     cdef int _nodes(self, Store* s, int64_t capacity) except -1 nogil:
@@ -202,10 +199,7 @@ cdef class Tree:
         if 2 * (s.used + 1) > <int64_t> (s.mask + 1):
             old, old_mask = s.table, s.mask
             s.mask = 2 * (s.mask + 1) - 1
-            s.table = <int64_t*> calloc(s.mask + 1, sizeof(int64_t))
-            if s.table == NULL:
-                with gil:
-                    raise MemoryError()
+            s.table = <int64_t*> _zeroed(s.mask + 1, sizeof(int64_t))
             s.used = 0
             for j in range(old_mask + 1):
                 if old[j]:
