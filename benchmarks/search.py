@@ -83,8 +83,11 @@ def openspiel_ismcts(python: str):
     """``run(n) -> (n, seconds)`` for ``n`` simulations of OpenSpiel's C++
     IS-MCTS (a fresh bot, random rollouts, c = 2) at Leduc's first decision,
     in a process of ``python``."""
-    proc = subprocess.Popen([python, "-c", OPENSPIEL], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    try:
+        proc = subprocess.Popen([python, "-c", OPENSPIEL], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+    except OSError as exc:
+        raise SystemExit(f"--openspiel-python {python}: {exc.strerror}") from None
 
     def run(n):
         n = max(n, 2)           # with one simulation its root has no visit, and it fails
