@@ -90,15 +90,6 @@ cdef extern from *:
     const uint64_t ALL "LANES_ALL"              # every lane (a C constant)
 
 
-ctypedef struct Record:
-    # what traces() keeps of each playout p (numbered in the order they start)
-    int32_t* moves      # move of role r at depth d: moves[(p * max_steps + d) * nroles + r]
-    uint8_t* end        # 1 terminal, 2 cut short
-    int64_t* goals      # goals[p * nroles + r]
-    int64_t* depth
-    int64_t[64] row     # per lane: p * max_steps - the step its playout started
-
-
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_popcountll(unsigned long long) nogil
@@ -175,29 +166,6 @@ cdef class Lanes:
     used.  Raises ValueError if a legal, terminal or goal node depends on a
     ``does`` input (the validator rules that out).
     """
-    cdef int n, nbase, nmoves, nroles, ngoals, term_node
-    cdef int len1, len2, leng, nfront, nbuffered, ndirect
-    cdef int blocks1, blocks2, blocksg
-    cdef uint64_t* val           # per node, its 64 lanes
-    cdef int32_t* prog1          # phase 1, phase 2 and goal gate programs (see _sweep)
-    cdef int32_t* prog2
-    cdef int32_t* progg
-    cdef int32_t* front          # phase-1 gates read in the rest of a step
-    cdef uint64_t* front_root    # their values at the root (all lanes alike)
-    cdef int32_t* base_node
-    cdef int32_t* next_node
-    cdef int32_t* direct         # bases whose next node is a gate or a constant
-    cdef int32_t* buffered       # bases whose next node is an input (read before writing)
-    cdef uint64_t* buffer
-    cdef int32_t* does_node
-    cdef int32_t* legal_node
-    cdef int32_t* role_start
-    cdef int32_t* goal_node
-    cdef int32_t* goal_role
-    cdef int32_t* goal_value
-    cdef int32_t* scratch        # per role: its moves legal in some active lane
-    cdef int32_t* dset           # moves whose does word is set
-    cdef int ndset
 
     def __init__(self, kind, in_start, in_lit, out_start, out_lit, block_lo, block_hi,
                  base_node, next_node, does_node, legal_node, move_role, nroles,

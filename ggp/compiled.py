@@ -140,9 +140,14 @@ class CompiledMachine(StateMachine):
 
     def _lanes(self):
         if self._lanes_kernel is None:
-            from ._lanes import Lanes
-            self._lanes_kernel = Lanes(**self._arrays)
+            self._lanes_kernel = self.new_lanes()
         return self._lanes_kernel
+
+    def new_lanes(self):
+        """Bit-parallel playouts (:class:`ggp._lanes.Lanes`) of this network,
+        with scratch of their own (for a search thread)."""
+        from ._lanes import Lanes
+        return Lanes(**self._arrays)
 
     def playout_trace(self, state, seed: int = 0, max_steps: int = 1000) -> list:
         """One random playout from ``state`` as the C loop plays it: per step,

@@ -73,7 +73,7 @@ cdef class Sampler:
     cdef double* cumulative
     cdef int hypotheses
     cdef double* rewards            # per role, of the simulation under way
-    cdef readonly double slowest
+    cdef readonly double typical   # seconds, the last run's mean simulation
 
     cdef int _start(self) except -1 nogil
     cdef bint _terminal(self) noexcept nogil

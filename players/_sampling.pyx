@@ -160,7 +160,7 @@ cdef class Sampler:
         self.rng = _seed(seed)
         self.rewards = <double*> _grown(NULL, self.nroles * sizeof(double))
         self.hypotheses = 0
-        self.slowest = 0.0
+        self.typical = 0.0
 
     def __dealloc__(self):
         free(self.states); free(self.keys); free(self.cumulative); free(self.rewards)
@@ -234,19 +234,23 @@ cdef class Sampler:
 
     def run(self, long long budget=-1, double until=0.0) -> int:
         """Simulate ``budget`` times, or (budget -1) while the slowest
-        simulation so far would still end before ``until`` (a
-        ``time.monotonic()`` time; the estimate is kept from call to call).
-        Returns the number of simulations."""
+        simulation of this call would still end before ``until`` (a
+        ``time.monotonic()`` time); before the first, the last call's mean
+        simulation stands in for it (halved if that call made none), so that
+        one slow outlier does not stop later searches.  Returns the number of
+        simulations."""
         cdef long long done = 0
-        cdef double started, took
+        cdef double started, took, slowest = self.typical, spent = 0.0
         if self.hypotheses == 0:
             raise ValueError("run() before believe()")
         with nogil:
-            while (done < budget) if budget >= 0 else (_now() + self.slowest < until):
+            while (done < budget) if budget >= 0 else (_now() + slowest < until):
                 started = _now()
                 self._simulate()
                 took = _now() - started
-                if took > self.slowest:
-                    self.slowest = took
+                spent += took
+                if took > slowest or done == 0:
+                    slowest = took
                 done += 1
+        self.typical = spent / done if done else self.typical / 2
         return done

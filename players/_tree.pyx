@@ -10,6 +10,15 @@ the tree kept between moves, optional transpositions.  With the same seed it
 makes the same simulations and so chooses the same moves
 (``tests/test_mcts.py``); only Python is gone from the loop.
 
+Leaf parallelism (``leaf`` > 1, random playouts only): each new leaf is
+played out ``leaf`` times at once in the bit-parallel lanes of
+:mod:`ggp._lanes` (64 playouts a sweep of the network), and the simulation
+counts as ``leaf`` visits carrying the mean goals, discounted by the mean
+depth (Cazenave and Jouandeau, "On the Parallelization of UCT", CGW 2007;
+Chaslot, Winands and van den Herik, "Parallel Monte-Carlo Tree Search",
+Computers and Games 2008, section 3.1).  A terminal node reached in the tree
+counts ``leaf`` times too, as ``leaf`` playouts from it would all end there.
+
 Storage is flat: per node its state (``nbase`` bytes), whether it is
 terminal, its visits, its goals (terminal) and per role the start and count
 of its legal moves in a pool of (move, visits, reward sum, best reward) rows;
@@ -23,7 +32,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcmp, memcpy
 
-from ggp._propnet cimport Kernel
+from ggp._lanes cimport Lanes
+from ggp._propnet cimport Kernel, _seed
 from players._policy cimport Policy
 from players._sampling cimport MAX_PLAYOUT, _grown, _now, _zeroed
 
@@ -79,6 +89,10 @@ cdef class Tree:
 
     cdef Kernel K
     cdef Policy policy
+    cdef Lanes lanes            # leaf parallelism (None: one playout on the kernel)
+    cdef int64_t leaf           # playouts a leaf, and visits a simulation
+    cdef uint64_t rng           # the lanes' random numbers
+    cdef int64_t* lane_out      # their totals: steps, cut, goals per role
     cdef int nroles, nbase
     cdef double c, gamma
     cdef bint transpositions, solver
@@ -103,10 +117,15 @@ cdef class Tree:
         self.state = NULL
         self.legal = NULL
         self.goals = self.exact = NULL
+        self.lane_out = NULL
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
-                 double discount, bint transpositions, long max_nodes, bint solver=False):
+                 double discount, bint transpositions, long max_nodes, bint solver=False,
+                 Lanes lanes=None, long leaf=1, unsigned long long seed=0):
         self.K, self.policy = kernel, policy
+        self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
+        self.rng = _seed(seed)
+        self.lane_out = <int64_t*> _grown(NULL, (2 + kernel.nroles) * sizeof(int64_t))
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.c, self.gamma, self.transpositions = c, discount, transpositions
         self.solver = solver
@@ -127,6 +146,7 @@ cdef class Tree:
             _free(&self.s)
         free(self.context); free(self.path); free(self.picks); free(self.joints)
         free(self.state); free(self.legal); free(self.goals); free(self.exact)
+        free(self.lane_out)
 
     # --- storage ------------------------------------------------------------------
     cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
@@ -343,13 +363,24 @@ cdef class Tree:
             radix *= k if k > 0 else 1
         return index
 
+    cdef double _leaf(self, const uint8_t* state) noexcept nogil:
+        """``leaf`` random playouts from ``state`` in the lanes: their mean
+        goals into ``goals``; returns their mean depth."""
+        cdef int r, nr = self.nroles
+        for r in range(2 + nr):
+            self.lane_out[r] = 0
+        self.lanes._run(state, self.leaf, &self.rng, MAX_PLAYOUT, self.lane_out, NULL)
+        for r in range(nr):
+            self.goals[r] = <double> self.lane_out[2 + r] / self.leaf
+        return <double> self.lane_out[0] / self.leaf
+
     cdef int _simulate(self) except -1 nogil:
         cdef Store* s = &self.s
-        cdef int nr = self.nroles, level = 0, r, g, depth = 0, known, i
-        cdef int64_t node = self.root, child, index
+        cdef int nr = self.nroles, level = 0, r, g, known, i, plies
+        cdef int64_t node = self.root, child, index, w = self.leaf
         cdef int32_t* joint
         cdef bint played = False, cut = False
-        cdef double scale, reward
+        cdef double scale, reward, depth = 0
         self.path[0] = node
         while not s.solved[node]:
             if level + 1 >= self.levels:
@@ -369,18 +400,22 @@ cdef class Tree:
                     self._link(node, index, child)
                     self.added += 1
                 self.path[level] = child
-                if not s.solved[child]:
+                if not s.solved[child] and self.lanes is not None:
+                    depth = self._leaf(s.states + child * self.nbase)
+                    played = True
+                elif not s.solved[child]:
                     known = self.ncontext + level
                     self.policy._reserve(known + MAX_PLAYOUT)
                     memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
                     self.K._load(s.states + child * self.nbase)
-                    depth = self.policy._run(known, MAX_PLAYOUT, &cut)
+                    plies = self.policy._run(known, MAX_PLAYOUT, &cut)
+                    depth = plies
                     for r in range(nr):
                         self.goals[r] = 0
                     for g in range(self.K.ngoals):
                         if self.K.val[self.K.goal_node[g]]:
                             self.goals[self.K.goal_role[g]] = self.K.goal_value[g]
-                    self.policy._credit(self.ncontext, known + depth, self.goals)
+                    self.policy._credit(self.ncontext, known + plies, self.goals)
                     played = True
                 break
             self.path[level] = child
@@ -393,20 +428,20 @@ cdef class Tree:
             self.policy._reserve(known)
             memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
             self.policy._credit(self.ncontext, known, self.goals)
-        # back up the goals, discounted by gamma ** plies to the end
+        # back up the goals, discounted by gamma ** plies to the end, w times
         scale = pow(self.gamma, depth)
         for i in range(level - 1, -1, -1):
             scale *= self.gamma
             node = self.path[i]
-            s.n[node] += 1
+            s.n[node] += w
             for r in range(nr):
                 g = s.first[node * nr + r] + self.picks[i * nr + r]
                 reward = self.goals[r] * scale
-                s.visits[g] += 1
-                s.sums[g] += reward
+                s.visits[g] += w
+                s.sums[g] += reward * w
                 if reward > s.tops[g]:
                     s.tops[g] = reward
-        s.n[self.path[level]] += 1
+        s.n[self.path[level]] += w
         if self.solver:
             for i in range(level - 1, -1, -1):
                 if not self._solve(self.path[i]):

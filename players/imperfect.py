@@ -101,7 +101,7 @@ class InformationSetPlayer(Player):
         self.explore = self.c if self.c is not None else self.default_c(unit)
         self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
-        self.slowest = 0.0          # seconds, the slowest simulation so far
+        self.typical = 0.0          # seconds, the last move's mean simulation
         from ._sampling import Draws
         self.search = None          # the search in C, when there is one
         self.draw_seed = self.rng.getrandbits(63)   # its random numbers, or the Python one's
@@ -155,9 +155,11 @@ class InformationSetPlayer(Player):
         """Simulate from histories drawn from the belief by weight until
         ``budget`` or ``until``: in C when there is a search in C, else in
         Python (the cyclic collector paused, as in :meth:`MCTSPlayer.think`).
-        On the clock no simulation starts that the slowest one so far would not
-        finish in time (a slow reasoner takes a good part of a second; the
-        estimate is kept from move to move)."""
+        On the clock no simulation starts that the slowest one of this move
+        would not finish in time (a slow reasoner takes a good part of a
+        second); before the first, the last move's mean simulation stands in
+        for it (halved after a move that made none), so that one slow outlier
+        does not stop the searches of later moves."""
         hypotheses = self.belief.hypotheses
         self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
         if self.search is not None:
@@ -165,7 +167,7 @@ class InformationSetPlayer(Player):
                                 [k for h in hypotheses for k in h.keys], self.cumulative)
             self.last_simulations = self.search.run(-1 if budget is None else budget, until)
             return
-        done, slowest = 0, self.slowest
+        done, slowest, spent = 0, self.typical, 0.0
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -173,9 +175,11 @@ class InformationSetPlayer(Player):
                     time.monotonic() + slowest < until:
                 started = time.monotonic()
                 self.simulate(self.sample())
-                slowest = max(slowest, time.monotonic() - started)
+                took = time.monotonic() - started
+                spent += took
+                slowest = took if done == 0 else max(slowest, took)
                 done += 1
-            self.slowest = slowest
+            self.typical = spent / done if done else self.typical / 2
         finally:
             gc.freeze()
             if collecting:

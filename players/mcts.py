@@ -128,6 +128,8 @@ class MCTSPlayer(Player):
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
     policy_names = {}
+    #: Playouts a new leaf (leaf parallelism, :class:`UCTPlayer` only).
+    leaf = 1
     #: What the policy's statistics are multiplied by before each decision
     #: (random playouts keep none; the learning players declare it).
     decay = 1.0
@@ -149,12 +151,14 @@ class MCTSPlayer(Player):
             self.ctree = Forest(self.search, self.sm.initial_state(), self.threads, self.c,
                                 self.discount, self.transpositions,
                                 [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
-                                self.solver)
+                                self.solver, self.leaf)
         else:
-            if self.solver:
-                warnings.warn(f"{self.name}: the solver needs the tree in C (engine=c on the "
-                              "compiled reasoner); searching without it", RuntimeWarning,
-                              stacklevel=2)
+            for name, value, default in (("solver", self.solver, False),
+                                         ("leaf", self.leaf, 1)):
+                if value != default:
+                    warnings.warn(f"{self.name}: {name} needs the tree in C (engine=c on the "
+                                  f"compiled reasoner); searching without it", RuntimeWarning,
+                                  stacklevel=2)
             self.root = self._node(self.sm.initial_state())
         self.added = 0
         if self.simulations is None:
@@ -368,11 +372,11 @@ class Forest:
     trees run in threads without the interpreter lock."""
 
     def __init__(self, search, root, threads, c, discount, transpositions, seeds,
-                 solver=False):
+                 solver=False, leaf=1):
         from ._tree import Tree
         self.searches = [search] + [search.fork(seed) for seed in seeds]
         self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES,
-                           solver) for s in self.searches]
+                           solver, *s.lanes(leaf)) for s in self.searches]
 
     def run(self, budget: int, until: float) -> int:
         """Simulations until ``budget`` (split between the trees; -1: none) or
@@ -429,6 +433,11 @@ class UCTPlayer(MCTSPlayer):
 
     name = "uct"
     playout = "random"
+    params = extend(MCTSPlayer.params,
+        Param("leaf", int, 1, "playouts from each new leaf, 64 a sweep in bit-parallel lanes, "
+              "the simulation counting as that many visits (leaf parallelism; engine=c)",
+              low=1, high=4096),
+    )
 
 
 class MASTPlayer(MCTSPlayer):
@@ -522,8 +531,15 @@ class CompiledSearch(_Search):
         from ._policy import Policy
         super().__init__(steps)
         self.kernel = steps.kernel
-        self.kind, self.params = playout, params
+        self.kind, self.params, self.seed = playout, params, seed
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
+
+    def lanes(self, leaf: int) -> tuple:
+        """The leaf-parallel arguments of a C tree: (lanes of its own, ``leaf``,
+        a seed), or none for one playout a leaf on the kernel."""
+        if leaf <= 1:
+            return ()
+        return self.sm.new_lanes(), leaf, self.seed
 
     def fork(self, seed) -> CompiledSearch:
         """The same search on a copy of the kernel, with a policy of its own."""
@@ -531,6 +547,7 @@ class CompiledSearch(_Search):
         other = CompiledSearch.__new__(CompiledSearch)
         other.__dict__.update(self.__dict__)
         other.kernel = self.kernel.copy()
+        other.seed = seed
         other.policy = Policy(other.kernel, self.kind, seed=seed, **self.params)
         return other
 

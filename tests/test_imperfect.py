@@ -441,6 +441,30 @@ def test_the_c_ismcts_tree_is_bounded_and_a_full_one_is_emptied():
                False, 1.0, 0.2, 1.0, 0.0, 1, max_rows=100)
 
 
+def test_one_slow_simulation_does_not_stop_the_searches_of_later_moves(monkeypatch):
+    """On the clock no simulation starts that would not end in time, judged by
+    the slowest of the move; a slow outlier (a rehash, a collection) is not
+    carried over, so the next move still searches (the Python search; the
+    search in C keeps the same rule)."""
+    import time
+    game = load_game("leduc")
+    player = players.make("ismcts:engine=python,seed=0")
+    player.start(game, "first", 0.2, 0.2)
+    fast, calls = player.simulate, []
+
+    def simulate(history):
+        calls.append(history)
+        if len(calls) == 5:
+            time.sleep(0.3)
+        return fast(history)
+    monkeypatch.setattr(player, "simulate", simulate)
+    player.think(time.monotonic() + 1.0)
+    first = len(calls)
+    assert first > 5
+    player.think(time.monotonic() + 0.2)
+    assert len(calls) > first + 5
+
+
 def _own_node(player, legal_ids):
     """What the player's search knows of its decision: IS-MCTS's statistics, or
     the visits and values at the player's node of its extensive-form tree."""

@@ -48,12 +48,12 @@ def winning_moves(sm, state, me):
     return [j[me_i] for j in sm.joint_moves(state) if wins(sm.next_state(state, j), 3)]
 
 
-@pytest.mark.parametrize("spec", ["uct", "mast", "nst", "lgr"])
+@pytest.mark.parametrize("spec", ["uct", "mast", "nst", "lgr", "uct:leaf=64"])
 def test_finds_the_forced_win_in_two(spec):
     game = fork_game()
     sm = game.state_machine("reference")
     assert winning_moves(sm, sm.initial_state(), "xplayer") == [("mark", "1", "3")]
-    player = make(f"{spec}:simulations=3000,seed=7")
+    player = make(f"{spec}{',' if ':' in spec else ':'}simulations=3000,seed=7")
     player.start(game, "xplayer", 10, 10)
     assert player.play(Observation()) == ("mark", "1", "3")
 
@@ -496,8 +496,39 @@ def test_the_solver_changes_nothing_until_it_proves_something():
     assert rows[0] == rows[1]
 
 
-def test_the_solver_without_the_c_tree_warns():
+@pytest.mark.parametrize("option", ["solver=true", "leaf=64"])
+def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
-    player = make("uct:simulations=10,seed=1,solver=true,engine=python")
-    with pytest.warns(RuntimeWarning, match="solver needs the tree in C"):
+    player = make(f"uct:simulations=10,seed=1,{option},engine=python")
+    with pytest.warns(RuntimeWarning, match=f"{option.split('=')[0]} needs the tree in C"):
         player.start(game, game.roles[0], 10, 10)
+
+
+# --- leaf parallelism -----------------------------------------------------------------
+def test_a_new_leaf_is_played_out_leaf_times_in_the_lanes():
+    """One simulation from the start of tic-tac-toe: the move it tried holds
+    ``leaf`` visits and ``leaf`` times the mean goal of the lanes' playouts
+    from its state (same seed), discounted by the mean depth plus the ply."""
+    game = load_game("tictactoe")
+    sm = game.state_machine()
+    player = make("uct:simulations=1,seed=5,leaf=64")
+    player.start(game, "xplayer", 10, 10)
+    player.play(Observation())
+    moves, visits, sums, _ = player._root_rows(0)
+    [tried] = [j for j, v in enumerate(visits) if v]
+    assert visits[tried] == 64 and sum(visits) == 64
+    move = player.search.move(0, moves[tried])
+    child = sm.next_state(sm.initial_state(), (move, "noop"))
+    steps, goals, cut = sm.new_lanes().playouts(child, 64, player.search.seed)
+    assert cut == 0 and 0 < goals[0] < 64 * 100
+    assert sums[tried] == pytest.approx(goals[0] * 0.999 ** (steps / 64 + 1))
+
+
+def test_with_leaf_parallelism_every_simulation_counts_leaf_times():
+    """Terminal nodes reached in the tree too (tic-tac-toe has many)."""
+    game = load_game("tictactoe")
+    player = make("uct:simulations=3000,seed=2,leaf=16")
+    player.start(game, "xplayer", 10, 10)
+    player.play(Observation())
+    assert sum(player._root_rows(0)[1]) == 16 * 3000
+    assert all(0 <= q <= 100 for _, q in player.root_statistics().values())
