@@ -55,6 +55,8 @@ cdef struct Store:
     int64_t* visits
     double* sums
     double* tops            # the best reward seen
+    int64_t* amaf_n         # RAVE: simulations through the node that played the move later
+    double* amaf_sums       # and their rewards
     # edges
     int64_t edges, edge_capacity
     int64_t* joint          # the joint move's index
@@ -69,6 +71,7 @@ cdef struct Store:
 cdef void _free(Store* s) noexcept nogil:
     free(s.states); free(s.terminal); free(s.solved); free(s.n); free(s.goals); free(s.first)
     free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
+    free(s.amaf_n); free(s.amaf_sums)
     free(s.joint); free(s.child); free(s.next); free(s.table)
     s.states = NULL
 
@@ -93,6 +96,9 @@ cdef class Tree:
     cdef int64_t leaf           # playouts a leaf, and visits a simulation
     cdef uint64_t rng           # the lanes' random numbers
     cdef int64_t* lane_out      # their totals: steps, cut, goals per role
+    cdef double rave            # RAVE's equivalence parameter k (0: no RAVE)
+    cdef int64_t* mark          # per move: the simulation that played it (RAVE)
+    cdef int64_t stamp
     cdef int nroles, nbase
     cdef double c, gamma
     cdef bint transpositions, solver
@@ -118,14 +124,21 @@ cdef class Tree:
         self.legal = NULL
         self.goals = self.exact = NULL
         self.lane_out = NULL
+        self.mark = NULL
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
-                 Lanes lanes=None, long leaf=1, unsigned long long seed=0):
+                 double rave=0.0, Lanes lanes=None, long leaf=1,
+                 unsigned long long seed=0):
         self.K, self.policy = kernel, policy
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
         self.rng = _seed(seed)
         self.lane_out = <int64_t*> _grown(NULL, (2 + kernel.nroles) * sizeof(int64_t))
+        if rave > 0 and lanes is not None:
+            raise ValueError("RAVE needs the playouts' moves, which the lanes do not keep")
+        self.rave = rave
+        self.mark = <int64_t*> _zeroed(kernel.nmoves + 1, sizeof(int64_t))
+        self.stamp = 0
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.c, self.gamma, self.transpositions = c, discount, transpositions
         self.solver = solver
@@ -146,7 +159,7 @@ cdef class Tree:
             _free(&self.s)
         free(self.context); free(self.path); free(self.picks); free(self.joints)
         free(self.state); free(self.legal); free(self.goals); free(self.exact)
-        free(self.lane_out)
+        free(self.lane_out); free(self.mark)
 
     # --- storage ------------------------------------------------------------------
     cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
@@ -154,7 +167,8 @@ cdef class Tree:
         s.capacity = s.row_capacity = s.edge_capacity = 0
         s.states = s.terminal = s.solved = NULL
         s.n = s.first = s.edge = s.joint = s.child = s.next = s.visits = s.table = NULL
-        s.goals = s.sums = s.tops = NULL
+        s.goals = s.sums = s.tops = s.amaf_sums = NULL
+        s.amaf_n = NULL
         s.width = s.move = NULL
         self._nodes(s, capacity)
         self._rows(s, capacity * 4)
@@ -183,6 +197,8 @@ cdef class Tree:
         s.visits = <int64_t*> _grown(s.visits, capacity * sizeof(int64_t))
         s.sums = <double*> _grown(s.sums, capacity * sizeof(double))
         s.tops = <double*> _grown(s.tops, capacity * sizeof(double))
+        s.amaf_n = <int64_t*> _grown(s.amaf_n, capacity * sizeof(int64_t))
+        s.amaf_sums = <double*> _grown(s.amaf_sums, capacity * sizeof(double))
         s.row_capacity = capacity
         return 0
 
@@ -278,6 +294,8 @@ cdef class Tree:
                     s.visits[row] = 0
                     s.sums[row] = 0.0
                     s.tops[row] = -1.0
+                    s.amaf_n[row] = 0
+                    s.amaf_sums[row] = 0.0
                 s.rows += k
         if self.transpositions:
             self._enter(s, node)
@@ -311,6 +329,7 @@ cdef class Tree:
         cdef int nr = self.nroles, r, j, k, best, untried, t
         cdef int64_t first, index = 0, radix = 1, v
         cdef double log_n = log(<double> s.n[node]) if s.n[node] > 0 else 0.0
+        cdef double beta = sqrt(self.rave / (3.0 * s.n[node] + self.rave)) if self.rave > 0 else 0.0
         cdef double value, best_value
         cdef int c1, c2, mover = self._mover(node) if self.solver else -1
         cdef int64_t e
@@ -354,7 +373,11 @@ cdef class Tree:
                         elif r == mover and self.exact[j] > 0:
                             value = self.exact[j] + self.c * sqrt(log_n / v)
                         else:
-                            value = s.sums[first + j] / v + self.c * sqrt(log_n / v)
+                            value = s.sums[first + j] / v
+                            if self.rave > 0:
+                                value += beta * ((s.amaf_sums[first + j] / s.amaf_n[first + j]
+                                                  if s.amaf_n[first + j] else value) - value)
+                            value += self.c * sqrt(log_n / v)
                         if value > best_value:
                             best, best_value = j, value
             pick[r] = best
@@ -376,7 +399,7 @@ cdef class Tree:
 
     cdef int _simulate(self) except -1 nogil:
         cdef Store* s = &self.s
-        cdef int nr = self.nroles, level = 0, r, g, known, i, plies
+        cdef int nr = self.nroles, level = 0, r, g, known, i, plies = 0
         cdef int64_t node = self.root, child, index, w = self.leaf
         cdef int32_t* joint
         cdef bint played = False, cut = False
@@ -442,11 +465,39 @@ cdef class Tree:
                 if reward > s.tops[g]:
                     s.tops[g] = reward
         s.n[self.path[level]] += w
+        if self.rave > 0:
+            self._amaf(level, self.ncontext + level + (plies if played else 0), depth)
         if self.solver:
             for i in range(level - 1, -1, -1):
                 if not self._solve(self.path[i]):
                     break
         return 0
+
+    cdef void _amaf(self, int level, int steps, double depth) noexcept nogil:
+        """RAVE's all-moves-as-first statistics (Gelly and Silver, "Combining
+        Online and Offline Knowledge in UCT", ICML 2007): at each node of the
+        path, each role's moves that the role played there or later in the
+        simulation (the first ``steps`` joint moves of the policy's record)
+        are credited with the reward the node's own move got."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, i, r, j, t = steps - 1
+        cdef int64_t node, row
+        cdef double scale = pow(self.gamma, depth), reward
+        self.stamp += 1
+        for i in range(level - 1, -1, -1):
+            scale *= self.gamma
+            while t >= self.ncontext + i:
+                for r in range(nr):
+                    self.mark[self.policy.seq[t * nr + r]] = self.stamp
+                t -= 1
+            node = self.path[i]
+            for r in range(nr):
+                reward = self.goals[r] * scale
+                row = s.first[node * nr + r]
+                for j in range(s.width[node * nr + r]):
+                    if self.mark[s.move[row + j]] == self.stamp:
+                        s.amaf_n[row + j] += 1
+                        s.amaf_sums[row + j] += reward
 
     # --- the solver -----------------------------------------------------------------
     cdef int _mover(self, int64_t node) noexcept nogil:
@@ -592,6 +643,8 @@ cdef class Tree:
                         s.visits[dst + j] = old.visits[src + j]
                         s.sums[dst + j] = old.sums[src + j]
                         s.tops[dst + j] = old.tops[src + j]
+                        s.amaf_n[dst + j] = old.amaf_n[src + j]
+                        s.amaf_sums[dst + j] = old.amaf_sums[src + j]
                     s.rows += w
                 s.count += 1
                 if self.transpositions:
@@ -617,6 +670,14 @@ cdef class Tree:
         cdef int w = s.width[self.root * self.nroles + role]
         return ([s.move[first + j] for j in range(w)], [s.visits[first + j] for j in range(w)],
                 [s.sums[first + j] for j in range(w)], [s.tops[first + j] for j in range(w)])
+
+    def root_amaf(self, int role):
+        """(RAVE's simulations, their reward sums) per root move of ``role``."""
+        cdef Store* s = &self.s
+        cdef int64_t first = s.first[self.root * self.nroles + role], j
+        cdef int w = s.width[self.root * self.nroles + role]
+        return ([s.amaf_n[first + j] for j in range(w)],
+                [s.amaf_sums[first + j] for j in range(w)])
 
     def root_exact(self, int role):
         """Per root move of ``role``: its goal under best play when the solver

@@ -124,6 +124,9 @@ class MCTSPlayer(Player):
               "statistics summed (root parallelism; engine=c)", low=1, high=64),
         Param("solver", bool, False, "MCTS-Solver: values under best play known in the tree "
               "are backed up and played (engine=c)"),
+        Param("rave", float, 0.0, "RAVE's equivalence parameter k: selection mixes in the "
+              "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
+              low=0),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -138,6 +141,9 @@ class MCTSPlayer(Player):
         super().__init__(**values)
         self.policy_params = {arg: getattr(self, name)
                               for name, arg in self.policy_names.items()}
+        if self.rave > 0 and self.leaf > 1:
+            raise ValueError(f"{self.name}: rave needs the playouts' moves, and leaf "
+                             "parallelism does not keep them: use one or the other")
         self.last_simulations = 0
 
     # --- the Player hooks -------------------------------------------------------
@@ -151,9 +157,9 @@ class MCTSPlayer(Player):
             self.ctree = Forest(self.search, self.sm.initial_state(), self.threads, self.c,
                                 self.discount, self.transpositions,
                                 [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
-                                self.solver, self.leaf)
+                                self.solver, self.rave, self.leaf)
         else:
-            for name, value, default in (("solver", self.solver, False),
+            for name, value, default in (("solver", self.solver, False), ("rave", self.rave, 0),
                                          ("leaf", self.leaf, 1)):
                 if value != default:
                     warnings.warn(f"{self.name}: {name} needs the tree in C (engine=c on the "
@@ -372,11 +378,11 @@ class Forest:
     trees run in threads without the interpreter lock."""
 
     def __init__(self, search, root, threads, c, discount, transpositions, seeds,
-                 solver=False, leaf=1):
+                 solver=False, rave=0.0, leaf=1):
         from ._tree import Tree
         self.searches = [search] + [search.fork(seed) for seed in seeds]
         self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES,
-                           solver, *s.lanes(leaf)) for s in self.searches]
+                           solver, rave, *s.lanes(leaf)) for s in self.searches]
 
     def run(self, budget: int, until: float) -> int:
         """Simulations until ``budget`` (split between the trees; -1: none) or

@@ -48,7 +48,7 @@ def winning_moves(sm, state, me):
     return [j[me_i] for j in sm.joint_moves(state) if wins(sm.next_state(state, j), 3)]
 
 
-@pytest.mark.parametrize("spec", ["uct", "mast", "nst", "lgr", "uct:leaf=64"])
+@pytest.mark.parametrize("spec", ["uct", "mast", "nst", "lgr", "uct:leaf=64", "uct:rave=500"])
 def test_finds_the_forced_win_in_two(spec):
     game = fork_game()
     sm = game.state_machine("reference")
@@ -496,7 +496,7 @@ def test_the_solver_changes_nothing_until_it_proves_something():
     assert rows[0] == rows[1]
 
 
-@pytest.mark.parametrize("option", ["solver=true", "leaf=64"])
+@pytest.mark.parametrize("option", ["solver=true", "leaf=64", "rave=500"])
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
     player = make(f"uct:simulations=10,seed=1,{option},engine=python")
@@ -532,3 +532,48 @@ def test_with_leaf_parallelism_every_simulation_counts_leaf_times():
     player.play(Observation())
     assert sum(player._root_rows(0)[1]) == 16 * 3000
     assert all(0 <= q <= 100 for _, q in player.root_statistics().values())
+
+
+# --- RAVE ----------------------------------------------------------------------------
+def test_rave_credits_each_move_played_at_or_below_a_node():
+    """The first nine simulations from the start of tic-tac-toe each try a new
+    root move, with RAVE or without: recorded from the Python tree (the same
+    simulations), every move a role played in a simulation, in the tree or
+    the playout, must be credited at the root once with that simulation's
+    discounted reward."""
+    game = load_game("tictactoe")
+    reference = make("uct:simulations=9,seed=3,engine=python")
+    reference.start(game, "xplayer", 10, 10)
+    search, sims = reference.search, []
+
+    def playout(state, history, joints):
+        context = history[-2:]
+        goals, depth, _, moves = search.policy.playout(state, context + joints, len(context),
+                                                       record=True)
+        sims.append((list(joints) + list(moves), goals, depth))
+        return goals, depth
+    search.playout = playout
+    reference.play(Observation())
+    assert len(sims) == 9
+    player = make("uct:simulations=9,seed=3,rave=500")
+    player.start(game, "xplayer", 10, 10)
+    player.play(Observation())
+    assert player._root_rows(0)[:2] == reference._root_rows(0)[:2]
+    tree = player.ctree.trees[0]
+    for r in range(2):
+        moves = player._root_rows(r)[0]
+        want_n, want_sum = [0] * len(moves), [0.0] * len(moves)
+        for steps, goals, depth in sims:
+            played = {joint[r] for joint in steps}
+            for j, m in enumerate(moves):
+                if m in played:
+                    want_n[j] += 1
+                    want_sum[j] += goals[r] * 0.999 ** (depth + 1)
+        got_n, got_sum = tree.root_amaf(r)
+        assert got_n == want_n and got_sum == pytest.approx(want_sum)
+    assert sum(tree.root_amaf(0)[0]) > 9      # later moves are credited too
+
+
+def test_rave_and_leaf_parallelism_are_refused_together():
+    with pytest.raises(ValueError, match="rave needs the playouts' moves"):
+        make("uct:rave=500,leaf=64")
