@@ -77,6 +77,7 @@ from libc.stdlib cimport free
 import numpy as np
 
 from ggp._propnet cimport _below, _copy, _seed, _zeros
+from ggp._propnet import cone
 
 cdef enum:
     INPUT = 0
@@ -212,10 +213,10 @@ cdef class Lanes:
         for node in list(legal_node) + list(goal_node) + [terminal_node]:
             if node >= 0 and dep_arr[node]:
                 raise ValueError("a legal, goal or terminal node depends on a does input")
-        need_arr = _cone(n, kd, ist, il, blo, bhi,
+        need_arr = cone(kd, ist, il, blo,
                          list(legal_node) + [x for x in next_node if x >= 0]
                          + ([terminal_node] if terminal_node >= 0 else []))
-        goal_arr = _cone(n, kd, ist, il, blo, bhi, list(goal_node)) & ~need_arr
+        goal_arr = cone(kd, ist, il, blo, list(goal_node)) & ~need_arr
         gate = np.asarray(kd) != INPUT
         phase1 = gate & need_arr & (dep_arr == 0)
         phase2 = gate & need_arr & (dep_arr != 0)
@@ -611,39 +612,6 @@ cdef class Lanes:
         if len(state) != self.nbase:
             raise ValueError(f"a state has {self.nbase} bytes, got {len(state)}")
         return state
-
-
-cdef object _cone(int n, const uint8_t[:] kd, const int32_t[:] ist, const int32_t[:] il,
-                  const int32_t[:] blo, const int32_t[:] bhi, outputs):
-    """The nodes ``outputs`` read, transitively (themselves included): one
-    pass in reverse topological order, a block entered all or nothing."""
-    arr = np.zeros(n, dtype=bool)
-    arr[np.asarray(outputs, dtype=np.int64)] = True
-    cdef uint8_t[:] mark = arr.view(np.uint8)
-    cdef int i, j, x, lo
-    cdef bint any_
-    i = n - 1
-    while i >= 0:
-        if kd[i] == INPUT:
-            i -= 1
-            continue
-        if blo[i] >= 0:
-            lo = blo[i]
-            any_ = False
-            for x in range(lo, i + 1):
-                any_ = any_ or mark[x]
-            if any_:
-                for x in range(lo, i + 1):
-                    mark[x] = 1
-                    for j in range(ist[x], ist[x + 1]):
-                        mark[il[j] >> 1] = 1
-            i = lo - 1
-            continue
-        if mark[i]:
-            for j in range(ist[i], ist[i + 1]):
-                mark[il[j] >> 1] = 1
-        i -= 1
-    return arr
 
 
 def _program(kind, in_start, in_lit, block_lo, block_hi, selected):

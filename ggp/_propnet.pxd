@@ -80,6 +80,17 @@ cdef class Kernel:
     cdef int32_t* armed_list     # those gates, from armed_start[node]
     cdef int32_t* armed_pos      # per gated gate: its position in armed_list, or -1
 
+    # lazy goal gates (see _settle_goals): their nodes, kinds, input literals
+    # (CSR), and per gate the index of its block's last gate (-1: no block)
+    cdef int nlazy
+    cdef int32_t* lz_node
+    cdef int32_t* lz_start
+    cdef int32_t* lz_lit
+    cdef uint8_t* lz_kind
+    cdef int32_t* lz_hi
+
+    cdef void _settle_goals(self) noexcept nogil
+    cdef inline uint8_t _lazy_value(self, int k) noexcept nogil
     cdef inline void _setval(self, int node, uint8_t v) noexcept nogil
     cdef inline void _arm(self, int gate, bint ready) noexcept nogil
     cdef inline void _armed_dirty(self, int node) noexcept nogil

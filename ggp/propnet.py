@@ -300,3 +300,54 @@ def _topological(nodes, kind, inputs):
             blocks.append((len(order), len(order) + len(comp) - 1))
         order.extend(sorted(comp))
     return order, blocks
+
+
+def lazy_goals(arrays: dict, keep=()) -> tuple[dict, dict]:
+    """The kernel's arrays with the gates that only goals read left out of the
+    incremental evaluation, and those gates as a program for
+    ``Kernel._settle_goals`` (the ``lazy`` argument of
+    :class:`ggp._propnet.Kernel`).  ``keep`` names nodes read from outside
+    (``sees``), which stay incremental with everything they read.
+
+    A lazy gate keeps its node number but becomes an input with no inputs and
+    no readers in the returned arrays (a goal gate's readers are goal gates
+    too, else it would be read by legal, next, terminal or ``keep``)."""
+    from ._propnet import cone
+    kind = np.asarray(arrays["kind"], dtype=np.uint8)
+    in_start = np.asarray(arrays["in_start"], dtype=np.int64)
+    in_lit = np.asarray(arrays["in_lit"], dtype=np.int64)
+    block_lo = np.asarray(arrays["block_lo"], dtype=np.int32)
+    block_hi = np.asarray(arrays["block_hi"], dtype=np.int32)
+    n = len(kind)
+    next_node = np.asarray(arrays["next_node"], dtype=np.int64)
+    eager = cone(kind, in_start, in_lit, block_lo,
+                 np.concatenate([np.asarray(arrays["legal_node"], dtype=np.int64),
+                                 next_node[next_node >= 0],
+                                 [arrays["terminal_node"]] if arrays["terminal_node"] >= 0 else [],
+                                 np.asarray(keep, dtype=np.int64)]).astype(np.int64))
+    lazy = (kind != 0) & ~eager
+    nodes = np.flatnonzero(lazy)
+    count = np.diff(in_start)
+    reader = np.repeat(np.arange(n), count)
+    # the program: each lazy gate's inputs, its kind, its block's last gate
+    own = lazy[reader]
+    position = np.full(n, -1, dtype=np.int64)
+    position[nodes] = np.arange(len(nodes))
+    hi = np.where(block_lo[nodes] >= 0, position[np.maximum(block_hi[nodes], 0)], -1)
+    program = dict(node=nodes, start=np.concatenate(([0], np.cumsum(count[nodes]))),
+                   lit=in_lit[own], kind=kind[nodes], hi=hi)
+    # the kernel's arrays without them
+    kept = ~own
+    lit = in_lit[kept]
+    readers = reader[kept]
+    order = np.argsort(lit >> 1, kind="stable")
+    out = dict(arrays)
+    out.update(kind=np.where(lazy, 0, kind).astype(np.uint8),
+               in_start=np.concatenate(([0], np.cumsum(np.where(lazy, 0, count)))).astype(np.int32),
+               in_lit=lit.astype(np.int32),
+               out_start=np.concatenate(([0], np.cumsum(np.bincount(lit >> 1, minlength=n))))
+               .astype(np.int32),
+               out_lit=(readers[order] << 1 | lit[order] & 1).astype(np.int32),
+               block_lo=np.where(lazy, -1, block_lo).astype(np.int32),
+               block_hi=np.where(lazy, -1, block_hi).astype(np.int32))
+    return out, program

@@ -519,6 +519,7 @@ cdef class Policy:
         depth = self._run(known, max_steps, &cut)
         for r in range(n):
             goals[r] = 0
+        self.kernel._settle_goals()
         for g in range(self.kernel.ngoals):
             if self.kernel.val[self.kernel.goal_node[g]]:
                 goals[self.kernel.goal_role[g]] = self.kernel.goal_value[g]

@@ -181,6 +181,7 @@ cdef class Sampler:
         """The rewards of the (terminal) state: each role's best true goal, else 0."""
         cdef int r, j
         cdef double best
+        self.K._settle_goals()
         for r in range(self.nroles):
             best = -1.0
             for j in range(self.K.ngoals):
@@ -200,6 +201,7 @@ cdef class Sampler:
         n = self.policy._run(0, MAX_PLAYOUT, &cut)
         for r in range(self.nroles):
             self.rewards[r] = 0.0
+        self.K._settle_goals()
         for j in range(self.K.ngoals):
             if self.K.val[self.K.goal_node[j]]:
                 self.rewards[self.K.goal_role[j]] = self.K.goal_value[j]

@@ -275,6 +275,7 @@ cdef class Tree:
             s.width[node * nr + r] = 0
             s.first[node * nr + r] = s.rows
         if s.terminal[node]:
+            self.K._settle_goals()
             for r in range(nr):                 # the best true goal, else 0
                 best = -1.0
                 for g in range(self.K.ngoals):
@@ -435,6 +436,7 @@ cdef class Tree:
                     depth = plies
                     for r in range(nr):
                         self.goals[r] = 0
+                    self.K._settle_goals()
                     for g in range(self.K.ngoals):
                         if self.K.val[self.K.goal_node[g]]:
                             self.goals[self.K.goal_role[g]] = self.K.goal_value[g]
