@@ -116,6 +116,11 @@ class CompiledMachine(StateMachine):
         self.kernel.next_state(state, self._joint(state, joint))
         return frozenset(p for node, p in self._sees[r] if self.kernel.value(node))
 
+    @property
+    def base_propositions(self) -> tuple:
+        """The base propositions, in the order of a state's bytes."""
+        return tuple(self._base)
+
     def state_facts(self, state):
         return frozenset(b for b, v in zip(self._base, state) if v)
 

@@ -97,6 +97,9 @@ cdef class Tree:
     cdef uint64_t rng           # the lanes' random numbers
     cdef int64_t* lane_out      # their totals: steps, cut, goals per role
     cdef double rave            # RAVE's equivalence parameter k (0: no RAVE)
+    cdef double alpha           # weight of the evaluation at a new leaf (0: none)
+    cdef double* eval_w         # per role, a weight per base proposition
+    cdef double* eval_b         # per role, a bias
     cdef int64_t* mark          # per move: the simulation that played it (RAVE)
     cdef int64_t stamp
     cdef int nroles, nbase
@@ -125,12 +128,14 @@ cdef class Tree:
         self.goals = self.exact = NULL
         self.lane_out = NULL
         self.mark = NULL
+        self.eval_w = self.eval_b = NULL
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
-                 double rave=0.0, Lanes lanes=None, long leaf=1,
-                 unsigned long long seed=0):
+                 double rave=0.0, evaluation=None, double alpha=0.0, Lanes lanes=None,
+                 long leaf=1, unsigned long long seed=0):
         self.K, self.policy = kernel, policy
+        self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
         self.rng = _seed(seed)
         self.lane_out = <int64_t*> _grown(NULL, (2 + kernel.nroles) * sizeof(int64_t))
@@ -139,7 +144,15 @@ cdef class Tree:
         self.rave = rave
         self.mark = <int64_t*> _zeroed(kernel.nmoves + 1, sizeof(int64_t))
         self.stamp = 0
-        self.nroles, self.nbase = kernel.nroles, kernel.nbase
+        self.alpha = alpha if evaluation is not None else 0.0
+        if self.alpha > 0:
+            weights, bias = evaluation
+            self.eval_w = <double*> _grown(NULL, (self.nroles * self.nbase + 1) * sizeof(double))
+            self.eval_b = <double*> _grown(NULL, self.nroles * sizeof(double))
+            for r in range(self.nroles):
+                self.eval_b[r] = bias[r]
+                for b in range(self.nbase):
+                    self.eval_w[r * self.nbase + b] = weights[r][b]
         self.c, self.gamma, self.transpositions = c, discount, transpositions
         self.solver = solver
         self.max_nodes = max_nodes
@@ -159,7 +172,7 @@ cdef class Tree:
             _free(&self.s)
         free(self.context); free(self.path); free(self.picks); free(self.joints)
         free(self.state); free(self.legal); free(self.goals); free(self.exact)
-        free(self.lane_out); free(self.mark)
+        free(self.lane_out); free(self.mark); free(self.eval_w); free(self.eval_b)
 
     # --- storage ------------------------------------------------------------------
     cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
@@ -398,6 +411,21 @@ cdef class Tree:
             self.goals[r] = <double> self.lane_out[2 + r] / self.leaf
         return <double> self.lane_out[0] / self.leaf
 
+    cdef void _blend(self, const uint8_t* state) noexcept nogil:
+        """Mix the evaluation of ``state`` (:mod:`players.heuristic`, clipped
+        to 0..100) into the playout's goals: (1 - alpha) goals + alpha value,
+        as AlphaGo mixes its value network with the rollout outcome (Silver et
+        al., Nature 2016, "Searching with policy and value networks")."""
+        cdef int r, b, nb = self.nbase
+        cdef double v
+        for r in range(self.nroles):
+            v = self.eval_b[r]
+            for b in range(nb):
+                if state[b]:
+                    v += self.eval_w[r * nb + b]
+            v = 0.0 if v < 0 else 100.0 if v > 100 else v
+            self.goals[r] = (1 - self.alpha) * self.goals[r] + self.alpha * v
+
     cdef int _simulate(self) except -1 nogil:
         cdef Store* s = &self.s
         cdef int nr = self.nroles, level = 0, r, g, known, i, plies = 0
@@ -442,6 +470,8 @@ cdef class Tree:
                             self.goals[self.K.goal_role[g]] = self.K.goal_value[g]
                     self.policy._credit(self.ncontext, known + plies, self.goals)
                     played = True
+                if played and self.alpha > 0:
+                    self._blend(s.states + child * self.nbase)
                 break
             self.path[level] = child
             node = child

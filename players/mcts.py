@@ -124,6 +124,9 @@ class MCTSPlayer(Player):
               "statistics summed (root parallelism; engine=c)", low=1, high=64),
         Param("solver", bool, False, "MCTS-Solver: values under best play known in the tree "
               "are backed up and played (engine=c)"),
+        Param("heuristic", float, 0.0, "weight of a material evaluation learned from random "
+              "playouts at the start (players.heuristic) in each new leaf's value, the "
+              "playout's outcome getting the rest; 0: off (engine=c)", low=0, high=1),
         Param("rave", float, 0.0, "RAVE's equivalence parameter k: selection mixes in the "
               "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
               low=0),
@@ -153,14 +156,16 @@ class MCTSPlayer(Player):
         self.history = []               # joint moves of the match so far (search ids)
         self.table = {} if self.transpositions else None
         self.ctree = None
+        self.evaluation = None      # (weights and biases, weight in a leaf's value): heuristic
         if self.steps.compiled and self.engine == "c":
+            self.evaluation = self._evaluation(deadline)
             self.ctree = Forest(self.search, self.sm.initial_state(), self.threads, self.c,
                                 self.discount, self.transpositions,
                                 [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
-                                self.solver, self.rave, self.leaf)
+                                self.solver, self.rave, self.leaf, self.evaluation)
         else:
             for name, value, default in (("solver", self.solver, False), ("rave", self.rave, 0),
-                                         ("leaf", self.leaf, 1)):
+                                         ("leaf", self.leaf, 1), ("heuristic", self.heuristic, 0)):
                 if value != default:
                     warnings.warn(f"{self.name}: {name} needs the tree in C (engine=c on the "
                                   f"compiled reasoner); searching without it", RuntimeWarning,
@@ -169,6 +174,21 @@ class MCTSPlayer(Player):
         self.added = 0
         if self.simulations is None:
             self.think(deadline - self.margin)
+
+    def _evaluation(self, deadline) -> tuple | None:
+        """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned
+        in at most a quarter of the start clock (and a second); None, with a
+        warning, when the game offers no material to learn from."""
+        if not self.heuristic:
+            return None
+        from .heuristic import material_evaluation
+        seconds = min(1.0, max(0.05, (deadline - time.monotonic()) / 4))
+        evaluation = material_evaluation(self.sm, seconds, seed=self.rng.getrandbits(31))
+        if evaluation is None:
+            warnings.warn(f"{self.name}: no piece counts vary in this game's random play; "
+                          "searching without the heuristic", RuntimeWarning, stacklevel=3)
+            return None
+        return evaluation, self.heuristic
 
     def observe(self, obs):
         super().observe(obs)
@@ -378,11 +398,12 @@ class Forest:
     trees run in threads without the interpreter lock."""
 
     def __init__(self, search, root, threads, c, discount, transpositions, seeds,
-                 solver=False, rave=0.0, leaf=1):
+                 solver=False, rave=0.0, leaf=1, evaluation=None):
         from ._tree import Tree
         self.searches = [search] + [search.fork(seed) for seed in seeds]
         self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES,
-                           solver, rave, *s.lanes(leaf)) for s in self.searches]
+                           solver, rave, *(evaluation or (None, 0.0)), *s.lanes(leaf))
+                      for s in self.searches]
 
     def run(self, budget: int, until: float) -> int:
         """Simulations until ``budget`` (split between the trees; -1: none) or

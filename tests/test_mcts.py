@@ -496,7 +496,7 @@ def test_the_solver_changes_nothing_until_it_proves_something():
     assert rows[0] == rows[1]
 
 
-@pytest.mark.parametrize("option", ["solver=true", "leaf=64", "rave=500"])
+@pytest.mark.parametrize("option", ["solver=true", "leaf=64", "rave=500", "heuristic=0.5"])
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
     player = make(f"uct:simulations=10,seed=1,{option},engine=python")
@@ -577,3 +577,47 @@ def test_rave_credits_each_move_played_at_or_below_a_node():
 def test_rave_and_leaf_parallelism_are_refused_together():
     with pytest.raises(ValueError, match="rave needs the playouts' moves"):
         make("uct:rave=500,leaf=64")
+
+
+# --- the material heuristic --------------------------------------------------------------
+def test_the_learned_material_evaluation_prefers_having_more_pawns():
+    """Breakthrough's pawns are found as its pieces (players.heuristic), and a
+    position where black has lost a pawn is worth more to white, less to black."""
+    import numpy as np
+    from players.heuristic import content_features, material_evaluation
+    sm = load_game("breakthrough").state_machine()
+    assert set(content_features(sm.base_propositions)) == {("pawn", "white"), ("pawn", "black")}
+    weights, bias = material_evaluation(sm, seconds=5, playouts=100, seed=1)
+    start = sm.initial_state()
+    fewer = sm.state_from_facts(sm.state_facts(start) - {("pawn", "1", "8", "black")})
+    value = {name: bias + weights @ np.frombuffer(state, np.uint8)
+             for name, state in (("start", start), ("fewer", fewer))}
+    white, black = sm.roles.index("white"), sm.roles.index("black")
+    assert value["fewer"][white] > value["start"][white]
+    assert value["fewer"][black] < value["start"][black]
+
+
+def test_the_heuristic_is_mixed_into_a_new_leaf_value():
+    """With weight 1 and no discount, the move the one simulation tried holds
+    the evaluation of the state it leads to."""
+    import numpy as np
+    game = load_game("breakthrough")
+    sm = game.state_machine()
+    player = make("uct:simulations=1,seed=4,heuristic=1,discount=1")
+    player.start(game, "white", 10, 10)
+    player.play(Observation())
+    (weights, bias), alpha = player.evaluation
+    assert alpha == 1
+    moves, visits, sums, _ = player._root_rows(0)
+    [tried] = [j for j, v in enumerate(visits) if v]
+    child = sm.next_state(sm.initial_state(), (player.search.move(0, moves[tried]), "noop"))
+    value = bias[0] + weights[0] @ np.frombuffer(child, np.uint8)
+    assert sums[tried] == pytest.approx(min(100.0, max(0.0, value)))
+
+
+def test_a_game_without_pieces_warns_and_searches_without_the_heuristic():
+    game = load_game("nim")
+    player = make("uct:simulations=10,seed=1,heuristic=0.5")
+    with pytest.warns(RuntimeWarning, match="searching without the heuristic"):
+        player.start(game, game.roles[0], 10, 10)
+    assert player.evaluation is None
