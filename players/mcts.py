@@ -31,6 +31,13 @@ Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
   a pure strategy, throws away);
 * ``transpositions=true`` shares one node between paths reaching one state.
 
+Options of the C tree, off by default, each measured at equal time in the
+README: ``threads`` (root parallelism), ``solver`` (MCTS-Solver), ``leaf``
+(``uct``: leaf parallelism in the bit-parallel lanes), ``rave`` (RAVE,
+Gelly and Silver 2007) and ``heuristic`` (a learned material evaluation mixed
+into a new leaf's value, :mod:`players.heuristic`); :mod:`players._tree`
+gives their sources.
+
 On the compiled reasoner the tree lives in C (:mod:`players._tree`), which
 makes the same simulations with the same seed; the Python tree below is the
 one for the reference reasoner (and ``engine=python``), and the oracle the C
