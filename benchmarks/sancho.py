@@ -132,8 +132,8 @@ def main(argv=None) -> int:
         if done_path.exists() else []
     ours_port, sancho_port = free_port(), free_port()
     ours = [sys.executable, "-m", "matches.cli", "serve", args.player, "--port", str(ours_port)]
-    with process([*shlex.split(command), str(sancho_port)], 1, out / "sancho.log"), \
-            process(ours, 0, out / "ours.log"):
+    with process([*shlex.split(command), str(sancho_port)], 1, out / "sancho.log") as them, \
+            process(ours, 0, out / "ours.log") as us:
         wait_for(ours_port)
         wait_for(sancho_port)
         for game in args.games:
@@ -142,6 +142,12 @@ def main(argv=None) -> int:
                     continue
                 row = play(game, f"http://127.0.0.1:{ours_port}",
                            f"http://127.0.0.1:{sancho_port}", i % 2 == 0, args, i)
+                # a side that died plays nothing but substituted moves: the match is not
+                # a result, and the run stops (what was played is kept; it resumes)
+                for name, proc in (("Sancho", them), ("our player", us)):
+                    if proc.poll() is not None:
+                        raise SystemExit(f"{name} exited (status {proc.returncode}) during "
+                                         f"{game} #{i}; that match is not recorded")
                 row["player"] = args.player
                 rows.append(row)
                 with open(done_path, "a") as f:
