@@ -24,6 +24,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -121,6 +122,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="benchmarks/results/sancho")
     parser.add_argument("--db", default=None, help="match database (default: the user's)")
     args = parser.parse_args(argv)
+    # stopped with SIGTERM, the run still stops both players (the match under way is lost)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = os.environ.get("SANCHO")
     if not command:
         raise SystemExit("set SANCHO to the command that starts Sancho on a port given as its "
