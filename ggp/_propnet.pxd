@@ -90,6 +90,8 @@ cdef class Kernel:
     cdef int32_t* lz_hi
 
     cdef void _settle_goals(self) noexcept nogil
+    cdef void _last_goals(self, double* out) noexcept nogil
+    cdef void _best_goals(self, double* out) noexcept nogil
     cdef inline uint8_t _lazy_value(self, int k) noexcept nogil
     cdef inline void _setval(self, int node, uint8_t v) noexcept nogil
     cdef inline void _arm(self, int gate, bint ready) noexcept nogil

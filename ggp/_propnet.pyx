@@ -306,6 +306,31 @@ cdef class Kernel:
                         changed = True
             i = hi + 1
 
+    cdef void _last_goals(self, double* out) noexcept nogil:
+        """Each role's goal in the current state, what a playout scores: the
+        value of its last true goal node (in goal order), else 0.  Goals are
+        read through here or :meth:`_best_goals`, which settle the lazy ones."""
+        cdef int g
+        self._settle_goals()
+        for g in range(self.nroles):
+            out[g] = 0
+        for g in range(self.ngoals):
+            if self.val[self.goal_node[g]]:
+                out[self.goal_role[g]] = self.goal_value[g]
+
+    cdef void _best_goals(self, double* out) noexcept nogil:
+        """Each role's highest true goal in the current state, else 0."""
+        cdef int g, r
+        self._settle_goals()
+        for r in range(self.nroles):
+            out[r] = -1
+        for g in range(self.ngoals):
+            if self.val[self.goal_node[g]] and self.goal_value[g] > out[self.goal_role[g]]:
+                out[self.goal_role[g]] = self.goal_value[g]
+        for r in range(self.nroles):
+            if out[r] < 0:
+                out[r] = 0
+
     cdef inline uint8_t _lazy_value(self, int k) noexcept nogil:
         """The value of the k-th lazy gate from its inputs' values."""
         cdef int j, lit

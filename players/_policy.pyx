@@ -506,7 +506,7 @@ cdef class Policy:
         state where it stopped, and are credited all the same.  From a terminal
         ``state`` no step is played: the path alone is credited with its goals.
         """
-        cdef int n = self.nroles, known, depth, r, g, t
+        cdef int n = self.nroles, known, depth, r, t
         cdef bint cut = False
         cdef double[64] goals
         if max_steps < 0:
@@ -517,12 +517,7 @@ cdef class Policy:
         else:
             self.kernel._load(NULL)
         depth = self._run(known, max_steps, &cut)
-        for r in range(n):
-            goals[r] = 0
-        self.kernel._settle_goals()
-        for g in range(self.kernel.ngoals):
-            if self.kernel.val[self.kernel.goal_node[g]]:
-                goals[self.kernel.goal_role[g]] = self.kernel.goal_value[g]
+        self.kernel._last_goals(goals)
         self._credit(min(credit_from, 2), known + depth, goals)
         result = ([<int> goals[r] for r in range(n)], depth, cut)
         if record:

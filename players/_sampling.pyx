@@ -179,32 +179,21 @@ cdef class Sampler:
 
     cdef void _goals(self) noexcept nogil:
         """The rewards of the (terminal) state: each role's best true goal, else 0."""
-        cdef int r, j
-        cdef double best
-        self.K._settle_goals()
+        cdef int r
+        self.K._best_goals(self.rewards)
         for r in range(self.nroles):
-            best = -1.0
-            for j in range(self.K.ngoals):
-                if self.K.goal_role[j] == r and self.K.val[self.K.goal_node[j]] \
-                        and self.K.goal_value[j] > best:
-                    best = self.K.goal_value[j]
-            self.rewards[r] = ((best if best >= 0 else 0.0) - self.offset) / self.scale
+            self.rewards[r] = (self.rewards[r] - self.offset) / self.scale
 
     cdef int _playout(self) except -1 nogil:
         """A playout in C from the kernel's state, as ``Policy.playout`` plays
         one from a loaded state (the legal moves sorted as a load sorts them);
         the rewards of where it ends (each role's last true goal, else 0)."""
         cdef bint cut = False
-        cdef int n, r, j
+        cdef int n, r
         self.policy._reserve(MAX_PLAYOUT)
         self.K._sort_legal()
         n = self.policy._run(0, MAX_PLAYOUT, &cut)
-        for r in range(self.nroles):
-            self.rewards[r] = 0.0
-        self.K._settle_goals()
-        for j in range(self.K.ngoals):
-            if self.K.val[self.K.goal_node[j]]:
-                self.rewards[self.K.goal_role[j]] = self.K.goal_value[j]
+        self.K._last_goals(self.rewards)
         self.policy._credit(0, n, self.rewards)
         for r in range(self.nroles):
             self.rewards[r] = (self.rewards[r] - self.offset) / self.scale

@@ -269,7 +269,6 @@ cdef class Tree:
         cdef Store* s = &self.s
         cdef int64_t node, row
         cdef int r, k, g, nr = self.nroles
-        cdef double best
         if self.transpositions:
             node = self._find(s, state, _hash(state, self.nbase))
             if node >= 0:
@@ -288,13 +287,7 @@ cdef class Tree:
             s.width[node * nr + r] = 0
             s.first[node * nr + r] = s.rows
         if s.terminal[node]:
-            self.K._settle_goals()
-            for r in range(nr):                 # the best true goal, else 0
-                best = -1.0
-                for g in range(self.K.ngoals):
-                    if self.K.goal_role[g] == r and self.K.val[self.K.goal_node[g]] and self.K.goal_value[g] > best:
-                        best = self.K.goal_value[g]
-                s.goals[node * nr + r] = best if best >= 0 else 0.0
+            self.K._best_goals(s.goals + node * nr)
         else:
             for r in range(nr):
                 k = self.K._legal(r, self.legal)
@@ -462,12 +455,7 @@ cdef class Tree:
                     self.K._load(s.states + child * self.nbase)
                     plies = self.policy._run(known, MAX_PLAYOUT, &cut)
                     depth = plies
-                    for r in range(nr):
-                        self.goals[r] = 0
-                    self.K._settle_goals()
-                    for g in range(self.K.ngoals):
-                        if self.K.val[self.K.goal_node[g]]:
-                            self.goals[self.K.goal_role[g]] = self.K.goal_value[g]
+                    self.K._last_goals(self.goals)
                     self.policy._credit(self.ncontext, known + plies, self.goals)
                     played = True
                 if played and self.alpha > 0:
