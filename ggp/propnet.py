@@ -234,12 +234,7 @@ class Network:
         in_lit = np.fromiter(chain.from_iterable(self.inputs[o] for o in self.order),
                              np.int32, in_start[-1])
         in_lit = number[in_lit >> 1] << 1 | in_lit & 1
-        # the same edges the other way: each node's readers, in increasing order
-        # (a stable sort keeps them so, as the readers are listed in order)
-        out_lit = np.repeat(np.arange(self.n, dtype=np.int32), count) << 1 | in_lit & 1
-        out_lit = out_lit[np.argsort(in_lit >> 1, kind="stable")]
-        out_start = np.zeros(self.n + 1, dtype=np.int32)
-        out_start[1:] = np.cumsum(np.bincount(in_lit >> 1, minlength=self.n))
+        out_start, out_lit = _readers(count, in_lit)
         block_lo = np.full(self.n, -1, dtype=np.int32)
         block_hi = np.full(self.n, -1, dtype=np.int32)
         for lo, hi in self.blocks:
@@ -260,6 +255,19 @@ class Network:
             goal_role=np.array([r for _, r, _ in self.goals], dtype=np.int32),
             goal_value=np.array([v for _, _, v in self.goals], dtype=np.int32),
             true_node=int(number[TRUE]))
+
+
+def _readers(count, in_lit) -> tuple:
+    """The edges the other way, from gate input lists (``count`` inputs a node,
+    ``in_lit`` their literals in node order): per node its readers as
+    ``reader * 2 + negated``, in increasing order (a stable sort keeps them so,
+    as the readers are listed in order), with their offsets (n + 1)."""
+    n = len(count)
+    out_lit = np.repeat(np.arange(n, dtype=np.int32), count) << 1 | in_lit & 1
+    out_lit = out_lit[np.argsort(in_lit >> 1, kind="stable")]
+    out_start = np.zeros(n + 1, dtype=np.int32)
+    out_start[1:] = np.cumsum(np.bincount(in_lit >> 1, minlength=n))
+    return out_start, out_lit.astype(np.int32)
 
 
 def _topological(nodes, kind, inputs):
@@ -337,17 +345,13 @@ def lazy_goals(arrays: dict, keep=()) -> tuple[dict, dict]:
     program = dict(node=nodes, start=np.concatenate(([0], np.cumsum(count[nodes]))),
                    lit=in_lit[own], kind=kind[nodes], hi=hi)
     # the kernel's arrays without them
-    kept = ~own
-    lit = in_lit[kept]
-    readers = reader[kept]
-    order = np.argsort(lit >> 1, kind="stable")
+    lit = in_lit[~own].astype(np.int32)
+    kept_count = np.where(lazy, 0, count)
+    out_start, out_lit = _readers(kept_count, lit)
     out = dict(arrays)
     out.update(kind=np.where(lazy, 0, kind).astype(np.uint8),
-               in_start=np.concatenate(([0], np.cumsum(np.where(lazy, 0, count)))).astype(np.int32),
-               in_lit=lit.astype(np.int32),
-               out_start=np.concatenate(([0], np.cumsum(np.bincount(lit >> 1, minlength=n))))
-               .astype(np.int32),
-               out_lit=(readers[order] << 1 | lit[order] & 1).astype(np.int32),
+               in_start=np.concatenate(([0], np.cumsum(kept_count))).astype(np.int32),
+               in_lit=lit, out_start=out_start, out_lit=out_lit,
                block_lo=np.where(lazy, -1, block_lo).astype(np.int32),
                block_hi=np.where(lazy, -1, block_hi).astype(np.int32))
     return out, program
