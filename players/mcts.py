@@ -152,8 +152,8 @@ class MCTSPlayer(Player):
         self.policy_params = {arg: getattr(self, name)
                               for name, arg in self.policy_names.items()}
         if self.rave > 0 and self.leaf > 1:
-            raise ValueError(f"{self.name}: rave needs the playouts' moves, and leaf "
-                             "parallelism does not keep them: use one or the other")
+            raise ValueError("rave needs the playouts' moves, and leaf parallelism does not "
+                             "keep them: use one or the other")
         self.last_simulations = 0
 
     # --- the Player hooks -------------------------------------------------------
