@@ -32,6 +32,51 @@ cdef void* _zeros(size_t size) except NULL
 cdef void* _copy(arr, dtype) except NULL
 
 
+cdef struct Net:
+    # one network's arrays, as a Kernel holds them (see Kernel._adopt)
+    int n, nwords, ngated, term_node, ngoals, nlazy
+    size_t mem_size
+    char* mem
+    uint8_t* flags
+    int32_t* in_start
+    int32_t* in_lit
+    int32_t* out_start
+    int32_t* out_lit
+    int32_t* gout_start
+    int32_t* gout_lit
+    int32_t* gate_of
+    int32_t* armed_start
+    int32_t* block_lo
+    int32_t* block_hi
+    int32_t* watch_start
+    int32_t* watch
+    int32_t* base_node
+    int32_t* next_node
+    int32_t* does_node
+    int32_t* legal_node
+    int32_t* goal_node
+    int32_t* goal_role
+    int32_t* goal_value
+    uint64_t* dirty
+    int32_t* ct
+    int32_t* current
+    int32_t* legal_count
+    int32_t* legal_list
+    int32_t* legal_pos
+    int32_t* cand_count
+    int32_t* cand_list
+    uint8_t* cand_flag
+    uint8_t* val
+    int32_t* armed_count
+    int32_t* armed_list
+    int32_t* armed_pos
+    int32_t* lz_node
+    int32_t* lz_start
+    int32_t* lz_lit
+    uint8_t* lz_kind
+    int32_t* lz_hi
+
+
 @cython.final
 cdef class Kernel:
     cdef int n, nwords, nbase, nmoves, nroles, ngoals, term_node, ngated
@@ -89,6 +134,23 @@ cdef class Kernel:
     cdef uint8_t* lz_kind
     cdef int32_t* lz_hi
 
+    # split by control (see Kernel.split): one network per control
+    # proposition and the whole one last; the kernel's arrays are those of the
+    # network in use (``cur``)
+    cdef int nnets, cur
+    cdef Net* nets
+    cdef int32_t* control      # the control propositions' base indices
+    # what a playout changes besides the networks, in one block (``sync``):
+    cdef char* sync
+    cdef size_t sync_size
+    cdef int32_t* nlog         # base propositions flipped since the last _load ...
+    cdef int32_t* log          # ... in order (room for ``logcap``)
+    cdef int32_t* seen         # per network: how much of the log it has applied
+    cdef uint8_t* stale        # per network: LOAD, SCAN, or 0 (replay the log)
+    cdef uint8_t* state        # the current state, one byte per base proposition
+    cdef int logcap
+    cdef object subs           # the Kernel objects owning the networks' arrays
+
     cdef void _settle_goals(self) noexcept nogil
     cdef void _last_goals(self, double* out) noexcept nogil
     cdef void _best_goals(self, double* out) noexcept nogil
@@ -103,6 +165,17 @@ cdef class Kernel:
     cdef void propagate(self) noexcept nogil
     cdef void _find_candidates(self) noexcept nogil
     cdef void _load(self, const uint8_t* state) noexcept nogil
+    cdef void _load_net(self, const uint8_t* state) noexcept nogil
+    cdef void _describe(self, Net* net) noexcept nogil
+    cdef void _adopt(self, int i) noexcept nogil
+    cdef int _net_for(self, const uint8_t* state) noexcept nogil
+    cdef void _switch(self, int i) noexcept nogil
+    cdef void _log(self, int npending) noexcept nogil
+    cdef void _read_base(self, uint8_t* out) noexcept nogil
+    cdef bint _random_joint(self, uint64_t* rng) noexcept nogil
+    cdef size_t _snapshot_size(self) noexcept nogil
+    cdef void _save(self, char* out) noexcept nogil
+    cdef void _restore(self, const char* src) noexcept nogil
     cdef void _sort_legal(self) noexcept nogil
     cdef void _advance(self) noexcept nogil
     cdef void _do(self) noexcept nogil

@@ -26,7 +26,7 @@ settles them first.
 ``playout`` runs whole random playouts without returning to Python.
 """
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memset, memcpy
+from libc.string cimport memset, memcpy, memmove
 
 import numpy as np
 
@@ -44,6 +44,10 @@ cdef enum:
     GATED = 8           # flags: the node is a gated AND
     LAZY = 16           # flags: the node is a lazy goal gate (see _settle_goals)
     READER_IN_BLOCK = 2 # out_lit bit: the reader belongs to a cycle block
+
+cdef enum:
+    LOAD = 1            # a split kernel's network to load afresh (Kernel._switch)
+    SCAN = 2            # one to compare with the state base by base
 
 #: A proposition read positively by at least this many AND gates may gate
 #: them (Kernel, gating_nodes).
@@ -90,6 +94,10 @@ cdef class Kernel:
 
     def __cinit__(self):
         self.mem = NULL
+        self.nets = NULL
+        self.control = NULL
+        self.sync = NULL
+        self.nnets = self.cur = 0
         self.flip_count = NULL
         self.lz_node = self.lz_start = self.lz_lit = self.lz_hi = NULL
         self.lz_kind = NULL
@@ -213,8 +221,15 @@ cdef class Kernel:
     def copy(self):
         """A kernel of its own on the same network, in the same state: every
         array copied as it is, nothing rebuilt (a state machine's fork)."""
-        cdef Kernel k = Kernel.__new__(Kernel)
+        cdef Kernel k
         cdef int n = self.n
+        if self.nnets:
+            k = Kernel.split([sub.copy() for sub in self.subs],
+                             [self.control[i] for i in range(self.nnets - 1)], self.logcap)
+            memcpy(k.sync, self.sync, self.sync_size)
+            k._adopt(self.cur)
+            return k
+        k = Kernel.__new__(Kernel)
         k.n, k.nwords, k.nbase, k.nmoves = n, self.nwords, self.nbase, self.nmoves
         k.ngated = self.ngated
         k.gate_of = <int32_t*> _dup(self.gate_of, 4 * n)
@@ -267,6 +282,10 @@ cdef class Kernel:
         return k
 
     def __dealloc__(self):
+        if self.nets != NULL:           # a split kernel: the networks' arrays are its subs'
+            free(self.nets); free(self.control); free(self.sync)
+            free(self.scratch_moves); free(self.pending); free(self.chosen)
+            return
         if self.mem == NULL:
             return
         free(self.mem); free(self.flags); free(self.in_start); free(self.in_lit)
@@ -279,6 +298,220 @@ cdef class Kernel:
         free(self.gout_start); free(self.gout_lit)
         free(self.lz_node); free(self.lz_start); free(self.lz_lit); free(self.lz_kind)
         free(self.lz_hi)
+
+    # --- split by control (ggplib's combined state machine) ---------------------
+    @staticmethod
+    def split(subs, controls, logcap=None):
+        """One kernel over several networks of a game: ``subs[i]`` built with
+        control proposition ``controls[i]`` (a base index) true and the other
+        controls false, ``subs[-1]`` the whole network.  It runs on the network
+        of the current state's control, or on the whole one when not exactly one
+        control holds, so every answer is the whole network's.
+
+        In a turn-taking game the network of a role's turn has the control
+        proposition folded away: no legal-move gate reads it, the other roles'
+        legal moves are constants, and nothing flips when the turn passes, which
+        in the whole network flips every legal move of both roles (the combined
+        state machine of ggplib, github.com/richemslie/ggplib, there for two
+        roles).  A network left when the turn passes keeps its values; when its
+        turn comes back, the base propositions that changed meanwhile are flipped
+        in it (``_switch``, from a log of the flips; ``logcap`` entries, beyond
+        which a network compares every base proposition).  Its candidates for
+        the next state stay a superset: ``_advance`` puts back those it did
+        not apply, ``_switch`` adds those it flips.  The kernel's arrays are
+        the current network's (``_adopt``), so code that reads ``legal_list`` or
+        ``val`` needs no change; node numbers differ between the networks, so
+        :meth:`value` refuses."""
+        cdef Kernel k = Kernel.__new__(Kernel)
+        cdef Kernel sub
+        cdef int i
+        k.nnets = len(subs)
+        k.nets = <Net*> _zeros(sizeof(Net) * k.nnets)
+        for i in range(k.nnets):
+            sub = subs[i]
+            sub._describe(&k.nets[i])
+        sub = subs[k.nnets - 1]
+        k.nbase, k.nmoves, k.nroles = sub.nbase, sub.nmoves, sub.nroles
+        k.move_role, k.role_start = sub.move_role, sub.role_start
+        k.control = <int32_t*> _copy(controls, np.int32)
+        k.logcap = 4 * k.nbase + 64 if logcap is None else max(logcap, k.nbase)
+        k.sync_size = 4 * (1 + k.logcap + k.nnets) + k.nnets + k.nbase
+        k.sync = <char*> _zeros(k.sync_size)
+        k.nlog = <int32_t*> k.sync
+        k.log = k.nlog + 1
+        k.seen = k.log + k.logcap
+        k.stale = <uint8_t*> (k.seen + k.nnets)
+        k.state = k.stale + k.nnets
+        k.scratch_moves = <int32_t*> _zeros(k.nmoves * 4)
+        k.pending = <int32_t*> _zeros(k.nbase * 4)
+        k.chosen = <int32_t*> _zeros(k.nroles * 4)
+        k.subs = list(subs)
+        for i in range(k.nnets - 1):
+            k.stale[i] = LOAD
+        k._adopt(k.nnets - 1)
+        sub._read_base(k.state)
+        return k
+
+    cdef void _describe(self, Net* net) noexcept nogil:
+        """Fill ``net`` with this kernel's arrays."""
+        net.n = self.n
+        net.nwords = self.nwords
+        net.ngated = self.ngated
+        net.term_node = self.term_node
+        net.ngoals = self.ngoals
+        net.nlazy = self.nlazy
+        net.mem_size = self.mem_size
+        net.mem = self.mem
+        net.flags = self.flags
+        net.in_start = self.in_start
+        net.in_lit = self.in_lit
+        net.out_start = self.out_start
+        net.out_lit = self.out_lit
+        net.gout_start = self.gout_start
+        net.gout_lit = self.gout_lit
+        net.gate_of = self.gate_of
+        net.armed_start = self.armed_start
+        net.block_lo = self.block_lo
+        net.block_hi = self.block_hi
+        net.watch_start = self.watch_start
+        net.watch = self.watch
+        net.base_node = self.base_node
+        net.next_node = self.next_node
+        net.does_node = self.does_node
+        net.legal_node = self.legal_node
+        net.goal_node = self.goal_node
+        net.goal_role = self.goal_role
+        net.goal_value = self.goal_value
+        net.dirty = self.dirty
+        net.ct = self.ct
+        net.current = self.current
+        net.legal_count = self.legal_count
+        net.legal_list = self.legal_list
+        net.legal_pos = self.legal_pos
+        net.cand_count = self.cand_count
+        net.cand_list = self.cand_list
+        net.cand_flag = self.cand_flag
+        net.val = self.val
+        net.armed_count = self.armed_count
+        net.armed_list = self.armed_list
+        net.armed_pos = self.armed_pos
+        net.lz_node = self.lz_node
+        net.lz_start = self.lz_start
+        net.lz_lit = self.lz_lit
+        net.lz_kind = self.lz_kind
+        net.lz_hi = self.lz_hi
+
+    cdef void _adopt(self, int i) noexcept nogil:
+        """Make network ``i``'s arrays this kernel's."""
+        cdef Net* net = &self.nets[i]
+        self.cur = i
+        self.n = net.n
+        self.nwords = net.nwords
+        self.ngated = net.ngated
+        self.term_node = net.term_node
+        self.ngoals = net.ngoals
+        self.nlazy = net.nlazy
+        self.mem_size = net.mem_size
+        self.mem = net.mem
+        self.flags = net.flags
+        self.in_start = net.in_start
+        self.in_lit = net.in_lit
+        self.out_start = net.out_start
+        self.out_lit = net.out_lit
+        self.gout_start = net.gout_start
+        self.gout_lit = net.gout_lit
+        self.gate_of = net.gate_of
+        self.armed_start = net.armed_start
+        self.block_lo = net.block_lo
+        self.block_hi = net.block_hi
+        self.watch_start = net.watch_start
+        self.watch = net.watch
+        self.base_node = net.base_node
+        self.next_node = net.next_node
+        self.does_node = net.does_node
+        self.legal_node = net.legal_node
+        self.goal_node = net.goal_node
+        self.goal_role = net.goal_role
+        self.goal_value = net.goal_value
+        self.dirty = net.dirty
+        self.ct = net.ct
+        self.current = net.current
+        self.legal_count = net.legal_count
+        self.legal_list = net.legal_list
+        self.legal_pos = net.legal_pos
+        self.cand_count = net.cand_count
+        self.cand_list = net.cand_list
+        self.cand_flag = net.cand_flag
+        self.val = net.val
+        self.armed_count = net.armed_count
+        self.armed_list = net.armed_list
+        self.armed_pos = net.armed_pos
+        self.lz_node = net.lz_node
+        self.lz_start = net.lz_start
+        self.lz_lit = net.lz_lit
+        self.lz_kind = net.lz_kind
+        self.lz_hi = net.lz_hi
+
+    cdef int _net_for(self, const uint8_t* state) noexcept nogil:
+        """The network of ``state``: its control's, or the whole one."""
+        cdef int i, found = -1
+        for i in range(self.nnets - 1):
+            if state[self.control[i]]:
+                if found >= 0:
+                    return self.nnets - 1
+                found = i
+        return found if found >= 0 else self.nnets - 1
+
+    cdef void _switch(self, int i) noexcept nogil:
+        """Run on network ``i`` from now on, bringing it to ``state``: loaded
+        afresh if it was not loaded since the last :meth:`_load`, else by
+        flipping the base propositions that changed since it was left (those
+        the log names since, or, if the log overflowed, all that differ)."""
+        cdef int k, b, node
+        self._adopt(i)
+        if self.stale[i] == LOAD:
+            self._load_net(self.state)
+        else:
+            for k in range(self.seen[i] if self.stale[i] == 0 else 0,
+                           self.nlog[0] if self.stale[i] == 0 else self.nbase):
+                b = self.log[k] if self.stale[i] == 0 else k
+                node = self.base_node[b]
+                if self.val[node] != self.state[b]:
+                    self._setval(node, self.state[b])
+                    if not self.cand_flag[b]:       # its next value may now differ
+                        self.cand_flag[b] = 1
+                        self.cand_list[self.cand_count[0]] = b
+                        self.cand_count[0] += 1
+            self.propagate()
+        self.stale[i] = 0
+        self.seen[i] = self.nlog[0]
+
+    cdef void _log(self, int npending) noexcept nogil:
+        """Append the ``pending`` flips to the log, first dropping what every
+        network has applied; a network too far behind for the log to hold
+        its backlog will compare every base proposition instead (SCAN)."""
+        cdef int i, low = self.nlog[0]
+        if self.nlog[0] + npending > self.logcap:
+            for i in range(self.nnets):
+                if self.stale[i] == 0 and self.seen[i] < low:
+                    low = self.seen[i]
+            if self.nlog[0] - low + npending > self.logcap:
+                low = self.nlog[0]
+                for i in range(self.nnets):
+                    if self.stale[i] == 0 and self.seen[i] < low:
+                        self.stale[i] = SCAN
+            memmove(self.log, self.log + low, 4 * (self.nlog[0] - low))
+            self.nlog[0] -= low
+            for i in range(self.nnets):
+                self.seen[i] = max(0, self.seen[i] - low)
+        memcpy(self.log + self.nlog[0], self.pending, 4 * npending)
+        self.nlog[0] += npending
+
+    cdef void _read_base(self, uint8_t* out) noexcept nogil:
+        """The current base values, one byte per base proposition."""
+        cdef int b
+        for b in range(self.nbase):
+            out[b] = self.val[self.base_node[b]]
 
     # --- the core: set inputs, propagate -----------------------------------
     cdef void _settle_goals(self) noexcept nogil:
@@ -476,7 +709,18 @@ cdef class Kernel:
 
     cdef void _load(self, const uint8_t* state) noexcept nogil:
         """Make the base inputs equal ``state`` (one byte per base proposition),
-        clear the does inputs, then settle the network."""
+        clear the does inputs, then settle the network (of a split kernel: the
+        state's network; the others are loaded when their turn comes)."""
+        if self.nnets == 0:
+            self._load_net(state)
+            return
+        memcpy(self.state, state, self.nbase)
+        memset(self.stale, LOAD, self.nnets)
+        self.nlog[0] = 0
+        self._switch(self._net_for(state))
+
+    cdef void _load_net(self, const uint8_t* state) noexcept nogil:
+        """:meth:`_load` on the current network."""
         cdef int b
         for b in range(self.nbase):
             self._set(self.base_node[b], state[b])
@@ -509,7 +753,8 @@ cdef class Kernel:
         any is written (a next output may be a base input itself).  Keeping the
         last joint move's inputs set is what a playout does: legal, goal and
         terminal never depend on does (the validator ensures it), so they are
-        right either way, and the next move only flips what differs.
+        right either way, and the next move only flips what differs.  A split
+        kernel moves to the next state's network when the control changes.
         """
         cdef int k, b, node, npending = 0
         cdef uint8_t v
@@ -525,6 +770,22 @@ cdef class Kernel:
         if self.flip_count != NULL:
             for k in range(npending):
                 self.flip_count[self.pending[k]] += 1
+        if self.nnets:
+            for k in range(npending):
+                self.state[self.pending[k]] ^= 1
+            b = self._net_for(self.state)
+            self.seen[self.cur] = self.nlog[0]
+            self._log(npending)
+            if b != self.cur:
+                # this network is left as it is: its candidates keep the
+                # changes it did not apply
+                for k in range(npending):
+                    self.cand_flag[self.pending[k]] = 1
+                    self.cand_list[k] = self.pending[k]
+                self.cand_count[0] = npending
+                self._switch(b)
+                return
+            self.seen[b] = self.nlog[0]
         for k in range(npending):
             node = self.base_node[self.pending[k]]
             self._setval(node, 1 - self.val[node])
@@ -573,6 +834,8 @@ cdef class Kernel:
                 if self.goal_role[g] == role and self.val[self.goal_node[g]]]
 
     def value(self, int node):
+        if self.nnets:
+            raise ValueError("a split kernel's networks number their nodes differently")
         if self.flags[node] & LAZY:
             self._settle_goals()
         return self.val[node]
@@ -580,6 +843,8 @@ cdef class Kernel:
     def true_nodes(self, groups):
         """Per group (a list of node numbers), the tuple of its nodes now true."""
         cdef int n
+        if self.nnets:
+            raise ValueError("a split kernel's networks number their nodes differently")
         return tuple([tuple([n for n in group if self.val[n]]) for group in groups])
 
     def next_state(self, const uint8_t[:] state, joint):
@@ -603,22 +868,57 @@ cdef class Kernel:
         not NULL it receives, per step and role, the number of legal moves
         and the move chosen (``2 * nroles`` ints a step).
         """
-        cdef int depth = 0, r, k = 1
+        cdef int depth = 0, r
         while not (self.term_node >= 0 and self.val[self.term_node]):
-            if depth >= max_steps:
+            if depth >= max_steps or not self._random_joint(rng):
                 return -1 - depth
-            for r in range(self.nroles):
-                k = self.legal_count[r]
-                if k == 0:
-                    return -1 - depth
-                self.chosen[r] = self.legal_list[self.role_start[r] + _below(rng, k)]
-                if record != NULL:
-                    record[(depth * self.nroles + r) * 2] = k
+            if record != NULL:
+                for r in range(self.nroles):
+                    record[(depth * self.nroles + r) * 2] = self.legal_count[r]
                     record[(depth * self.nroles + r) * 2 + 1] = self.chosen[r]
             self._do()
             self._advance()
             depth += 1
         return depth
+
+    cdef bint _random_joint(self, uint64_t* rng) noexcept nogil:
+        """A uniformly random legal move per role, into ``chosen``; false if
+        a role has none."""
+        cdef int r, k
+        for r in range(self.nroles):
+            k = self.legal_count[r]
+            if k == 0:
+                return False
+            self.chosen[r] = self.legal_list[self.role_start[r] + _below(rng, k)]
+        return True
+
+    def one_of(self, const uint8_t[:] state, bases, long steps, unsigned long long seed):
+        """Whether exactly one of the base propositions ``bases`` (indices)
+        holds in every state of random playouts from ``state``, ``steps``
+        steps in all: the test of a group of control propositions."""
+        cdef int32_t[:] group = np.asarray(bases, dtype=np.int32)
+        cdef uint64_t rng = _seed(seed)
+        cdef long done = 0
+        cdef int i, on, depth
+        while done < steps:
+            self._load(&state[0])
+            depth = 0
+            while True:
+                on = 0
+                for i in range(len(group)):
+                    on += self.val[self.base_node[group[i]]]
+                if on != 1:
+                    return False
+                if self.term_node >= 0 and self.val[self.term_node] or done >= steps \
+                        or not self._random_joint(&rng):
+                    break
+                self._do()
+                self._advance()
+                done += 1
+                depth += 1
+            if depth == 0:
+                break
+        return True
 
     def playouts(self, const uint8_t[:] state, long count, unsigned long long seed,
                  int max_steps=100000):
@@ -638,15 +938,15 @@ cdef class Kernel:
         cdef const uint8_t* root = &state[0] if self.nbase else NULL
         cdef char* saved = NULL
         self._load(root)
-        if self.n <= 200000:
-            saved = <char*> malloc(self.mem_size)
+        if self._snapshot_size() <= 4000000:
+            saved = <char*> malloc(self._snapshot_size())
             if saved == NULL:
                 raise MemoryError()
-            memcpy(saved, self.mem, self.mem_size)
+            self._save(saved)
         with nogil:
             for p in range(count):
                 if p > 0 and saved != NULL:     # the dirty set is empty once settled
-                    memcpy(self.mem, saved, self.mem_size)
+                    self._restore(saved)
                 elif p > 0:
                     self._load(root)
                 depth = self._playout(&rng, max_steps, NULL)
@@ -660,6 +960,42 @@ cdef class Kernel:
                         sums[self.goal_role[g]] += self.goal_value[g]
         free(saved)
         return steps, [sums[r] for r in range(min(self.nroles, 64))], cut
+
+    cdef size_t _snapshot_size(self) noexcept nogil:
+        """The bytes :meth:`_save` writes."""
+        cdef size_t size = 0
+        cdef int i
+        if self.nnets == 0:
+            return self.mem_size
+        for i in range(self.nnets):
+            size += self.nets[i].mem_size
+        return size + self.sync_size + sizeof(int)
+
+    cdef void _save(self, char* out) noexcept nogil:
+        """Copy what a playout changes (every network's, of a split kernel) to
+        ``out``; the dirty set is empty between steps, so it is not saved."""
+        cdef int i
+        if self.nnets == 0:
+            memcpy(out, self.mem, self.mem_size)
+            return
+        for i in range(self.nnets):
+            memcpy(out, self.nets[i].mem, self.nets[i].mem_size)
+            out += self.nets[i].mem_size
+        memcpy(out, self.sync, self.sync_size)
+        memcpy(out + self.sync_size, &self.cur, sizeof(int))
+
+    cdef void _restore(self, const char* src) noexcept nogil:
+        """Return to what :meth:`_save` wrote."""
+        cdef int i, cur
+        if self.nnets == 0:
+            memcpy(self.mem, src, self.mem_size)
+            return
+        for i in range(self.nnets):
+            memcpy(self.nets[i].mem, src, self.nets[i].mem_size)
+            src += self.nets[i].mem_size
+        memcpy(self.sync, src, self.sync_size)
+        memcpy(&cur, src + self.sync_size, sizeof(int))
+        self._adopt(cur)
 
     def flips(self, const uint8_t[:] state, long steps, unsigned long long seed):
         """How often each base proposition flips in random playouts from
@@ -780,13 +1116,14 @@ def _and_reads(kind, out_start, out_lit) -> tuple:
     return src, reader, ((out_lit & 1) == 0) & (kind[reader] == AND)
 
 
-def gating_nodes(arrays, kernel, state, int steps=2000, double rate=0.5):
-    """The base propositions worth gating by (Kernel docstring): read
-    positively by at least ``GATE_FANOUT`` AND gates, and flipping in at
-    least ``rate`` of the steps of random playouts from ``state`` (``steps``
-    in all, on ``kernel``, an ungated kernel of ``arrays``): ``control``-like
-    propositions.  (Gating by every much-read proposition made reversi 18%
-    slower: its cells are read by many gates but seldom flip.)"""
+def gating_nodes(arrays, flips, long done, double rate=0.5):
+    """The base propositions worth gating by in the network of ``arrays``
+    (Kernel docstring), as its nodes: read positively by at least
+    ``GATE_FANOUT`` AND gates, and flipping in at least ``rate`` of the steps
+    of random playouts (``flips`` per base proposition in ``done`` steps, from
+    :meth:`Kernel.flips`): ``control``-like propositions.  (Gating by every
+    much-read proposition made reversi 18% slower: its cells are read by many
+    gates but seldom flip.)"""
     kind = np.asarray(arrays["kind"], dtype=np.uint8)
     src, _, read_by_and = _and_reads(kind, arrays["out_start"],
                                      np.asarray(arrays["out_lit"], dtype=np.int64))
@@ -794,7 +1131,6 @@ def gating_nodes(arrays, kernel, state, int steps=2000, double rate=0.5):
     base = np.asarray(arrays["base_node"], dtype=np.int64)
     if not len(base) or reads[base].max(initial=0) < GATE_FANOUT:
         return np.zeros(0, dtype=np.int64)
-    flips, done = kernel.flips(state, steps, 1)
     return base[(reads[base] >= GATE_FANOUT) & (flips >= rate * max(done, 1))]
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import copy
 import time
 
-from ._propnet import Kernel, gating_nodes
+import numpy as np
+
+from ._propnet import Kernel, cone, gating_nodes
 from .ground import GroundProgram, ground
 from .propnet import Network, lazy_goals
 from .statemachine import GameError, StateMachine, single_goal
@@ -22,6 +24,12 @@ from .statemachine import GameError, StateMachine, single_goal
 #: edges: 0.91-1.00x); above it, reversi (37,000) and othello-comp2007
 #: (180,000) run 1.3-2.1x the state changes a second (README, "Lazy goals").
 LAZY_GOAL_EDGES = 1000
+
+#: A kernel is split by at most this many control propositions (one network
+#: each), on networks of at most ``SPLIT_EDGES`` gate inputs (README, "Split by
+#: control").
+MAX_CONTROLS = 4
+SPLIT_EDGES = 2_000_000
 
 
 class CompiledMachine(StateMachine):
@@ -48,17 +56,61 @@ class CompiledMachine(StateMachine):
         self._sees = [[] for _ in roles]
         for node, r, percept in self.network.sees:
             self._sees[r].append((self.network.number[node], percept))
-        # goal-only gates evaluated when goals are read; the ANDs of control-like
-        # propositions gated (ggp._propnet.Kernel)
-        kernel_arrays, lazy = lazy_goals(self._arrays, [n for seen in self._sees for n, _ in seen])
-        if len(lazy["lit"]) < LAZY_GOAL_EDGES:
-            kernel_arrays, lazy = self._arrays, None
-        self.kernel = Kernel(**kernel_arrays, lazy=lazy)
         self._initial = self.state_from_facts(gp.init)
-        self.gating = gating_nodes(kernel_arrays, self.kernel, self._initial)
-        if len(self.gating):
-            self.kernel = Kernel(**kernel_arrays, gating=self.gating, lazy=lazy)
+        self.kernel, self.gating, self.controls = self._kernel()
         self.build_seconds = time.perf_counter() - start
+
+    def _kernel(self):
+        """The kernel, the base nodes gating ANDs in the whole network, and the
+        control propositions it is split by (base indices; see
+        :meth:`ggp._propnet.Kernel.split`).  Goal-only gates are evaluated
+        when goals are read, the ANDs of control-like propositions gated; both
+        chosen per network, from how often each base proposition flips in
+        random playouts of the whole network."""
+        arrays, lazy = self._lazy(self._arrays)
+        plain = Kernel(**arrays, lazy=lazy)
+        flips, done = plain.flips(self._initial, 2000, 1)
+        gating = gating_nodes(arrays, flips, done)
+        whole = Kernel(**arrays, gating=gating, lazy=lazy) if len(gating) else plain
+        controls = self._controls(plain, flips, done)
+        if not controls:
+            return whole, gating, ()
+        subs = []
+        for c in controls:
+            arrays, lazy = self._lazy(self.network.fixed({b: b == c for b in controls}).arrays())
+            subs.append(Kernel(**arrays, gating=gating_nodes(arrays, flips, done), lazy=lazy))
+        return Kernel.split(subs + [whole], controls), gating, controls
+
+    def _lazy(self, arrays):
+        """A network's arrays and lazy goal program (ggp._propnet.Kernel), the
+        goal-only gates lazy when they have ``LAZY_GOAL_EDGES`` input edges."""
+        kernel_arrays, lazy = lazy_goals(arrays, [n for seen in self._sees for n, _ in seen])
+        if len(lazy["lit"]) < LAZY_GOAL_EDGES:
+            return arrays, None
+        return kernel_arrays, lazy
+
+    def _controls(self, kernel, flips, done) -> tuple:
+        """The control propositions (base indices) the kernel is split by: the
+        base propositions that flip in at least half of the steps of random
+        playouts, whose next value no move decides, exactly one of which holds
+        in every state of 2,000 random steps; two to ``MAX_CONTROLS`` of them,
+        in a game without ``sees`` (whose node numbers the networks would not
+        share), on a network of at most ``SPLIT_EDGES`` gate inputs."""
+        if self.network.sees or self.network_edges > SPLIT_EDGES:
+            return ()
+        arrays = self._arrays
+        often = np.flatnonzero(flips >= 0.5 * max(done, 1))
+        if not 2 <= len(often) <= MAX_CONTROLS:
+            return ()
+        does = np.asarray(arrays["does_node"], dtype=np.int64)
+        for b in often:
+            reads = cone(arrays["kind"], arrays["in_start"], arrays["in_lit"],
+                         arrays["block_lo"], np.array([arrays["next_node"][b]], dtype=np.int64))
+            if arrays["next_node"][b] < 0 or reads[does].any():
+                return ()
+        if not kernel.one_of(self._initial, often, 2000, 2):
+            return ()
+        return tuple(int(b) for b in often)
 
     def fork(self) -> CompiledMachine:
         """A machine of its own on the same network: a new kernel (which

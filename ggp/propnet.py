@@ -20,6 +20,7 @@ the incremental propnets of Sancho and ggplib (REFERENCES.md).
 """
 from __future__ import annotations
 
+import copy
 from array import array
 from itertools import chain
 
@@ -68,6 +69,19 @@ class Network:
         self.rule_of = self.head_start = self.atom_lit = None   # the gates hold it all now
         self._simplify()
         self._layout()
+
+    def fixed(self, values: dict) -> Network:
+        """This network with base propositions fixed (``{base index: bool}``)
+        and simplified again: the network of the states where they hold (a
+        split kernel's, :meth:`ggp._propnet.Kernel.split`).  Their input nodes
+        stay, read by nothing."""
+        net = copy.copy(self)
+        net.kind, net.inputs, net.alias = list(self.kind), list(self.inputs), array("i", self.alias)
+        for b, value in values.items():
+            net.alias[self.base_node[b]] = (TRUE if value else FALSE) * 2
+        net._simplify()
+        net._layout()
+        return net
 
     # --- building --------------------------------------------------------------
     def _new(self, kind, lits=()):
