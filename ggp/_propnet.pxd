@@ -146,10 +146,10 @@ cdef class Kernel:
     cdef int32_t* nlog         # base propositions flipped since the last _load ...
     cdef int32_t* log          # ... in order (room for ``logcap``)
     cdef int32_t* seen         # per network: how much of the log it has applied
-    cdef uint8_t* stale        # per network: LOAD, SCAN, or 0 (replay the log)
+    cdef uint8_t* stale        # per network: LOAD, SCAN, SORT flags, or 0 (replay the log)
     cdef uint8_t* state        # the current state, one byte per base proposition
     cdef int logcap
-    cdef object subs           # the Kernel objects owning the networks' arrays
+    cdef readonly object subs  # the Kernel objects owning the networks' arrays
 
     cdef void _settle_goals(self) noexcept nogil
     cdef void _last_goals(self, double* out) noexcept nogil
@@ -176,7 +176,9 @@ cdef class Kernel:
     cdef size_t _snapshot_size(self) noexcept nogil
     cdef void _save(self, char* out) noexcept nogil
     cdef void _restore(self, const char* src) noexcept nogil
+    cdef void _load_turns(self) noexcept nogil
     cdef void _sort_legal(self) noexcept nogil
+    cdef void _sort_net(self) noexcept nogil
     cdef void _advance(self) noexcept nogil
     cdef void _do(self) noexcept nogil
     cdef void _read_next(self, uint8_t* out) noexcept nogil

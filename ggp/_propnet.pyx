@@ -48,6 +48,7 @@ cdef enum:
 cdef enum:
     LOAD = 1            # a split kernel's network to load afresh (Kernel._switch)
     SCAN = 2            # one to compare with the state base by base
+    SORT = 4            # one whose legal moves to sort when brought up to date
 
 #: A proposition read positively by at least this many AND gates may gate
 #: them (Kernel, gating_nodes).
@@ -334,7 +335,7 @@ cdef class Kernel:
         k.nbase, k.nmoves, k.nroles = sub.nbase, sub.nmoves, sub.nroles
         k.move_role, k.role_start = sub.move_role, sub.role_start
         k.control = <int32_t*> _copy(controls, np.int32)
-        k.logcap = 4 * k.nbase + 64 if logcap is None else max(logcap, k.nbase)
+        k.logcap = 4 * k.nbase + 64 if logcap is None else logcap
         k.sync_size = 4 * (1 + k.logcap + k.nnets) + k.nnets + k.nbase
         k.sync = <char*> _zeros(k.sync_size)
         k.nlog = <int32_t*> k.sync
@@ -468,13 +469,13 @@ cdef class Kernel:
         flipping the base propositions that changed since it was left (those
         the log names since, or, if the log overflowed, all that differ)."""
         cdef int k, b, node
+        cdef bint scan = self.stale[i] & SCAN
         self._adopt(i)
-        if self.stale[i] == LOAD:
+        if self.stale[i] & LOAD:
             self._load_net(self.state)
         else:
-            for k in range(self.seen[i] if self.stale[i] == 0 else 0,
-                           self.nlog[0] if self.stale[i] == 0 else self.nbase):
-                b = self.log[k] if self.stale[i] == 0 else k
+            for k in range(0 if scan else self.seen[i], self.nbase if scan else self.nlog[0]):
+                b = k if scan else self.log[k]
                 node = self.base_node[b]
                 if self.val[node] != self.state[b]:
                     self._setval(node, self.state[b])
@@ -483,23 +484,28 @@ cdef class Kernel:
                         self.cand_list[self.cand_count[0]] = b
                         self.cand_count[0] += 1
             self.propagate()
+            if self.stale[i] & SORT:
+                self._sort_net()
         self.stale[i] = 0
         self.seen[i] = self.nlog[0]
 
     cdef void _log(self, int npending) noexcept nogil:
         """Append the ``pending`` flips to the log, first dropping what every
-        network has applied; a network too far behind for the log to hold
-        its backlog will compare every base proposition instead (SCAN)."""
+        network has applied.  When the log cannot hold the backlog and these,
+        it starts empty, and every network loaded since the last :meth:`_load`
+        (the current one too: it has not applied these) will compare every
+        base proposition instead (SCAN)."""
         cdef int i, low = self.nlog[0]
         if self.nlog[0] + npending > self.logcap:
             for i in range(self.nnets):
-                if self.stale[i] == 0 and self.seen[i] < low:
+                if self.stale[i] & (LOAD | SCAN) == 0 and self.seen[i] < low:
                     low = self.seen[i]
             if self.nlog[0] - low + npending > self.logcap:
-                low = self.nlog[0]
                 for i in range(self.nnets):
-                    if self.stale[i] == 0 and self.seen[i] < low:
-                        self.stale[i] = SCAN
+                    if self.stale[i] & LOAD == 0:
+                        self.stale[i] |= SCAN
+                self.nlog[0] = 0
+                return
             memmove(self.log, self.log + low, 4 * (self.nlog[0] - low))
             self.nlog[0] -= low
             for i in range(self.nnets):
@@ -730,13 +736,22 @@ cdef class Kernel:
                 self.current[b] = -1
         self.propagate()
         self._find_candidates()
-        self._sort_legal()
+        self._sort_net()
 
     cdef void _sort_legal(self) noexcept nogil:
         """Put each role's legal moves in move order.  The incremental sets
         are ordered by their history; a playout picks a move by its position,
         so a state loaded from outside must start from one canonical order for
-        a seeded playout to depend on nothing but the state and the seed."""
+        a seeded playout to depend on nothing but the state and the seed.  (A
+        split kernel's other networks sort theirs when their turn comes.)"""
+        cdef int i
+        self._sort_net()
+        for i in range(self.nnets):
+            if i != self.cur:
+                self.stale[i] |= SORT
+
+    cdef void _sort_net(self) noexcept nogil:
+        """:meth:`_sort_legal` on the current network."""
         cdef int r, m, k
         for r in range(self.nroles):
             k = self.role_start[r]
@@ -786,6 +801,7 @@ cdef class Kernel:
                 self._switch(b)
                 return
             self.seen[b] = self.nlog[0]
+            self.stale[b] = 0
         for k in range(npending):
             node = self.base_node[self.pending[k]]
             self._setval(node, 1 - self.val[node])
@@ -938,6 +954,8 @@ cdef class Kernel:
         cdef const uint8_t* root = &state[0] if self.nbase else NULL
         cdef char* saved = NULL
         self._load(root)
+        if self.nnets:
+            self._load_turns()
         if self._snapshot_size() <= 4000000:
             saved = <char*> malloc(self._snapshot_size())
             if saved == NULL:
@@ -962,7 +980,7 @@ cdef class Kernel:
         return steps, [sums[r] for r in range(min(self.nroles, 64))], cut
 
     cdef size_t _snapshot_size(self) noexcept nogil:
-        """The bytes :meth:`_save` writes."""
+        """The most bytes :meth:`_save` writes."""
         cdef size_t size = 0
         cdef int i
         if self.nnets == 0:
@@ -972,17 +990,21 @@ cdef class Kernel:
         return size + self.sync_size + sizeof(int)
 
     cdef void _save(self, char* out) noexcept nogil:
-        """Copy what a playout changes (every network's, of a split kernel) to
-        ``out``; the dirty set is empty between steps, so it is not saved."""
+        """Copy what a playout changes to ``out``: the network's memory (the
+        dirty set is empty between steps, so it is not saved); of a split
+        kernel, the log and state and every network's loaded since the last
+        :meth:`_load` (the others will be loaded when their turn comes)."""
         cdef int i
         if self.nnets == 0:
             memcpy(out, self.mem, self.mem_size)
             return
-        for i in range(self.nnets):
-            memcpy(out, self.nets[i].mem, self.nets[i].mem_size)
-            out += self.nets[i].mem_size
         memcpy(out, self.sync, self.sync_size)
         memcpy(out + self.sync_size, &self.cur, sizeof(int))
+        out += self.sync_size + sizeof(int)
+        for i in range(self.nnets):
+            if not self.stale[i] & LOAD:
+                memcpy(out, self.nets[i].mem, self.nets[i].mem_size)
+                out += self.nets[i].mem_size
 
     cdef void _restore(self, const char* src) noexcept nogil:
         """Return to what :meth:`_save` wrote."""
@@ -990,12 +1012,24 @@ cdef class Kernel:
         if self.nnets == 0:
             memcpy(self.mem, src, self.mem_size)
             return
-        for i in range(self.nnets):
-            memcpy(self.nets[i].mem, src, self.nets[i].mem_size)
-            src += self.nets[i].mem_size
         memcpy(self.sync, src, self.sync_size)
         memcpy(&cur, src + self.sync_size, sizeof(int))
+        src += self.sync_size + sizeof(int)
+        for i in range(self.nnets):
+            if not self.stale[i] & LOAD:
+                memcpy(self.nets[i].mem, src, self.nets[i].mem_size)
+                src += self.nets[i].mem_size
         self._adopt(cur)
+
+    cdef void _load_turns(self) noexcept nogil:
+        """Bring the networks of every control to the current state, so that
+        a snapshot holds them all (:meth:`playouts`); the whole network waits
+        for a state without a single control."""
+        cdef int i, cur = self.cur
+        for i in range(self.nnets - 1):
+            if i != cur:
+                self._switch(i)
+        self._switch(cur)
 
     def flips(self, const uint8_t[:] state, long steps, unsigned long long seed):
         """How often each base proposition flips in random playouts from

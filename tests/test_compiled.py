@@ -317,6 +317,68 @@ def test_gated_kernel_answers_as_the_ungated_one(name):
             [plain.goals(r) for r in range(len(sm.roles))]
 
 
+@pytest.mark.parametrize("name", ["breakthroughsmall", "connectfour", "tictactoe"])
+def test_split_kernel_answers_as_the_whole_network(name):
+    """A kernel split by control (Kernel.split) answers as the whole network
+    along random walks, also in states where no control or both hold (there
+    the whole network answers); and with no room for its log of flips, each
+    network catching up by comparing every base proposition, its playouts are
+    still the game's (the reference replays them)."""
+    from ggp._propnet import Kernel
+    game = load_game(name)
+    sm, ref = game.state_machine("compiled"), game.state_machine("reference")
+    assert {sm._base[c][0] for c in sm.controls} <= {"control", "turn"} and len(sm.controls) == 2
+    split, whole = sm.kernel, Kernel(**sm._arrays)
+    rng = random.Random(3)
+    roles = range(len(sm.roles))
+    for _ in range(10):
+        state = sm.initial_state()
+        while True:
+            odd = bytearray(state)
+            odd[sm.controls[0]] = odd[sm.controls[1]] = rng.random() < 0.5
+            for s in (state, bytes(odd)):
+                for k in (split, whole):
+                    k.load(s)
+                assert split.terminal() == whole.terminal()
+                assert [split.goals(r) for r in roles] == [whole.goals(r) for r in roles]
+                legal = [sorted(split.legal(r)) for r in roles]
+                assert legal == [sorted(whole.legal(r)) for r in roles]
+                if all(legal):
+                    joint = [rng.choice(moves) for moves in legal]
+                    assert split.next_state(s, joint) == whole.next_state(s, joint)
+            split.load(state)
+            if split.terminal():
+                break
+            joint = [rng.choice(split.legal(r)) for r in roles]
+            state = split.next_state(state, joint)
+    tight = Kernel.split([k.copy() for k in split.subs], sm.controls, logcap=0)
+    start = sm.initial_state()
+    for seed in range(10):
+        state = ref.initial_state()
+        for step in tight.trace(start, seed):
+            legal = ref.all_legal_moves(state)
+            assert tuple(k for k, _ in step) == tuple(len(m) for m in legal)
+            state = ref.next_state(state, [sm._moves[m] for _, m in step])
+        assert ref.is_terminal(state)
+
+
+def test_kernels_split_only_by_control():
+    """Only turn-taking games are split: not a simultaneous-move game, not a
+    game with percepts, not a one-player game."""
+    for name in ("rps", "leduc", "lightsout"):
+        assert load_game(name).state_machine("compiled").controls == ()
+
+
+def test_an_or_of_most_moves_reads_the_rest():
+    """Network._complement_does: in breakthrough no move is read by more than
+    a few gates (the ORs of "no move touched this cell" read the moves that
+    touch it), where the rules read each by 63."""
+    import numpy as np
+    arrays = load_game("breakthroughsmall").state_machine("compiled")._arrays
+    reads = np.bincount(np.asarray(arrays["in_lit"]) >> 1, minlength=len(arrays["kind"]))
+    assert reads[arrays["does_node"]].max() <= 8
+
+
 def test_only_control_like_propositions_gate():
     """Much-read propositions that seldom flip (the cells) do not gate; on
     tic-tac-toe nothing is read by enough gates to gate."""

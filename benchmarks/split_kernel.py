@@ -1,0 +1,83 @@
+"""What splitting the kernel by control buys one playout at a time: state
+changes per second of the whole network's kernel, of the kernel split by
+control (``Kernel.split``) without and with the moves' ORs complemented in its
+networks (``Network._complement_does``), in the same process, alternating
+rounds; split whether or not the compiled reasoner would (the last column
+says what it chooses, ``ggp.compiled.SPLIT_RATIO``).
+
+    python benchmarks/split_kernel.py [--seconds 3] [GAME...]
+
+Random playouts from the initial state (``Kernel.playouts``); each network
+keeps the gated ANDs and lazy goals the compiled reasoner chooses for it.
+The playouts differ between variants (the order of the legal moves is each
+kernel's own), not their length on average.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from lanes import calibrate, source
+
+from ggp import compiled, load_game
+from ggp.propnet import Network
+
+DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers",
+           "nineBoardTicTacToe", "pentago", "knightThrough"]
+
+
+def build(name, complement: bool = True, ratio: float = 0.0):
+    """The compiled reasoner of a game, splitting when ``ratio`` allows it,
+    complementing the split networks' move ORs or not."""
+    saved = compiled.SPLIT_RATIO, Network._complement_does
+    compiled.SPLIT_RATIO = ratio
+    if not complement:
+        Network._complement_does = lambda self: None
+    try:
+        return load_game(source(name)).state_machine("compiled")
+    finally:
+        compiled.SPLIT_RATIO, Network._complement_does = saved
+
+
+def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
+    sm = build(name)
+    if not sm.controls:
+        return {"game": name, "controls": 0}
+    kernels = {"whole": sm.kernel.subs[-1].copy(), "split": build(name, complement=False).kernel,
+               "complemented": sm.kernel}
+    root = sm.initial_state()
+    batch = calibrate(lambda n, s: kernels["whole"].playouts(root, n, s), round_seconds)
+    steps, spent = dict.fromkeys(kernels, 0), dict.fromkeys(kernels, 0.0)
+    seed = 1
+    while min(spent.values()) < seconds:
+        for k, kernel in kernels.items():
+            start = time.perf_counter()
+            steps[k] += kernel.playouts(root, batch, seed)[0]
+            spent[k] += time.perf_counter() - start
+        seed += 1
+    return {"game": name, "controls": len(sm.controls),
+            "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls),
+            **{k: steps[k] / spent[k] for k in kernels}}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=DEFAULT)
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="seconds of playouts per game and per variant (default 3)")
+    args = parser.parse_args(argv)
+    print("| game | whole states/s | split | split, ORs complemented | split / whole "
+          "| complemented / whole | split by default |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for name in args.games:
+        r = measure(name, args.seconds)
+        if not r["controls"]:
+            print(f"| {name} | no control propositions | | | | | no |", flush=True)
+            continue
+        print(f"| {name} | {r['whole']:,.0f} | {r['split']:,.0f} | {r['complemented']:,.0f} "
+              f"| {r['split'] / r['whole']:.2f} | {r['complemented'] / r['whole']:.2f} "
+              f"| {'yes' if r['chosen'] else 'no'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
