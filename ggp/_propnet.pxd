@@ -112,7 +112,7 @@ cdef class Kernel:
     cdef int32_t* chosen
     cdef int64_t* flip_count     # per base proposition, while Kernel.flips counts (else NULL)
     # mutable, inside mem
-    cdef int32_t* ct             # per node: count of true input literals, threshold
+    cdef int32_t* ct             # per gate: true input literals minus those it needs (true: >= 0)
     cdef int32_t* current        # per role, the move whose does input is set (-1: none)
     cdef int32_t* legal_count
     cdef int32_t* legal_list

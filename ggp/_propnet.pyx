@@ -8,8 +8,10 @@ literal is ``node * 2 + negated``.
 
 Evaluation is incremental, as in the propnets of Sancho and ggplib: every gate
 keeps the count of its input literals that are true (an AND is true when all
-are, an OR when one is), and a node whose value changes adjusts the counts of
-its readers and marks them dirty in a bit set.  ``propagate`` visits the dirty
+are, an OR when one is), less the number it needs, so that it is true when
+the count is at least 0; a node whose value changes adjusts the counts of its
+readers and marks dirty in a bit set those whose count crossed 0 (no reader's
+value or threshold is read: ggplib's offset counts).  ``propagate`` visits the dirty
 nodes in index order (hence topological order) and settles each from its
 count in O(1).  So a step costs what changed, not the network's size, however
 wide the gates.  A dirty node that belongs to a cycle settles its whole block
@@ -178,11 +180,11 @@ cdef class Kernel:
         self.pending = <int32_t*> _zeros(nbase * 4)
         self.chosen = <int32_t*> _zeros(nroles * 4)
         # the mutable block: int32 arrays first, then bytes
-        cdef size_t words = 2 * n + nroles * 2 + nmoves * 2 + 1 + nbase + 2 * n + self.ngated
+        cdef size_t words = n + nroles * 2 + nmoves * 2 + 1 + nbase + 2 * n + self.ngated
         self.mem_size = words * 4 + nbase + n + 1
         self.mem = <char*> _zeros(self.mem_size)
         self.ct = <int32_t*> self.mem
-        self.current = self.ct + 2 * n
+        self.current = self.ct + n
         self.legal_count = self.current + self.nroles
         self.legal_list = self.legal_count + self.nroles
         self.legal_pos = self.legal_list + nmoves
@@ -203,13 +205,12 @@ cdef class Kernel:
         # all values false: a gate's true inputs are its negated ones (a gated
         # AND's gating input is positive, and not counted)
         for i in range(n):
-            self.ct[2 * i] = 0
+            self.ct[i] = -(1 if kind[i] == OR else
+                           self.in_start[i + 1] - self.in_start[i] - (self.gate_of[i] < n))
             for j in range(self.in_start[i], self.in_start[i + 1]):
-                self.ct[2 * i] += self.in_lit[j] & 1
-            self.ct[2 * i + 1] = (1 if kind[i] == OR else
-                                  self.in_start[i + 1] - self.in_start[i] - (self.gate_of[i] < n))
+                self.ct[i] += self.in_lit[j] & 1
             if self.gate_of[i] < n:
-                self._arm(i, self.ct[2 * i] >= self.ct[2 * i + 1])
+                self._arm(i, self.ct[i] >= 0)
         if true_node >= 0:
             self._setval(true_node, 1)
         # every gate starts dirty: one full evaluation settles the network
@@ -586,8 +587,7 @@ cdef class Kernel:
         block, whose value is not a function of its count alone); keep the
         armed lists of gated readers; if ``node`` gates ANDs, mark its armed
         ones dirty (their value follows it)."""
-        cdef int j, lit, reader, c, k
-        cdef int32_t* ct
+        cdef int j, lit, reader, c, d
         cdef uint8_t now, flags = self.flags[node]
         self.val[node] = v
         if flags & WATCHED:
@@ -595,19 +595,19 @@ cdef class Kernel:
         for j in range(self.out_start[node], self.out_start[node + 1]):
             lit = self.out_lit[j]
             reader = lit >> 2
-            ct = self.ct + 2 * reader
-            c = ct[0] + (((v ^ lit) & 1) << 1) - 1         # +1 if the literal became true
-            ct[0] = c
-            # branch-free: dirty when the value would flip, or inside a block
-            self.dirty[reader >> 6] |= (<uint64_t> (((c >= ct[1]) ^ self.val[reader])
+            d = (((v ^ lit) & 1) << 1) - 1                  # +1 if the literal became true
+            c = self.ct[reader] + d
+            self.ct[reader] = c
+            # branch-free: dirty when the count crosses 0 (up to 0 or down to
+            # -1), or inside a block
+            self.dirty[reader >> 6] |= (<uint64_t> ((c + (d < 0) == 0)
                                                     | ((lit >> 1) & 1))) << (reader & 63)
         for j in range(self.gout_start[node], self.gout_start[node + 1]):
             lit = self.gout_lit[j]                          # reader * 2 + negated
             reader = lit >> 1
-            ct = self.ct + 2 * reader
-            c = ct[0] + (((v ^ lit) & 1) << 1) - 1
-            ct[0] = c
-            now = c >= ct[1]
+            c = self.ct[reader] + (((v ^ lit) & 1) << 1) - 1
+            self.ct[reader] = c
+            now = c >= 0
             self._arm(reader, now)
             self.dirty[reader >> 6] |= (<uint64_t> ((now & self.val[self.gate_of[reader]])
                                                     ^ self.val[reader])) << (reader & 63)
@@ -660,7 +660,7 @@ cdef class Kernel:
             self._setval(node, v)
 
     cdef inline uint8_t _eval(self, int i) noexcept nogil:
-        cdef uint8_t v = self.ct[2 * i] >= self.ct[2 * i + 1]
+        cdef uint8_t v = self.ct[i] >= 0
         if self.flags[i] & GATED:
             v &= self.val[self.gate_of[i]]
         return v
