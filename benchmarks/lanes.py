@@ -9,7 +9,7 @@ the initial state in alternating rounds (a batch of about a quarter second
 each) until each has run ``--seconds``.  Printed as a Markdown table with the
 network's size (nodes, edges: gate inputs; moves; base propositions), what
 a lanes step sweeps (ints in the phase-1 and phase-2 programs) and how long
-``Lanes(...)`` took to build.
+``sm.new_lanes()`` took to build (the network with its moves' ORs complemented).
 A state change is one step of one playout, as in ``ggp bench``.
 """
 from __future__ import annotations
@@ -18,7 +18,6 @@ import argparse
 import time
 from pathlib import Path
 
-from ggp._lanes import Lanes
 
 from ggp import load_game
 
@@ -50,10 +49,10 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25,
     sm = game.state_machine("compiled", limit)
     if not hasattr(sm, "network"):
         raise SystemExit(f"{name} does not ground within {limit} rules (try --limit)")
-    arrays = sm.network.arrays()
     start = time.perf_counter()
-    lanes = Lanes(**arrays)
+    lanes = sm.new_lanes()
     build = time.perf_counter() - start
+    arrays = sm._lanes_arrays
     root = sm.initial_state()
     runners = {"kernel": sm.kernel.playouts, "lanes": lanes.playouts}
     batch = {k: calibrate(lambda n, s, run=run: run(root, n, s), round_seconds)

@@ -46,7 +46,7 @@ class CompiledMachine(StateMachine):
         self.network = Network(gp)
         self._arrays = self.network.arrays()
         self.network_edges = len(self._arrays["in_lit"])
-        self._lanes_kernel = None
+        self._lanes_kernel = self._lanes_arrays = None
         self.roles = tuple(roles)
         self._base = gp.base
         self._base_index = {b: i for i, b in enumerate(gp.base)}
@@ -229,9 +229,13 @@ class CompiledMachine(StateMachine):
 
     def new_lanes(self):
         """Bit-parallel playouts (:class:`ggp._lanes.Lanes`) of this network,
-        with scratch of their own (for a search thread)."""
+        its moves' ORs complemented (lanes sweep every gate, so fewer edges is
+        faster whatever flips: breakthrough 1.38x), with scratch of their own
+        (for a search thread)."""
         from ._lanes import Lanes
-        return Lanes(**self._arrays)
+        if self._lanes_arrays is None:
+            self._lanes_arrays = self.network.fixed({}).arrays()
+        return Lanes(**self._lanes_arrays)
 
     def playout_trace(self, state, seed: int = 0, max_steps: int = 1000) -> list:
         """One random playout from ``state`` as the C loop plays it: per step,

@@ -18,7 +18,6 @@ import random
 import numpy as np
 import pytest
 from conftest import SHARED, needs_shared
-from ggp._lanes import Lanes
 
 from ggp import GameError, load_game
 
@@ -69,7 +68,7 @@ def game_of(name):
 def lanes_of(game):
     sm = game.state_machine()
     assert sm.name == "compiled"
-    return sm, Lanes(**sm.network.arrays())
+    return sm, sm.new_lanes()
 
 
 def goal_sum(ref, state, role):
