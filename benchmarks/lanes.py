@@ -43,6 +43,35 @@ def calibrate(run, target: float) -> int:
         batch *= 4 if elapsed < target / 16 else 2
 
 
+def alternate(runs: dict, seconds: float, check=None) -> dict:
+    """Call each of ``runs`` (name -> function of a seed returning (steps,
+    ...)) in turn with the same seed, round after round, so that all see the
+    same machine load, until each has run ``seconds``; each one's steps a
+    second.  ``check(seed, name, result)`` sees every result."""
+    steps, spent = dict.fromkeys(runs, 0), dict.fromkeys(runs, 0.0)
+    seed = 1
+    while min(spent.values()) < seconds:
+        for name, run in runs.items():
+            start = time.perf_counter()
+            result = run(seed)
+            spent[name] += time.perf_counter() - start
+            steps[name] += result[0]
+            if check is not None:
+                check(seed, name, result)
+        seed += 1
+    return {name: steps[name] / spent[name] for name in runs}
+
+
+def arguments(doc: str, default: list, seconds: float, what: str) -> argparse.ArgumentParser:
+    """The benchmark scripts' command line: games, and ``--seconds`` of
+    playouts per game and per ``what``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=default)
+    parser.add_argument("--seconds", type=float, default=seconds,
+                        help=f"seconds of playouts per game and per {what} (default {seconds:g})")
+    return parser
+
+
 def measure(name: str, seconds: float, round_seconds: float = 0.25,
             limit: int = 1_000_000) -> dict:
     game = load_game(source(name))
@@ -57,34 +86,25 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25,
     runners = {"kernel": sm.kernel.playouts, "lanes": lanes.playouts}
     batch = {k: calibrate(lambda n, s, run=run: run(root, n, s), round_seconds)
              for k, run in runners.items()}
-    steps = dict.fromkeys(runners, 0)
-    playouts = dict.fromkeys(runners, 0)
-    spent = dict.fromkeys(runners, 0.0)
-    seed = 1
-    while min(spent.values()) < seconds:
-        for k, run in runners.items():       # alternate, so both see the same machine load
-            start = time.perf_counter()
-            n, _, _ = run(root, batch[k], seed)
-            spent[k] += time.perf_counter() - start
-            steps[k] += n
-            playouts[k] += batch[k]
-            seed += 1
-    rate = {k: steps[k] / spent[k] for k in runners}
+    rate = alternate({k: lambda seed, k=k, run=run: run(root, batch[k], seed)
+                      for k, run in runners.items()}, seconds)
     sizes = lanes.sizes
     return {"game": Path(str(name)).stem, "nodes": len(arrays["kind"]),
             "edges": len(arrays["in_lit"]), "moves": len(arrays["does_node"]),
             "base": len(arrays["base_node"]),
             "swept": sizes["phase1"] + sizes["phase2"], "goal_ints": sizes["goals"],
-            "depth": steps["lanes"] / playouts["lanes"],
+            "depth": depth(sm, root),
             "kernel": rate["kernel"], "lanes": rate["lanes"],
             "ratio": rate["lanes"] / rate["kernel"], "build": build}
 
 
+def depth(sm, root, playouts: int = 64) -> float:
+    """The mean length of random playouts from ``root``."""
+    return sm.kernel.playouts(root, playouts, 0)[0] / playouts
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=DEFAULT)
-    parser.add_argument("--seconds", type=float, default=4.0,
-                        help="seconds of playouts per game and per reasoner (default 4)")
+    parser = arguments(__doc__, DEFAULT, 4.0, "reasoner")
     parser.add_argument("--limit", type=int, default=1_000_000,
                         help="grounding limit, ground rules (default 1,000,000)")
     args = parser.parse_args(argv)

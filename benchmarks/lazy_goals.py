@@ -11,10 +11,7 @@ state, one at a time (``Kernel.playouts``); both must sum the same goals.
 """
 from __future__ import annotations
 
-import argparse
-import time
-
-from lanes import calibrate, source
+from lanes import alternate, arguments, calibrate, source
 
 from ggp import load_game
 from ggp._propnet import Kernel
@@ -33,18 +30,13 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
                "lazy": Kernel(**lazy_arrays, gating=sm.gating, lazy=program)}
     root = sm.initial_state()
     batch = calibrate(lambda n, s: kernels["eager"].playouts(root, n, s), round_seconds)
-    steps, spent, goals = dict.fromkeys(kernels, 0), dict.fromkeys(kernels, 0.0), {}
-    seed = 1
-    while min(spent.values()) < seconds:
-        for k, kernel in kernels.items():
-            start = time.perf_counter()
-            n, g, _ = kernel.playouts(root, batch, seed)
-            spent[k] += time.perf_counter() - start
-            steps[k] += n
-            goals.setdefault(seed, g)
-            assert goals[seed] == g, f"{name}: lazy and eager goals differ (seed {seed})"
-        seed += 1
-    rate = {k: steps[k] / spent[k] for k in kernels}
+    goals = {}
+
+    def same_goals(seed, _, result):
+        assert goals.setdefault(seed, result[1]) == result[1], \
+            f"{name}: lazy and eager goals differ (seed {seed})"
+    rate = alternate({k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
+                      for k, kernel in kernels.items()}, seconds, same_goals)
     return {"game": str(name).rsplit("/", 1)[-1].removesuffix(".kif"),
             "edges": len(arrays["in_lit"]), "lazy_gates": len(program["node"]),
             "lazy_edges": len(program["lit"]), "chosen": len(program["lit"]) >= LAZY_GOAL_EDGES,
@@ -52,11 +44,7 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=DEFAULT)
-    parser.add_argument("--seconds", type=float, default=4.0,
-                        help="seconds of playouts per game and per kernel (default 4)")
-    args = parser.parse_args(argv)
+    args = arguments(__doc__, DEFAULT, 4.0, "kernel").parse_args(argv)
     print("| game | edges | goal-only gates | their edges | lazy by default | eager states/s "
           "| lazy states/s | lazy / eager |")
     print("|---|---:|---:|---:|---|---:|---:|---:|")

@@ -14,10 +14,7 @@ kernel's own), not their length on average.
 """
 from __future__ import annotations
 
-import argparse
-import time
-
-from lanes import calibrate, source
+from lanes import alternate, arguments, calibrate, source
 
 from ggp import compiled, load_game
 from ggp.propnet import Network
@@ -47,25 +44,14 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
                "complemented": sm.kernel}
     root = sm.initial_state()
     batch = calibrate(lambda n, s: kernels["whole"].playouts(root, n, s), round_seconds)
-    steps, spent = dict.fromkeys(kernels, 0), dict.fromkeys(kernels, 0.0)
-    seed = 1
-    while min(spent.values()) < seconds:
-        for k, kernel in kernels.items():
-            start = time.perf_counter()
-            steps[k] += kernel.playouts(root, batch, seed)[0]
-            spent[k] += time.perf_counter() - start
-        seed += 1
+    rate = alternate({k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
+                      for k, kernel in kernels.items()}, seconds)
     return {"game": name, "controls": len(sm.controls),
-            "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls),
-            **{k: steps[k] / spent[k] for k in kernels}}
+            "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls), **rate}
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=DEFAULT)
-    parser.add_argument("--seconds", type=float, default=3.0,
-                        help="seconds of playouts per game and per variant (default 3)")
-    args = parser.parse_args(argv)
+    args = arguments(__doc__, DEFAULT, 3.0, "variant").parse_args(argv)
     print("| game | whole states/s | split | split, ORs complemented | split / whole "
           "| complemented / whole | split by default |")
     print("|---|---:|---:|---:|---:|---:|---|")
