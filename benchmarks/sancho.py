@@ -156,9 +156,8 @@ def main(argv=None) -> int:
                 with open(done_path, "a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(f"{game} #{i}: ours {row['ours']}, Sancho {row['sancho']}", flush=True)
-    text = summary([r for r in rows if r["game"] in args.games])
-    (out / "summary.md").write_text(text)
-    print(text)
+    (out / "summary.md").write_text(summary(rows))      # every game recorded in OUT
+    print(summary([r for r in rows if r["game"] in args.games]))
     return 0
 
 
