@@ -164,6 +164,7 @@ cdef class Kernel:
     cdef void _block(self, int lo, int hi) noexcept nogil
     cdef void propagate(self) noexcept nogil
     cdef void _find_candidates(self) noexcept nogil
+    cdef inline void _candidate(self, int b) noexcept nogil
     cdef void _load(self, const uint8_t* state) noexcept nogil
     cdef void _load_net(self, const uint8_t* state) noexcept nogil
     cdef void _describe(self, Net* net) noexcept nogil

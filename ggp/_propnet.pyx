@@ -480,10 +480,7 @@ cdef class Kernel:
                 node = self.base_node[b]
                 if self.val[node] != self.state[b]:
                     self._setval(node, self.state[b])
-                    if not self.cand_flag[b]:       # its next value may now differ
-                        self.cand_flag[b] = 1
-                        self.cand_list[self.cand_count[0]] = b
-                        self.cand_count[0] += 1
+                    self._candidate(b)              # its next value may now differ
             self.propagate()
             if self.stale[i] & SORT:
                 self._sort_net()
@@ -641,11 +638,7 @@ cdef class Kernel:
         for j in range(self.watch_start[node], self.watch_start[node + 1]):
             e = self.watch[j]
             if e < 0:                               # the next value of base ~e
-                e = ~e
-                if not self.cand_flag[e]:
-                    self.cand_flag[e] = 1
-                    self.cand_list[self.cand_count[0]] = e
-                    self.cand_count[0] += 1
+                self._candidate(~e)
                 continue
             r = self.move_role[e]                   # move e became legal or not
             if v:
@@ -709,9 +702,14 @@ cdef class Kernel:
             node = self.next_node[b]
             if node >= 0 and self.val[node] != self.val[self.base_node[b]] or \
                     node < 0 and self.val[self.base_node[b]]:
-                self.cand_flag[b] = 1
-                self.cand_list[self.cand_count[0]] = b
-                self.cand_count[0] += 1
+                self._candidate(b)
+
+    cdef inline void _candidate(self, int b) noexcept nogil:
+        """Add base proposition ``b`` to the candidates, if not there yet."""
+        if not self.cand_flag[b]:
+            self.cand_flag[b] = 1
+            self.cand_list[self.cand_count[0]] = b
+            self.cand_count[0] += 1
 
     cdef void _load(self, const uint8_t* state) noexcept nogil:
         """Make the base inputs equal ``state`` (one byte per base proposition),
@@ -771,7 +769,7 @@ cdef class Kernel:
         right either way, and the next move only flips what differs.  A split
         kernel moves to the next state's network when the control changes.
         """
-        cdef int k, b, node, npending = 0
+        cdef int k, b, node, net, npending = 0
         cdef uint8_t v
         for k in range(self.cand_count[0]):
             b = self.cand_list[k]
@@ -788,20 +786,18 @@ cdef class Kernel:
         if self.nnets:
             for k in range(npending):
                 self.state[self.pending[k]] ^= 1
-            b = self._net_for(self.state)
+            net = self._net_for(self.state)
             self.seen[self.cur] = self.nlog[0]
             self._log(npending)
-            if b != self.cur:
+            if net != self.cur:
                 # this network is left as it is: its candidates keep the
                 # changes it did not apply
                 for k in range(npending):
-                    self.cand_flag[self.pending[k]] = 1
-                    self.cand_list[k] = self.pending[k]
-                self.cand_count[0] = npending
-                self._switch(b)
+                    self._candidate(self.pending[k])
+                self._switch(net)
                 return
-            self.seen[b] = self.nlog[0]
-            self.stale[b] = 0
+            self.seen[net] = self.nlog[0]
+            self.stale[net] = 0
         for k in range(npending):
             node = self.base_node[self.pending[k]]
             self._setval(node, 1 - self.val[node])

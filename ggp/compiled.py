@@ -100,7 +100,7 @@ class CompiledMachine(StateMachine):
         where the legal moves of the roles with more than one, per step, are
         at least ``SPLIT_RATIO`` times the readers of the other base
         propositions that flip in a step (reversi and checkers, whose moves
-        flip propositions read by hundreds of gates, ran at 0.72-0.77x split)."""
+        flip propositions read by hundreds of gates, ran at 0.72-0.82x split)."""
         if self.network.sees or self.network_edges > SPLIT_EDGES:
             return ()
         arrays = self._arrays

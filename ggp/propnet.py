@@ -186,8 +186,9 @@ class Network:
         where no move touched it" is an OR over 302 of a role's moves per cell,
         each move read by 63 such ORs; after, an OR of the 7 that touch it.
         The complements are shared; the network is simplified again after.
-        Only in the networks of a split kernel: a role's complement holds its
-        ``noop``, which in the whole network flips at every turn (breakthrough
+        Only in the networks of a split kernel and of the lanes (which sweep
+        every gate): a role's complement holds its ``noop``, which in the whole
+        network flips at every turn (the incremental kernel on breakthrough
         0.61x), in the network of one role's turn never."""
         moves = {}                      # role -> its does nodes, in move order
         role_of = {}
@@ -213,9 +214,9 @@ class Network:
                                     else self._new(OR, [d * 2 for d in rest]) * 2 + 1)
                 lits -= {d * 2 for d in some}
                 lits.add(shared[rest])
-                changed = True
             if lits != set(self.inputs[node]):
                 self.inputs[node] = tuple(sorted(lits))
+                changed = True
         if changed:
             self._simplify()
 
