@@ -37,6 +37,9 @@ from ggp._propnet cimport Kernel, _seed
 from players._policy cimport Policy
 from players._sampling cimport MAX_PLAYOUT, _grown, _now, _zeroed
 
+cdef enum:
+    ANCHOR_BYTES = 1 << 20  # the largest kernel copy a search restores before each expansion
+
 
 cdef struct Store:
     # nodes
@@ -116,6 +119,8 @@ cdef class Tree:
     cdef int32_t* joints        # context, then the tree's joint moves (nroles a step)
     cdef int levels             # capacity of path, picks and joints, in levels
     cdef uint8_t* state
+    cdef int64_t loaded         # the node whose state the kernel holds as loaded, or -1
+    cdef char* anchor           # the kernel settled at the root (NULL: too large to copy)
     cdef int32_t* legal
     cdef double* goals
     cdef double* exact          # per move of the mover at a node: its known value, or -1
@@ -129,6 +134,7 @@ cdef class Tree:
         self.lane_out = NULL
         self.mark = NULL
         self.eval_w = self.eval_b = NULL
+        self.anchor = NULL
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
@@ -173,6 +179,7 @@ cdef class Tree:
         free(self.context); free(self.path); free(self.picks); free(self.joints)
         free(self.state); free(self.legal); free(self.goals); free(self.exact)
         free(self.lane_out); free(self.mark); free(self.eval_w); free(self.eval_b)
+        free(self.anchor)
 
     # --- storage ------------------------------------------------------------------
     cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
@@ -281,6 +288,7 @@ cdef class Tree:
         s.n[node] = 0
         s.edge[node] = -1
         self.K._load(state)
+        self.loaded = node
         s.terminal[node] = self.K.term_node >= 0 and self.K.val[self.K.term_node]
         s.solved[node] = s.terminal[node]
         for r in range(nr):
@@ -426,6 +434,7 @@ cdef class Tree:
         cdef int32_t* joint
         cdef bint played = False, cut = False
         cdef double scale, reward, depth = 0
+        self.loaded = -1
         self.path[0] = node
         while not s.solved[node]:
             if level + 1 >= self.levels:
@@ -435,6 +444,8 @@ cdef class Tree:
             level += 1
             child = self._child(node, index)
             if child < 0:
+                if self.anchor != NULL:     # a load from the root flips the fewest
+                    self.K._restore(self.anchor)
                 self.K._load(s.states + node * self.nbase)
                 for r in range(nr):
                     self.K.chosen[r] = joint[r]
@@ -452,7 +463,8 @@ cdef class Tree:
                     known = self.ncontext + level
                     self.policy._reserve(known + MAX_PLAYOUT)
                     memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
-                    self.K._load(s.states + child * self.nbase)
+                    if self.loaded != child:    # else _node has just loaded it
+                        self.K._load(s.states + child * self.nbase)
                     plies = self.policy._run(known, MAX_PLAYOUT, &cut)
                     depth = plies
                     self.K._last_goals(self.goals)
@@ -564,6 +576,7 @@ cdef class Tree:
         ``time.monotonic()`` instant ``until``; returns how many ran."""
         cdef long done = 0
         memcpy(self.joints, self.context, self.ncontext * self.nroles * sizeof(int32_t))
+        self._anchor()
         with nogil:
             if budget >= 0:
                 while done < budget:
@@ -574,6 +587,23 @@ cdef class Tree:
                     self._simulate()
                     done += 1
         return done
+
+    cdef int _anchor(self) except -1:
+        """Keep a copy of the kernel settled at the root, when it is at most
+        ``ANCHOR_BYTES``: each expansion starts from it, so that loading the
+        node's state flips only what differs from the root, not from where
+        the last playout ended (in a split kernel, in every network)."""
+        cdef size_t size
+        free(self.anchor)
+        self.anchor = NULL
+        self.K._load(self.s.states + self.root * self.nbase)
+        if self.K.nnets:
+            self.K._load_turns()
+        size = self.K._snapshot_size()
+        if size <= ANCHOR_BYTES:
+            self.anchor = <char*> _grown(NULL, size)
+            self.K._save(self.anchor)
+        return 0
 
     # --- between moves --------------------------------------------------------------
     def new_move(self):
