@@ -174,6 +174,7 @@ cdef class Kernel:
     cdef void _log(self, int npending) noexcept nogil
     cdef void _read_base(self, uint8_t* out) noexcept nogil
     cdef bint _random_joint(self, uint64_t* rng) noexcept nogil
+    cdef char* _anchor(self, const uint8_t* state, size_t limit) noexcept nogil
     cdef size_t _snapshot_size(self) noexcept nogil
     cdef void _save(self, char* out) noexcept nogil
     cdef void _restore(self, const char* src) noexcept nogil

@@ -948,15 +948,7 @@ cdef class Kernel:
         # Small networks restart each playout from a copy of the settled root;
         # large ones reload the root state (which costs what differs).
         cdef const uint8_t* root = &state[0] if self.nbase else NULL
-        cdef char* saved = NULL
-        self._load(root)
-        if self.nnets:
-            self._load_turns()
-        if self._snapshot_size() <= 4000000:
-            saved = <char*> malloc(self._snapshot_size())
-            if saved == NULL:
-                raise MemoryError()
-            self._save(saved)
+        cdef char* saved = self._anchor(root, 4000000)
         with nogil:
             for p in range(count):
                 if p > 0 and saved != NULL:     # the dirty set is empty once settled
@@ -974,6 +966,23 @@ cdef class Kernel:
                         sums[self.goal_role[g]] += self.goal_value[g]
         free(saved)
         return steps, [sums[r] for r in range(min(self.nroles, 64))], cut
+
+    cdef char* _anchor(self, const uint8_t* state, size_t limit) noexcept nogil:
+        """The kernel settled at ``state`` (every network of a split kernel
+        loaded), copied by :meth:`_save` into new memory, for :meth:`_restore`
+        before each playout from ``state`` or before loading a state near it
+        (which then flips only what differs from ``state``); NULL, with the
+        kernel still loaded at ``state``, when the copy would take more than
+        ``limit`` bytes or no memory is left."""
+        cdef char* out = NULL
+        self._load(state)
+        if self.nnets:
+            self._load_turns()
+        if self._snapshot_size() <= limit:
+            out = <char*> malloc(self._snapshot_size())
+            if out != NULL:
+                self._save(out)
+        return out
 
     cdef size_t _snapshot_size(self) noexcept nogil:
         """The most bytes :meth:`_save` writes."""

@@ -19,6 +19,7 @@ cdef extern from "<time.h>" nogil:
 
 cdef enum:
     MAX_PLAYOUT = 10000     # playout steps at most (as Policy.playout's default)
+    ANCHOR_BYTES = 1 << 20  # the largest kernel copy a search restores before each load
 
 
 cdef inline double _now() noexcept nogil:
@@ -72,6 +73,7 @@ cdef class Sampler:
     cdef uint64_t* keys             # nroles a history
     cdef double* cumulative
     cdef int hypotheses
+    cdef char* anchor               # the kernel settled at the first history (NULL: too large)
     cdef double* rewards            # per role, of the simulation under way
     cdef readonly double typical   # seconds, the last run's mean simulation
 

@@ -151,6 +151,7 @@ cdef class Sampler:
         self.states = NULL
         self.keys = NULL
         self.cumulative = self.rewards = NULL
+        self.anchor = NULL
 
     def __init__(self, Kernel kernel, Policy policy, double scale, double offset,
                  unsigned long long seed):
@@ -164,6 +165,7 @@ cdef class Sampler:
 
     def __dealloc__(self):
         free(self.states); free(self.keys); free(self.cumulative); free(self.rewards)
+        free(self.anchor)
 
     cdef int _start(self) except -1 nogil:
         """Draw a history by weight (no draw when there is one) and load its
@@ -171,6 +173,8 @@ cdef class Sampler:
         cdef int h = 0
         if self.hypotheses > 1:
             h = _bisect(&self.rng, self.cumulative, self.hypotheses)
+        if self.anchor != NULL:
+            self.K._restore(self.anchor)
         self.K._load(self.states + <int64_t> h * self.nbase)
         return h
 
@@ -222,6 +226,10 @@ cdef class Sampler:
         for i in range(n * self.nroles):
             self.keys[i] = keys[i]
         self.hypotheses = n
+        # each simulation loads its history's state into the kernel settled at
+        # the first: flipping what differs from it, not from the last playout's end
+        free(self.anchor)
+        self.anchor = self.K._anchor(self.states, ANCHOR_BYTES)
 
     def run(self, long long budget=-1, double until=0.0) -> int:
         """Simulate ``budget`` times, or (budget -1) while the slowest

@@ -35,11 +35,7 @@ from libc.string cimport memcmp, memcpy
 from ggp._lanes cimport Lanes
 from ggp._propnet cimport Kernel, _seed
 from players._policy cimport Policy
-from players._sampling cimport MAX_PLAYOUT, _grown, _now, _zeroed
-
-cdef enum:
-    ANCHOR_BYTES = 1 << 20  # the largest kernel copy a search restores before each expansion
-
+from players._sampling cimport ANCHOR_BYTES, MAX_PLAYOUT, _grown, _now, _zeroed
 
 cdef struct Store:
     # nodes
@@ -120,7 +116,7 @@ cdef class Tree:
     cdef int levels             # capacity of path, picks and joints, in levels
     cdef uint8_t* state
     cdef int64_t loaded         # the node whose state the kernel holds as loaded, or -1
-    cdef char* anchor           # the kernel settled at the root (NULL: too large to copy)
+    cdef char* anchor           # the kernel settled at the root (NULL: too large a copy)
     cdef int32_t* legal
     cdef double* goals
     cdef double* exact          # per move of the mover at a node: its known value, or -1
@@ -576,7 +572,11 @@ cdef class Tree:
         ``time.monotonic()`` instant ``until``; returns how many ran."""
         cdef long done = 0
         memcpy(self.joints, self.context, self.ncontext * self.nroles * sizeof(int32_t))
-        self._anchor()
+        # each expansion loads its node's state into the kernel settled at the
+        # root: flipping what differs from the root, not from where the last
+        # playout ended (in every network of a split kernel)
+        free(self.anchor)
+        self.anchor = self.K._anchor(self.s.states + self.root * self.nbase, ANCHOR_BYTES)
         with nogil:
             if budget >= 0:
                 while done < budget:
@@ -587,23 +587,6 @@ cdef class Tree:
                     self._simulate()
                     done += 1
         return done
-
-    cdef int _anchor(self) except -1:
-        """Keep a copy of the kernel settled at the root, when it is at most
-        ``ANCHOR_BYTES``: each expansion starts from it, so that loading the
-        node's state flips only what differs from the root, not from where
-        the last playout ended (in a split kernel, in every network)."""
-        cdef size_t size
-        free(self.anchor)
-        self.anchor = NULL
-        self.K._load(self.s.states + self.root * self.nbase)
-        if self.K.nnets:
-            self.K._load_turns()
-        size = self.K._snapshot_size()
-        if size <= ANCHOR_BYTES:
-            self.anchor = <char*> _grown(NULL, size)
-            self.K._save(self.anchor)
-        return 0
 
     # --- between moves --------------------------------------------------------------
     def new_move(self):
