@@ -57,6 +57,7 @@ cdef struct Net:
     int32_t* goal_node
     int32_t* goal_role
     int32_t* goal_value
+    int32_t* win_node
     uint64_t* dirty
     int32_t* ct
     int32_t* current
@@ -105,6 +106,7 @@ cdef class Kernel:
     cdef int32_t* goal_node
     cdef int32_t* goal_role
     cdef int32_t* goal_value
+    cdef int32_t* win_node       # per role: the node of Network.with_wins's output (or NULL)
     # scratch
     cdef uint64_t* dirty         # empty whenever the network is settled
     cdef int32_t* scratch_moves
@@ -174,6 +176,7 @@ cdef class Kernel:
     cdef void _log(self, int npending) noexcept nogil
     cdef void _read_base(self, uint8_t* out) noexcept nogil
     cdef bint _random_joint(self, uint64_t* rng) noexcept nogil
+    cdef int _decisive(self, int role, const int32_t* moves, int k) noexcept nogil
     cdef char* _anchor(self, const uint8_t* state, size_t limit) noexcept nogil
     cdef size_t _snapshot_size(self) noexcept nogil
     cdef void _save(self, char* out) noexcept nogil

@@ -102,13 +102,14 @@ cdef class Kernel:
         self.sync = NULL
         self.nnets = self.cur = 0
         self.flip_count = NULL
+        self.win_node = NULL
         self.lz_node = self.lz_start = self.lz_lit = self.lz_hi = NULL
         self.lz_kind = NULL
 
     def __init__(self, kind, in_start, in_lit, out_start, out_lit, block_lo, block_hi,
                  base_node, next_node, does_node, legal_node, move_role, nroles,
                  terminal_node, goal_node, goal_role, goal_value, true_node, gating=(),
-                 lazy=None):
+                 lazy=None, win_node=None):
         cdef int n, nbase, nmoves, i, j
         kind = np.asarray(kind, dtype=np.uint8)
         block_lo = np.asarray(block_lo, dtype=np.int32)
@@ -172,6 +173,8 @@ cdef class Kernel:
         self.goal_node = <int32_t*> _copy(goal_node, np.int32)
         self.goal_role = <int32_t*> _copy(goal_role, np.int32)
         self.goal_value = <int32_t*> _copy(goal_value, np.int32)
+        if win_node is not None:
+            self.win_node = <int32_t*> _copy(win_node, np.int32)
         starts = np.searchsorted(np.asarray(move_role, dtype=np.int32),
                                  np.arange(nroles + 1)).astype(np.int32)
         self.role_start = <int32_t*> _copy(starts, np.int32)
@@ -257,6 +260,8 @@ cdef class Kernel:
         k.goal_node = <int32_t*> _dup(self.goal_node, 4 * self.ngoals)
         k.goal_role = <int32_t*> _dup(self.goal_role, 4 * self.ngoals)
         k.goal_value = <int32_t*> _dup(self.goal_value, 4 * self.ngoals)
+        if self.win_node != NULL:
+            k.win_node = <int32_t*> _dup(self.win_node, 4 * self.nroles)
         k.nlazy = self.nlazy
         k.lz_node = <int32_t*> _dup(self.lz_node, 4 * self.nlazy)
         k.lz_start = <int32_t*> _dup(self.lz_start, 4 * (self.nlazy + 1))
@@ -299,7 +304,7 @@ cdef class Kernel:
         free(self.pending); free(self.chosen); free(self.gate_of); free(self.armed_start)
         free(self.gout_start); free(self.gout_lit)
         free(self.lz_node); free(self.lz_start); free(self.lz_lit); free(self.lz_kind)
-        free(self.lz_hi)
+        free(self.lz_hi); free(self.win_node)
 
     # --- split by control (ggplib's combined state machine) ---------------------
     @staticmethod
@@ -384,6 +389,7 @@ cdef class Kernel:
         net.goal_node = self.goal_node
         net.goal_role = self.goal_role
         net.goal_value = self.goal_value
+        net.win_node = self.win_node
         net.dirty = self.dirty
         net.ct = self.ct
         net.current = self.current
@@ -435,6 +441,7 @@ cdef class Kernel:
         self.goal_node = net.goal_node
         self.goal_role = net.goal_role
         self.goal_value = net.goal_value
+        self.win_node = net.win_node
         self.dirty = net.dirty
         self.ct = net.ct
         self.current = net.current
@@ -903,6 +910,42 @@ cdef class Kernel:
                 return False
             self.chosen[r] = self.legal_list[self.role_start[r] + _below(rng, k)]
         return True
+
+    cdef int _decisive(self, int role, const int32_t* moves, int k) noexcept nogil:
+        """The first of the ``k`` moves ``moves`` of ``role`` that ends the game
+        at once with its goal 100, the other roles playing what ``chosen``
+        holds for them (its index in ``moves``), or -1; each is tried by
+        setting the does inputs (a kernel built with
+        :meth:`ggp.propnet.Network.with_wins`, else -1 at once)."""
+        cdef int i
+        if self.win_node == NULL:
+            return -1
+        for i in range(k):
+            self.chosen[role] = moves[i]
+            self._do()
+            if self.val[self.win_node[role]]:
+                return i
+        return -1
+
+    def decisive(self, const uint8_t[:] state, int role):
+        """The first legal move of ``role`` in ``state`` (in move order) that
+        ends the game at once with its goal 100, the other roles playing
+        their first legal move, or -1 (:meth:`_decisive`)."""
+        cdef int r, k
+        self._load(&state[0] if self.nbase else NULL)
+        for r in range(self.nroles):
+            if r != role:
+                if self.legal_count[r] == 0:
+                    return -1
+                self.chosen[r] = self.legal_list[self.role_start[r]]
+        k = self._legal(role, self.scratch_moves)
+        r = self._decisive(role, self.scratch_moves, k)
+        return self.scratch_moves[r] if r >= 0 else -1
+
+    @property
+    def wins(self):
+        """Whether the kernel reads wins (:meth:`_decisive`)."""
+        return self.win_node != NULL
 
     def one_of(self, const uint8_t[:] state, bases, long steps, unsigned long long seed):
         """Whether exactly one of the base propositions ``bases`` (indices)

@@ -68,24 +68,42 @@ class CompiledMachine(StateMachine):
         when goals are read, the ANDs of control-like propositions gated; both
         chosen per network, from how often each base proposition flips in
         random playouts of the whole network."""
-        arrays, lazy = self._lazy(self._arrays)
+        arrays, lazy = self._lazy(self.network, self._arrays)
         plain = Kernel(**arrays, lazy=lazy)
-        flips, done = plain.flips(self._initial, 2000, 1)
-        gating = gating_nodes(arrays, flips, done)
+        self._flips = plain.flips(self._initial, 2000, 1)
+        gating = gating_nodes(arrays, *self._flips)
         whole = Kernel(**arrays, gating=gating, lazy=lazy) if len(gating) else plain
-        controls = self._controls(plain, flips, done)
+        controls = self._controls(plain, *self._flips)
+        return self._split(self.network, whole, controls), gating, controls
+
+    def _split(self, network, whole, controls):
+        """``whole``, the kernel of ``network``, split by ``controls`` (if any)."""
         if not controls:
-            return whole, gating, ()
+            return whole
         subs = []
         for c in controls:
-            arrays, lazy = self._lazy(self.network.fixed({b: b == c for b in controls}).arrays())
-            subs.append(Kernel(**arrays, gating=gating_nodes(arrays, flips, done), lazy=lazy))
-        return Kernel.split(subs + [whole], controls), gating, controls
+            fixed = network.fixed({b: b == c for b in controls})
+            arrays, lazy = self._lazy(fixed, fixed.arrays())
+            subs.append(Kernel(**arrays, gating=gating_nodes(arrays, *self._flips), lazy=lazy))
+        return Kernel.split(subs + [whole], controls)
 
-    def _lazy(self, arrays):
-        """A network's arrays and lazy goal program (ggp._propnet.Kernel), the
-        goal-only gates lazy when they have ``LAZY_GOAL_EDGES`` input edges."""
-        kernel_arrays, lazy = lazy_goals(arrays, [n for seen in self._sees for n, _ in seen])
+    def decisive_kernel(self):
+        """A kernel of its own (in the initial state) whose networks also
+        say, per role, whether the moves set now win the game at once
+        (:meth:`ggp.propnet.Network.with_wins`): for decisive-move playouts,
+        ``Kernel._decisive``."""
+        network = self.network.with_wins()
+        arrays, lazy = self._lazy(network, network.arrays())
+        whole = Kernel(**arrays, gating=gating_nodes(arrays, *self._flips), lazy=lazy)
+        return self._split(network, whole, self.controls)
+
+    def _lazy(self, network, arrays):
+        """The arrays of ``network`` and its lazy goal program
+        (ggp._propnet.Kernel), the goal-only gates lazy when they have
+        ``LAZY_GOAL_EDGES`` input edges (what ``sees`` and the wins read stays
+        incremental)."""
+        keep = [network.number[n] for n, _, _ in network.sees] + list(arrays.get("win_node", ()))
+        kernel_arrays, lazy = lazy_goals(arrays, keep)
         if len(lazy["lit"]) < LAZY_GOAL_EDGES:
             return arrays, None
         return kernel_arrays, lazy

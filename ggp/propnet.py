@@ -67,6 +67,7 @@ class Network:
             self._derived(head)
         self._outputs()
         self.rule_of = self.head_start = self.atom_lit = None   # the gates hold it all now
+        self.wins = []
         self._simplify()
         self._layout()
 
@@ -82,6 +83,34 @@ class Network:
             net.alias[self.base_node[b]] = (TRUE if value else FALSE) * 2
         net._simplify()
         net._complement_does()
+        net._layout()
+        return net
+
+    def with_wins(self) -> Network:
+        """This network with one more output per role, ``wins``: true when the
+        moves the does inputs hold end the game at once with that role's goal
+        100 (a copy of the gates of ``terminal`` and of the role's goal 100,
+        reading each base proposition's next output where they read the
+        proposition).  Decisive-move playouts read it (``players._policy``)."""
+        net = copy.copy(self)
+        net.kind, net.inputs, net.alias = list(self.kind), list(self.inputs), array("i", self.alias)
+        twin = dict(zip(self.base_node, self.next_node))    # node -> its next-state copy
+        todo = [self.terminal_node] + [n for n, _, _ in self.goals]
+        gates = []
+        while todo:                         # copy every gate they read
+            node = todo.pop()
+            if node not in twin and self.kind[node] != INPUT:
+                twin[node] = net._new(self.kind[node])
+                gates.append(node)
+                todo.extend(lit >> 1 for lit in self.inputs[node])
+        for node in gates:
+            net.inputs[twin[node]] = tuple(twin.get(lit >> 1, lit >> 1) * 2 | lit & 1
+                                           for lit in self.inputs[node])
+        goal = {r: n for n, r, v in self.goals if v == 100}
+        net.wins = [net._new(AND, (twin.get(self.terminal_node, self.terminal_node) * 2,
+                                   twin.get(goal[r], goal[r]) * 2))
+                    if r in goal else FALSE for r in range(len(self.gp.roles))]
+        net._simplify()
         net._layout()
         return net
 
@@ -254,11 +283,12 @@ class Network:
         self.terminal_node = node_of(self.terminal_node)
         self.goals = [(node_of(n), r, v) for n, r, v in self.goals]
         self.sees = [(node_of(n), r, p) for n, r, p in self.sees]
+        self.wins = [node_of(n) for n in self.wins]
 
     def _layout(self):
         self._outputs_resolved()
         outputs = (self.legal_node + self.next_node + [self.terminal_node]
-                   + [n for n, _, _ in self.goals] + [n for n, _, _ in self.sees])
+                   + [n for n, _, _ in self.goals] + [n for n, _, _ in self.sees] + self.wins)
         # what the outputs read, transitively
         keep, todo = bytearray(len(self.kind)), list(outputs)
         while todo:
@@ -300,7 +330,8 @@ class Network:
             block_lo[lo:hi + 1] = lo
             block_hi[lo:hi + 1] = hi
         role_index = {r: i for i, r in enumerate(self.gp.roles)}
-        return dict(
+        wins = dict(win_node=number[self.wins]) if self.wins else {}
+        return dict(**wins,
             kind=kind, in_start=in_start, in_lit=in_lit,
             out_start=out_start, out_lit=out_lit,
             block_lo=block_lo, block_hi=block_hi,

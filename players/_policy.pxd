@@ -38,7 +38,7 @@ cdef class Policy:
     cdef readonly str kind, select, fallback, replies
     cdef readonly double epsilon, tau
     cdef readonly int k, max_n
-    cdef readonly bint forget
+    cdef readonly bint forget, decisive
     cdef int nroles, nmoves, scorer
     cdef bint gibbs, keep_mast, keep_ngrams, keep_replies, lgr1, lgr2
     cdef uint64_t rng, width

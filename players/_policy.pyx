@@ -177,6 +177,13 @@ cdef class Policy:
     ``replies`` (``"1"``, ``"2"`` or ``"both"``) the replies LGR keeps (to the
     last move, to the last two, or both) and ``forget`` whether a lost
     simulation forgets its replies.
+    ``decisive``: in a step where one role has a choice, a move of its that
+    wins at once is played, whatever the policy picked (decisive moves:
+    Teytaud and Teytaud, "On the Huge Benefit of Decisive Moves in
+    Monte-Carlo Tree Search Algorithms", IEEE CIG 2010); the kernel must be
+    one of ``CompiledMachine.decisive_kernel()`` (each of the role's legal
+    moves is tried by setting its does input and reading whether the next
+    state is terminal with the role's goal 100).
     ``seed`` seeds the policy's own random numbers (xorshift64, as the
     kernel's): the same seed and calls give the same results on a kernel with
     the same history (the kernel keeps legal moves in an order that depends on
@@ -191,7 +198,7 @@ cdef class Policy:
     def __init__(self, Kernel kernel, str kind="random", *, str select="egreedy",
                  double epsilon=0.4, double tau=10.0, int k=7, int max_n=3,
                  str fallback="nst", str replies="both", bint forget=True,
-                 unsigned long long seed=0):
+                 bint decisive=False, unsigned long long seed=0):
         cdef int m, r
         if kind not in KINDS:
             raise ValueError(f"unknown policy kind {kind!r}: expected one of {', '.join(KINDS)}")
@@ -213,7 +220,11 @@ cdef class Policy:
             raise ValueError(f"k must be at least 1, got {k}")
         if not 1 <= kernel.nroles <= 64:
             raise ValueError(f"a policy needs 1 to 64 roles, the game has {kernel.nroles}")
+        if decisive and not kernel.wins:
+            raise ValueError("decisive playouts need a kernel that reads wins "
+                             "(CompiledMachine.decisive_kernel())")
         self.kernel = kernel
+        self.decisive = decisive
         self.kind, self.select, self.fallback, self.replies = kind, select, fallback, replies
         self.forget = forget
         self.epsilon, self.tau, self.k, self.max_n = epsilon, tau, k, max_n
@@ -395,7 +406,7 @@ cdef class Policy:
         """Play from the kernel's current state, seq holding t steps before it,
         until terminal (or max_steps, or a role without legal moves: ``cut``).
         Returns the number of steps played, appended to seq."""
-        cdef int n = self.nroles, depth = 0, r, k, c1, c2
+        cdef int n = self.nroles, depth = 0, r, k, c1, c2, mover, win
         cdef int32_t* row
         cdef const int32_t* cand
         while not (self.kernel.term_node >= 0 and self.kernel.val[self.kernel.term_node]):
@@ -403,6 +414,7 @@ cdef class Policy:
                 cut[0] = True
                 return depth
             row = self.seq + (t + depth) * n
+            mover = -1
             for r in range(n):
                 k = self.kernel.legal_count[r]
                 if k == 0:
@@ -414,7 +426,14 @@ cdef class Policy:
                 else:
                     self._context(row, t + depth, r, &c1, &c2)
                     row[r] = self._pick(r, cand, k, self.kernel.legal_pos, c1, c2)
+                    mover = r if mover == -1 else -2
                 self.kernel.chosen[r] = row[r]
+            if self.decisive and mover >= 0:
+                cand = self.kernel.legal_list + self.kernel.role_start[mover]
+                win = self.kernel._decisive(mover, cand, self.kernel.legal_count[mover])
+                if win >= 0:
+                    row[mover] = cand[win]
+                self.kernel.chosen[mover] = row[mover]
             self.kernel._do()
             self.kernel._advance()
             depth += 1

@@ -137,6 +137,8 @@ class MCTSPlayer(Player):
         Param("rave", float, 0.0, "RAVE's equivalence parameter k: selection mixes in the "
               "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
               low=0),
+        Param("decisive", bool, False, "decisive-move playouts: where one role has a choice, "
+              "a move that wins at once is played (compiled reasoner)"),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -151,6 +153,8 @@ class MCTSPlayer(Player):
         super().__init__(**values)
         self.policy_params = {arg: getattr(self, name)
                               for name, arg in self.policy_names.items()}
+        if self.decisive:
+            self.policy_params["decisive"] = True
         if self.rave > 0 and self.leaf > 1:
             raise ValueError("rave needs the playouts' moves, and leaf parallelism does not "
                              "keep them: use one or the other")
@@ -533,7 +537,7 @@ def _search_for(steps, playout, params, seed):
     """The search for a player's :class:`players.belief.Steps` (its reasoner)."""
     if steps.compiled:
         return CompiledSearch(steps, playout, params, seed)
-    return ReferenceSearch(steps, playout, seed)
+    return ReferenceSearch(steps, playout, seed, params.get("decisive", False))
 
 
 class _Search:
@@ -564,7 +568,7 @@ class CompiledSearch(_Search):
     def __init__(self, steps, playout, params, seed):
         from ._policy import Policy
         super().__init__(steps)
-        self.kernel = steps.kernel
+        self.kernel = steps.sm.decisive_kernel() if params.get("decisive") else steps.kernel
         self.kind, self.params, self.seed = playout, params, seed
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
 
@@ -613,10 +617,13 @@ class ReferenceSearch(_Search):
     ground); moves are the moves themselves and playouts uniformly random:
     the learning policies need the compiled reasoner."""
 
-    def __init__(self, steps, playout, seed):
+    def __init__(self, steps, playout, seed, decisive=False):
         if playout != "random":
             warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
                           "playing random playouts", RuntimeWarning, stacklevel=3)
+        if decisive:
+            warnings.warn("decisive playouts need the compiled reasoner; playing without",
+                          RuntimeWarning, stacklevel=3)
         super().__init__(steps)
         self.rng = random.Random(seed)
 

@@ -385,3 +385,34 @@ def test_only_control_like_propositions_gate():
     assert len(load_game("tictactoe").state_machine("compiled").gating) == 0
     sm = load_game("breakthrough").state_machine("compiled")
     assert len(sm.gating) == 2
+
+
+@pytest.mark.parametrize("name", ["breakthroughsmall", "connectfour", "tictactoe", "tictactoe3p"])
+def test_decisive_moves_are_the_winning_ones(name):
+    """Kernel.decisive (the kernel of Network.with_wins, split or not) names
+    the first legal move, in move order, after which the reference finds the
+    game over with the mover's goal 100; along random walks, where such
+    moves exist and where they do not."""
+    game = load_game(name)
+    sm, ref = game.state_machine("compiled"), game.state_machine("reference")
+    kernel = sm.decisive_kernel()
+    rng = random.Random(5)
+    wins = 0
+    for _ in range(30):
+        state, rstate = sm.initial_state(), ref.initial_state()
+        while not ref.is_terminal(rstate):
+            legal = [sm.legal_moves(state, role) for role in sm.roles]
+            for r, role in enumerate(sm.roles):
+                others = [moves[0] for moves in legal]
+                expected = -1
+                for move in legal[r]:
+                    others[r] = move
+                    after = ref.next_state(rstate, others)
+                    if ref.is_terminal(after) and ref.goal(after, role) == 100:
+                        expected = sm._move_index[r][move]
+                        break
+                assert kernel.decisive(state, r) == expected
+                wins += expected >= 0
+            joint = [rng.choice(moves) for moves in legal]
+            state, rstate = sm.next_state(state, joint), ref.next_state(rstate, joint)
+    assert wins > 0

@@ -487,13 +487,16 @@ def test_the_solver_changes_nothing_until_it_proves_something():
     """Early in connect four nothing is proved: with and without the solver,
     the same simulations."""
     game = load_game("connectfour")
-    rows = []
-    for solver in ("false", "true"):
-        player = make(f"uct:simulations=300,seed=3,solver={solver}")
-        player.start(game, game.roles[0], 10, 10)
-        player.select(player.legal_moves(), math.inf)
-        rows.append(player.ctree.root_moves(0))
-    assert rows[0] == rows[1]
+    assert first_search(game, "uct:solver=false") == first_search(game, "uct:solver=true")
+
+
+def first_search(game, spec):
+    """The first role's root statistics after 300 simulations (seed 3) on the
+    first move."""
+    player = make(f"{spec},simulations=300,seed=3")
+    player.start(game, game.roles[0], 10, 10)
+    player.select(player.legal_moves(), math.inf)
+    return sorted((str(m), v, a) for m, (v, a) in player.root_statistics().items())
 
 
 @pytest.mark.parametrize("option", ["solver=true", "leaf=64", "rave=500", "heuristic=0.5"])
@@ -501,6 +504,20 @@ def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
     player = make(f"uct:simulations=10,seed=1,{option},engine=python")
     with pytest.warns(RuntimeWarning, match=f"{option.split('=')[0]} needs the tree in C"):
+        player.start(game, game.roles[0], 10, 10)
+
+
+
+def test_decisive_playouts_in_both_trees_and_a_warning_without_the_kernel():
+    """decisive=true changes the simulations, the same in the C and the
+    Python tree (the playouts are the policy's either way), and warns once,
+    searching without, on the reference reasoner."""
+    game = load_game("connectfour")
+    decisive = first_search(game, "uct:decisive=true")
+    assert decisive == first_search(game, "uct:decisive=true,engine=python")
+    assert decisive != first_search(game, "uct:decisive=false")
+    player = make("uct:simulations=10,seed=1,decisive=true,reasoner=reference")
+    with pytest.warns(RuntimeWarning, match="decisive playouts need the compiled reasoner"):
         player.start(game, game.roles[0], 10, 10)
 
 

@@ -93,6 +93,41 @@ def test_same_seed_same_results(config):
     assert runs[0] != runs[2]
 
 
+
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthroughsmall"])
+def test_decisive_playouts_take_a_win_when_there_is_one(name):
+    """With decisive=True every step of a playout where the mover has a move
+    that wins at once (the reference says so, move by move) plays such a move,
+    whatever the policy; the playouts stay legal games with the reference's
+    goals; and a kernel that does not read wins is refused."""
+    g, sm, ref = game(name)
+    policy = Policy(sm.decisive_kernel(), "mast", decisive=True, seed=4)
+    taken = 0
+    for _ in range(20):
+        goals, depth, cut, moves = policy.playout(sm.initial_state(), [], record=True)
+        assert not cut
+        state = ref.initial_state()
+        for joint in moves:
+            terms = [sm._moves[m] for m in joint]
+            for r, role in enumerate(ref.roles):
+                winning = []
+                for term in ref.legal_moves(state, role):
+                    other = list(terms)
+                    other[r] = term
+                    after = ref.next_state(state, other)
+                    if ref.is_terminal(after) and ref.goal(after, role) == 100:
+                        winning.append(term)
+                if winning and len(ref.legal_moves(state, role)) > 1:
+                    assert terms[r] in winning
+                    taken += 1
+            state = ref.next_state(state, terms)
+        assert ref.is_terminal(state)
+        assert goals == [ref.goal(state, role) for role in ref.roles]
+    assert taken > 0
+    with pytest.raises(ValueError, match="decisive"):
+        Policy(sm.kernel, decisive=True)
+
+
 # --- MAST -----------------------------------------------------------------------
 def test_mast_counts_occurrences_of_credited_moves():
     """Counts and reward sums are over the credited path moves and the playout
