@@ -68,18 +68,20 @@ def load_policy(tree: Tree, path) -> list:
 
 def expected_values(tree: Tree, policy: list) -> tuple:
     """Every player's expected utility (in the tree's unit) when all follow ``policy``."""
-    def value(n):
+    values = [None] * tree.histories
+    for n in range(tree.histories - 1, -1, -1):       # children are numbered after parents
         kind = tree.kind[n]
         if kind == TERMINAL:
-            return tree.utility[n]
+            values[n] = tree.utility[n]
+            continue
         probs = tree.chance_probs[n] if kind == CHANCE else policy[tree.infoset[n]]
         total = [0.0] * len(tree.players)
         for p, child in zip(probs, tree.children[n]):
             if p:
-                for i, v in enumerate(value(child)):
+                for i, v in enumerate(values[child]):
                     total[i] += p * v
-        return total
-    return tuple(value(0))
+        values[n] = total
+    return tuple(values[0])
 
 
 def best_response_value(tree: Tree, policy: list, player: int) -> float:
@@ -95,8 +97,9 @@ def best_response_values(tree: Tree, policy: list, player: int) -> list:
 
     The best move at each of the player's information states maximizes the
     sum, over its nodes, of the others' (and chance's) reach times the value
-    below, where the player again responds best: computed with memoization,
-    deeper information states first by recursion (perfect recall).
+    below, where the player again responds best: deeper information states
+    first (perfect recall makes that an order), each node and information
+    state settled once what it reads is, from an explicit stack.
     """
     reach = [0.0] * tree.histories
     stack = [(0, 1.0)]
@@ -112,34 +115,59 @@ def best_response_values(tree: Tree, policy: list, player: int) -> list:
             else:
                 probs = policy[tree.infoset[n]]
                 stack.extend((c, r * p) for c, p in zip(tree.children[n], probs))
-    best: dict[int, int] = {}
-    memo: dict[int, float] = {}
+    value: list = [None] * tree.histories
+    best: dict[int, int] = {}           # the player's information state -> its best move
 
-    def value(n):
-        if n in memo:
-            return memo[n]
-        kind = tree.kind[n]
+    # items: a node n >= 0, or the player's information state i as ~i
+    def needs(item):
+        if item < 0:
+            return [c for n in tree.infosets[~item].nodes for c in tree.children[n]]
+        kind = tree.kind[item]
         if kind == TERMINAL:
-            v = tree.utility[n][player]
-        elif kind == CHANCE:
-            v = sum(p * value(c) for c, p in zip(tree.children[n], tree.chance_probs[n]))
-        elif tree.player[n] == player:
-            v = value(tree.children[n][best_move(tree.infoset[n])])
-        else:
-            v = sum(p * value(c) for c, p in zip(tree.children[n], policy[tree.infoset[n]])
-                    if p)
-        memo[n] = v
-        return v
+            return ()
+        if kind == DECISION and tree.player[item] == player:
+            return (~tree.infoset[item],)
+        if kind == CHANCE:
+            return tree.children[item]
+        return [c for c, p in zip(tree.children[item], policy[tree.infoset[item]]) if p]
 
-    def best_move(i):
-        if i not in best:
+    def known(item):
+        return ~item in best if item < 0 else value[item] is not None
+
+    def settle(item):
+        if item < 0:
+            i = ~item
             nodes = tree.infosets[i].nodes
-            scores = [sum(reach[n] * value(tree.children[n][a]) for n in nodes)
+            scores = [sum(reach[n] * value[tree.children[n][a]] for n in nodes)
                       for a in range(len(tree.infosets[i].moves))]
             best[i] = scores.index(max(scores))
-        return best[i]
+            return
+        kind = tree.kind[item]
+        if kind == TERMINAL:
+            v = tree.utility[item][player]
+        elif kind == CHANCE:
+            v = sum(p * value[c] for c, p in zip(tree.children[item], tree.chance_probs[item]))
+        elif tree.player[item] == player:
+            v = value[tree.children[item][best[tree.infoset[item]]]]
+        else:
+            v = sum(p * value[c] for c, p in zip(tree.children[item],
+                                                 policy[tree.infoset[item]]) if p)
+        value[item] = v
 
-    return [value(n) for n in range(tree.histories)]
+    for root in range(tree.histories):
+        todo = [root]
+        while todo:
+            item = todo[-1]
+            if known(item):
+                todo.pop()
+                continue
+            missing = [d for d in needs(item) if not known(d)]
+            if missing:
+                todo.extend(missing)
+            else:
+                settle(item)
+                todo.pop()
+    return value
 
 
 def nash_conv(tree: Tree, policy: list) -> float:

@@ -7,8 +7,6 @@ cheap.
 """
 from __future__ import annotations
 
-import sys
-
 from .statemachine import GameError, StateMachine
 
 
@@ -25,7 +23,8 @@ def count(sm: StateMachine, depth: int | None = None) -> dict:
     seen: set = set()
     on_path: set = set()
 
-    def walk(state, left):
+    def enter(state, left):
+        """The counts below ``state`` when known at once, else a frame to walk."""
         key = state if depth is None else (state, left)
         hit = memo.get(key)
         if hit is not None:
@@ -34,28 +33,37 @@ def count(sm: StateMachine, depth: int | None = None) -> dict:
             raise GameError("a state repeats on a path: the game tree is infinite; "
                             "give a depth bound")
         seen.add(state)
-        if sm.is_terminal(state):
-            result = (1, 1, 0)
-        elif left == 0:
-            result = (1, 0, 0)
-        else:
-            on_path.add(state)
-            nodes, terminals, longest = 1, 0, 0
-            for joint in list(sm.joint_moves(state)):
-                n, t, d = walk(sm.next_state(state, joint), None if left is None else left - 1)
-                nodes += n
-                terminals += t
-                longest = max(longest, d + 1)
-            on_path.discard(state)
-            result = (nodes, terminals, longest)
-        memo[key] = result
-        return result
+        terminal = sm.is_terminal(state)
+        if terminal or left == 0:
+            memo[key] = (1, int(terminal), 0)
+            return memo[key]
+        on_path.add(state)
+        # state, depth left, memo key, joint moves, next one, nodes, terminals, longest
+        return [state, left, key, list(sm.joint_moves(state)), 0, 1, 0, 0]
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 100000))
-    try:
-        nodes, terminals, longest = walk(sm.initial_state(), depth)
-    finally:
-        sys.setrecursionlimit(limit)
+    # depth first from an explicit stack of frames (games can be long)
+    found = enter(sm.initial_state(), depth)
+    stack = [found] if isinstance(found, list) else []
+    while stack:
+        top = stack[-1]
+        state, left, key, joints, i = top[:5]
+        if i < len(joints):
+            top[4] += 1
+            below = enter(sm.next_state(state, joints[i]), None if left is None else left - 1)
+            if isinstance(below, list):
+                stack.append(below)
+                continue
+        else:
+            stack.pop()
+            on_path.discard(state)
+            below = memo[key] = tuple(top[5:])
+            if not stack:
+                found = below
+                break
+            top = stack[-1]
+        top[5] += below[0]
+        top[6] += below[1]
+        top[7] = max(top[7], below[2] + 1)
+    nodes, terminals, longest = found
     return {"nodes": nodes, "terminals": terminals, "distinct_states": len(seen),
             "max_depth": longest}

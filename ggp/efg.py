@@ -35,6 +35,7 @@ for the Cython kernels: CFR (``ggp._cfr``) and self-play (``players._infotree``)
 """
 from __future__ import annotations
 
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -182,11 +183,46 @@ def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
     return f"{role}: {steps} ? {' '.join(map(to_kif, moves))}"
 
 
+def estimate_histories(game, reasoner: str = "compiled", samples: int = 1000,
+                       seconds: float = 1.0, seed: int = 0) -> tuple[float, int]:
+    """(Histories of :func:`build_tree`'s tree, estimated; the random paths
+    it took) by Knuth's estimator (D. E. Knuth, "Estimating the Efficiency of
+    Backtrack Programs", Mathematics of Computation 29, 1975): along a path of
+    uniformly random moves, each node counts the product of the branching
+    factors above it; the mean over paths is unbiased.  ``samples`` paths at
+    most, and no more once ``seconds`` have passed."""
+    sm = game.state_machine(reasoner)
+    rng = random.Random(seed)
+    stop = time.monotonic() + seconds
+    total, paths = 0.0, 0
+    while paths < samples and (paths == 0 or time.monotonic() < stop):
+        state, weight = sm.initial_state(), 1.0
+        while not sm.is_terminal(state):
+            legal = sm.playable_moves(state)
+            for moves in legal:
+                if len(moves) >= 2:             # an acting role: one node a choice
+                    total += weight
+                    weight *= len(moves)
+            state = sm.next_state(state, [rng.choice(list(moves)) for moves in legal])
+        total += weight                         # the terminal node
+        paths += 1
+    return total / paths, paths
+
+
 def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
-               limit: int = HISTORY_LIMIT, deadline: float | None = None) -> Tree:
+               limit: int = HISTORY_LIMIT, deadline: float | None = None,
+               estimate: bool = False) -> Tree:
     """The whole extensive-form tree of ``game`` (meant for small games: every
     history is a node); :class:`TreeTooLarge` past ``limit`` histories or, when
-    a ``deadline`` (a ``time.monotonic()`` instant) is given, past it."""
+    a ``deadline`` (a ``time.monotonic()`` instant) is given, past it.  With
+    ``estimate``, first :func:`estimate_histories` (a second at most):
+    :class:`TreeTooLarge` at once when that says more than twice ``limit``."""
+    if estimate:
+        histories, paths = estimate_histories(game, reasoner)
+        if histories > 2 * limit:
+            raise TreeTooLarge(f"the game's extensive form has about {histories:.2g} histories "
+                               f"(estimated from {paths:,} random paths), more than "
+                               f"{limit:,}; it is too large to build whole")
     sm = game.state_machine(reasoner)
     roles = tuple(sm.roles)
     players = tuple(r for r in roles if r != CHANCE_ROLE)
@@ -206,7 +242,9 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
             seen.append(obs + ((joint[roles.index(role)], percepts),))
         return tuple(seen)
 
-    def visit(state, observations) -> int:
+    def visit(state, observations):
+        """Past the steps where nobody acts: a terminal node, or the first
+        choice of the next step where someone does."""
         while True:
             if sm.is_terminal(state):
                 goals = tuple(tree.unit.from_goal(sm.goal(state, r)) for r in players)
@@ -214,12 +252,15 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
             legal = [tuple(moves) for moves in sm.playable_moves(state)]
             acting = [i for i, moves in enumerate(legal) if len(moves) >= 2]
             if acting:
-                return choose(state, observations, legal, acting, 0, [m[0] for m in legal])
+                return choice(state, observations, legal, acting, 0, [m[0] for m in legal])
             joint = tuple(m[0] for m in legal)
             state, observations = (sm.next_state(state, joint),
                                    observe(state, joint, observations))
 
-    def choose(state, observations, legal, acting, k, chosen) -> int:
+    def choice(state, observations, legal, acting, k, chosen):
+        """The node of the k-th acting role's choice in this step (its moves
+        still to explore: a :class:`_Choice`), or past the step's last one,
+        what the joint move ``chosen`` leads to."""
         if k == len(acting):
             joint = tuple(chosen)
             return visit(sm.next_state(state, joint), observe(state, joint, observations))
@@ -236,16 +277,41 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
             node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves, observations[r]),
                                  augmented=augmented)
             tree.infosets[tree.infoset[node]].nodes.append(node)
-        kids = []
-        for move in moves:
-            chosen[r] = move
-            kids.append(choose(state, observations, legal, acting, k + 1, chosen))
-        chosen[r] = moves[0]
-        tree.children[node] = tuple(kids)
-        return node
+        return _Choice(node, (state, observations, legal, acting, k), chosen, moves)
 
-    visit(sm.initial_state(), tuple(() for _ in roles))
+    # depth first, each node numbered before its children (preorder), with a
+    # stack of the choices under way instead of recursion (games can be long)
+    first = visit(sm.initial_state(), tuple(() for _ in roles))
+    stack = [first] if isinstance(first, _Choice) else []
+    while stack:
+        top = stack[-1]
+        if top.next == len(top.moves):
+            stack.pop()
+            tree.children[top.node] = tuple(top.kids)
+            if stack:
+                stack[-1].kids.append(top.node)
+            continue
+        state, observations, legal, acting, k = top.context
+        chosen = list(top.chosen)
+        chosen[acting[k]] = top.moves[top.next]
+        top.next += 1
+        below = choice(state, observations, legal, acting, k + 1, chosen)
+        if isinstance(below, _Choice):
+            stack.append(below)
+        else:
+            top.kids.append(below)
     return tree
+
+
+@dataclass
+class _Choice:
+    """A node of :func:`build_tree` whose children are being built."""
+    node: int
+    context: tuple          # state, observations, legal moves, acting roles, k
+    chosen: list            # the step's joint move so far
+    moves: tuple
+    next: int = 0
+    kids: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import gdl
 from ggp import GameError, RuleError, load_game
 from ggp.check import check_playouts
 from ggp.count import count
+from ggp.efg import HISTORY_LIMIT
 from ggp.game import REASONERS
 from matches.server import DEFAULT_MARGIN
 from players.params import Param
@@ -106,8 +107,7 @@ def cmd_info(args) -> int:
             "input_propositions": len(inputs),
             "warnings": [str(w) for w in game.warnings]}
     if args.tree or args.public:
-        from ggp.efg import build_tree
-        tree = build_tree(game)
+        tree = _tree(args, game)
         data.update(histories=tree.histories, terminals=tree.terminals,
                     information_states=tree.information_states())
     if args.public:
@@ -120,6 +120,16 @@ def cmd_info(args) -> int:
                      for k, v in data.items() if k != "warnings" or v)
     _emit(args, data, text)
     return 0
+
+
+def _tree(args, game):
+    """The game's extensive form, refused (in one line, within about a second
+    when the estimate says so) past ``--max-histories``."""
+    from ggp.efg import TreeTooLarge, build_tree
+    try:
+        return build_tree(game, limit=args.max_histories, estimate=True)
+    except TreeTooLarge as exc:
+        raise UserError(f"{exc} (--max-histories N sets the limit)", "tree") from None
 
 
 def cmd_count(args) -> int:
@@ -143,7 +153,6 @@ def _in_units(tree, values: list, gap: float) -> dict:
 
 def cmd_solve(args) -> int:
     from ggp.cfr import expected_values, save_policy, solve
-    from ggp.efg import build_tree
     from players.selfplay import checkpoints, plot_curves, write_curve
     if args.seconds is not None and args.iterations is not None:
         raise UserError("give --iterations or --seconds, not both")
@@ -153,7 +162,7 @@ def cmd_solve(args) -> int:
             _writable(path)
     game = _load(args)
     start = time.perf_counter()
-    tree = build_tree(game)
+    tree = _tree(args, game)
     points = ()
     if args.curve:
         points = checkpoints(iterations)[:-1] if iterations else checkpoints(10 ** 15)[:-1]
@@ -183,7 +192,6 @@ def cmd_solve(args) -> int:
 
 def cmd_exploit(args) -> int:
     from ggp.cfr import expected_values, exploitability, load_policy, uniform_policy
-    from ggp.efg import build_tree
     if args.player is None:
         given = [flag for flag, value in (("--episodes", args.episodes), ("--curve", args.curve),
                                           ("--append", args.append or None),
@@ -197,7 +205,7 @@ def cmd_exploit(args) -> int:
         if value is not None:
             raise UserError(f"{flag}: only with --online")
     game = _load(args)
-    tree = build_tree(game)
+    tree = _tree(args, game)
     if args.player is not None:
         return _exploit_selfplay(args, game, tree)
     if args.policy == "uniform":
@@ -239,8 +247,7 @@ def _exploit_online(args) -> int:
         raise UserError(str(exc), "player") from None
     budgets = args.budgets or ([100, 1000, 10000] if budget_param(cls) else [None])
     game = _load(args)
-    from ggp.efg import build_tree
-    view = View(build_tree(game))
+    view = View(_tree(args, game))
     try:
         rows = online_exploitability(game, view, args.player, args.seeds or 10, budgets)
     except ValueError as exc:
@@ -619,6 +626,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
                        help="compiled (a propositional network in C) or reference")
 
+    def max_histories(p):
+        p.add_argument("--max-histories", type=COUNT, default=HISTORY_LIMIT,
+                       help="refuse a game whose extensive form has more histories "
+                       f"(default {HISTORY_LIMIT:,}; a random-path estimate refuses at "
+                       "once past twice this)")
+
     def clocks(p, start, play):
         p.add_argument("--startclock", type=CLOCK, default=start,
                        help="seconds the players have to prepare")
@@ -639,6 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "histories, terminals, information states per role")
     p.add_argument("--public", action="store_true", help="also the public states (seed "
                    "001): how many, the histories of the largest, the seconds to build them")
+    max_histories(p)
 
     p = command("solve", cmd_solve, "solve a small game by CFR, CFR+ or MCCFR over its "
                 "extensive form; print the values and exploitability of the average policy")
@@ -655,6 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "and its log-log plot beside it (OUT.png)")
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the average policy here (information state -> move -> probability)")
+    max_histories(p)
 
     p = command("exploit", cmd_exploit, "exploitability (NashConv / 2) of a policy, "
                 "given or learned by self-play (Smooth UCT, extensive-form UCT), in goal "
@@ -683,6 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=COUNT, default=None, help="--online: seeds (default 10)")
     p.add_argument("--budgets", type=BUDGETS, default=None, metavar="N,N,...",
                    help="--online: budgets a move, one row each (default 100,1000,10000)")
+    max_histories(p)
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
     p.add_argument("--depth", type=NATURAL, default=None,

@@ -118,20 +118,29 @@ def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) 
         return agent
 
     def visit(agent, prefix, cost: float) -> dict:
-        """The decisions at and below ``prefix``; ``cost``: the seconds it took
-        to tell the agent the steps before it."""
-        started = time.perf_counter()
-        found = tell(agent, prefix)
-        cost += time.perf_counter() - started
-        branches = sorted(children.get(prefix, ()), key=repr)
-        for step in branches[:-1]:
-            down = prefix + (step,)
-            if cost > FORK_SECONDS and hasattr(os, "fork"):
-                found.update(_forked(lambda: visit(agent, down, cost)))
-            else:
-                found.update(visit(fresh(down), down, cost))
-        if branches:
-            found.update(visit(agent, prefix + (branches[-1],), cost))
+        """The decisions at and below ``prefix``, depth first (from a stack:
+        histories can be long); ``agent`` has been told the steps before the
+        last of ``prefix``, which took ``cost`` seconds."""
+        found = {}
+        # (how, agent, prefix, cost): "tell" the agent the last step of the
+        # prefix; tell a "new" agent the way there first; or "fork" a copy of
+        # this process to walk the branch with the agent
+        todo = [("tell", agent, prefix, cost)]
+        while todo:
+            how, agent, prefix, cost = todo.pop()
+            if how == "fork":
+                found.update(_forked(lambda a=agent, p=prefix, c=cost: visit(a, p, c)))
+                continue
+            if how == "new":
+                agent = fresh(prefix)
+            started = time.perf_counter()
+            found.update(tell(agent, prefix))
+            cost += time.perf_counter() - started
+            branches = sorted(children.get(prefix, ()), key=repr)
+            if branches:                        # this agent goes down the last branch
+                todo.append(("tell", agent, prefix + (branches[-1],), cost))
+            other = "fork" if cost > FORK_SECONDS and hasattr(os, "fork") else "new"
+            todo.extend((other, agent, prefix + (step,), cost) for step in reversed(branches[:-1]))
         return found
 
     out = np.zeros(int(move_start[-1]))

@@ -446,20 +446,20 @@ class OOSPlayer(SolvingPlayer):
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
 
-        def visit(decision, solver):
-            # decision: the information states decided with the same tables
-            # (one with ist; every one of the public state with pst)
+        root = MCCFRSolver(view.tree, epsilon=epsilon, seed=derive(seed, -1), flat=view.flat)
+        # each decision (the information states decided with the same tables:
+        # one with ist, every one of the public state with pst) from a copy
+        # of the solver of the decision before it; a stack, not recursion
+        todo = [(first, root) for first in view.next_decisions(player, None, targeting)]
+        while todo:
+            decision, solver = todo.pop()
             target, nodes = _target(view, decision[0], targeting)
             solver = solver.copy(derive(seed, target)).target(view.mask(nodes), delta)
             policy = solver.run(iterations).average_flat()
             _copy_policy(out, policy, start, decision)
             solver.target(None, 0.0)
-            for after in view.next_decisions(player, decision, targeting):
-                visit(after, solver)
-
-        root = MCCFRSolver(view.tree, epsilon=epsilon, seed=derive(seed, -1), flat=view.flat)
-        for first in view.next_decisions(player, None, targeting):
-            visit(first, root)
+            todo.extend((after, solver)
+                        for after in view.next_decisions(player, decision, targeting))
         return out
 
 
@@ -522,19 +522,18 @@ class MCCRPlayer(SolvingPlayer):
         start = view.flat.move_start
         budget = lambda run: run(iterations)        # noqa: E731
 
-        def visit(state, resolver):
+        resolver = Resolver(view, player, variant, epsilon)
+        resolver.solve_root(derive(seed, -1), budget)
+        todo = [(0, resolver)]          # public states, each with the resolver above it
+        while todo:
+            state, resolver = todo.pop()
             mine = view.decisions_in(player, state)
             if mine:
                 if state != 0:
                     resolver = resolver.copy()
                     resolver.resolve(state, derive(seed, state), budget)
                 _copy_policy(out, resolver.strategy, start, mine)
-            for child in view.public_children(state):
-                visit(child, resolver)
-
-        resolver = Resolver(view, player, variant, epsilon)
-        resolver.solve_root(derive(seed, -1), budget)
-        visit(0, resolver)
+            todo.extend((child, resolver) for child in view.public_children(state))
         return out
 
 

@@ -308,3 +308,61 @@ def test_count_with_a_depth_walks_a_game_whose_states_repeat(tmp_path, capsys):
     assert (data["nodes"], data["terminals"], data["distinct_states"]) == (5, 0, 1)
     assert main(["count", str(path)]) == 1
     assert "the game tree is infinite; give a depth bound" in capsys.readouterr().err
+
+
+def long_game(steps: int) -> str:
+    """Two roles taking turns for ``steps`` steps; the mover may stop (and
+    win) at each: a tree of 2 * steps + 1 histories, ``steps`` deep."""
+    succ = " ".join(f"(succ {i} {i + 1})" for i in range(steps))
+    return f"""(role white) (role black) (init (control white)) (init (step 0))
+(<= (legal ?r a) (true (control ?r))) (<= (legal ?r b) (true (control ?r)))
+(<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+(<= (next (control black)) (true (control white)))
+(<= (next (control white)) (true (control black)))
+(<= (next (step ?m)) (does ?r a) (true (step ?n)) (succ ?n ?m))
+(<= (next (stopped ?r)) (does ?r b))
+(<= terminal (true (stopped ?r))) (<= terminal (true (step {steps})))
+(<= (goal ?r 100) (true (stopped ?r)))
+(<= (goal ?r 0) (role ?r) (true (stopped ?o)) (distinct ?r ?o))
+(<= (goal ?r 50) (role ?r) (true (step {steps})))
+(<= (goal ?r 50) (role ?r) (not terminal))
+{succ}"""
+
+
+def test_tree_commands_walk_histories_longer_than_the_recursion_limit(tmp_path, capsys):
+    """A game 1,500 decisions long (Python's recursion limit is 1,000): the
+    extensive form, the solver, the best responses and the perft walk all
+    go down it from explicit stacks."""
+    path = tmp_path / "long.kif"
+    path.write_text(long_game(1500))
+    assert main(["info", str(path), "--tree", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["histories"], data["terminals"]) == (3001, 1501)
+    assert data["information_states"] == {"white": 750, "black": 750}
+    assert main(["count", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["nodes"], data["terminals"], data["max_depth"]) == (3001, 1501, 1500)
+    assert main(["exploit", str(path), "--policy", "uniform", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # uniform: white stops first with chance 2/3 overall (1/2 + 1/8 + ...)
+    assert data["values"]["white"] == pytest.approx(100 * 2 / 3)
+    assert main(["solve", str(path), "--iterations", "20", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["values"]["white"] == pytest.approx(100, abs=1)      # white stops at once
+
+
+def test_a_tree_too_large_is_refused_in_one_line(capsys):
+    """Past --max-histories the tree commands refuse in one line: at once
+    when the random-path estimate is past twice the limit (connect four:
+    about 10^35), else when the count reaches it."""
+    for argv in (["info", "connectfour", "--tree"], ["solve", "connectfour"],
+                 ["exploit", "connectfour", "--policy", "uniform"]):
+        assert main(argv) != 0
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "random paths), more than 500,000" in err
+        assert err.endswith("(--max-histories N sets the limit)")
+    assert main(["info", "kuhn", "--tree", "--max-histories", "40"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err == ("ggp: the game's extensive form has more than 40 histories; it is too "
+                   "large to build whole (--max-histories N sets the limit)")
+    assert main(["info", "kuhn", "--tree", "--max-histories", "58"]) == 0

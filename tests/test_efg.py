@@ -150,3 +150,14 @@ def test_leduc_cfr_plus_below_1e_5_within_a_minute(leduc):
     while cfr.exploitability(leduc, solver.run(100).average_policy()) >= 1e-5:
         assert time.perf_counter() - start < 60
     assert time.perf_counter() - start < 60
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "iigs5", "rps"])
+def test_the_estimate_of_the_histories_is_near_the_count(name):
+    """Knuth's estimator over 1,000 random paths lands within 10% of the
+    tree's exact count on these games."""
+    from ggp.efg import estimate_histories
+    game = load_game(name)
+    estimate, paths = estimate_histories(game, seconds=60)
+    assert paths == 1000
+    assert estimate == pytest.approx(build_tree(game).histories, rel=0.1)

@@ -330,11 +330,8 @@ def test_cli_exploit_online_rejects_bad_input(capsys, argv, message):
     assert err.count("\n") == 1 and message in err
 
 
-def test_online_on_too_large_a_tree_is_one_line(capsys, monkeypatch):
-    import ggp.efg
-    monkeypatch.setattr(ggp.efg, "HISTORY_LIMIT", 1000)
-    monkeypatch.setattr(ggp.efg.build_tree, "__defaults__",
-                        ("compiled", None, 1000, None))
-    assert main(["exploit", "leduc", "--player", "mccr", "--online"]) == 1
+def test_online_on_too_large_a_tree_is_one_line(capsys):
+    assert main(["exploit", "leduc", "--player", "mccr", "--online",
+                 "--max-histories", "1000"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "too large" in err
