@@ -13,7 +13,7 @@ from __future__ import annotations
 from gdl import Not, Rule, Var, expand
 
 from .reference import Facts, Program
-from .statemachine import term_key
+from .statemachine import GameError, term_key
 
 _X, _R, _M = Var("?x"), Var("?r"), Var("?m")
 
@@ -28,8 +28,9 @@ _BRIDGES = (
 def relaxed_facts(rules, limit: int = 2_000_000, effort: list | None = None) -> Facts:
     """Every atom derivable in the relaxation (a :class:`Facts`).
 
-    Raises :class:`~ggp.statemachine.GameError` past ``limit`` atoms, or
-    when the joins exceed ``effort`` (see :func:`ggp.reference.solutions`).
+    Raises :class:`~ggp.statemachine.GameError` past ``limit`` atoms, when
+    a recursive relation's terms nest without bound, or when the joins
+    exceed ``effort`` (see :func:`ggp.reference.solutions`).
     """
     relaxed = [Rule(r.head, tuple(x for x in lits if not isinstance(x, Not)), r.pos)
                for r in rules for lits, _ in expand(r)]
@@ -37,9 +38,14 @@ def relaxed_facts(rules, limit: int = 2_000_000, effort: list | None = None) -> 
     return Program.evaluate(program.strata(), Facts({}), limit=limit, effort=effort)
 
 
-def base_and_input(rules, limit: int = 2_000_000) -> tuple[list, list]:
-    """Base propositions (possible ``true`` facts) and inputs ((role, move) pairs)."""
-    facts = relaxed_facts(rules, limit)
+def base_and_input(rules, limit: int = 2_000_000,
+                   effort: list | None = None) -> tuple[list, list]:
+    """Base propositions (possible ``true`` facts) and inputs ((role, move)
+    pairs); :class:`~ggp.statemachine.GameError` as :func:`relaxed_facts`."""
+    try:
+        facts = relaxed_facts(rules, limit, effort)
+    except GameError as exc:
+        raise type(exc)(f"the relaxed domain cannot be computed: {exc}") from None
     base = sorted((a[1] for a in facts.get("true")), key=term_key)
     inputs = sorted(((a[1], a[2]) for a in facts.get("does")),
                     key=lambda rm: (term_key(rm[0]), term_key(rm[1])))

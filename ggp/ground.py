@@ -137,7 +137,7 @@ def ground(rules, roles, limit: int = 1_000_000, effort: int = EFFORT) -> Ground
     try:
         relaxed = relaxed_facts(rules, limit, budget)
     except GameError as exc:
-        raise GroundingTooLarge(f"the relaxed domain is too large: {exc}") from None
+        raise GroundingTooLarge(f"the relaxed domain cannot be computed: {exc}") from None
     domain = Facts({r: (static.get(r) if r in static_names else relaxed.get(r))
                     for r in set(relaxed.sets) | set(static.sets)})
     atoms: dict = {}

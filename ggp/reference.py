@@ -23,9 +23,10 @@ Phases
 from __future__ import annotations
 
 import copy
+import time
 from collections import OrderedDict, defaultdict
 
-from gdl import Distinct, Not, Var
+from gdl import Distinct, Not, Var, to_kif
 from gdl.ast import name_of, variables
 from gdl.validate import expand
 
@@ -238,8 +239,11 @@ class Program:
     def evaluate(strata, facts, limit=None, effort=None):
         """Add to ``facts`` (a :class:`Facts`) everything the strata derive.
 
-        Raises :class:`GameError` when more than ``limit`` atoms are derived
-        or the joins exceed ``effort`` (see :func:`solutions`).
+        Raises :class:`GameError` when more than ``limit`` atoms are derived,
+        when a recursive relation nests terms deeper than :data:`MAX_DEPTH`
+        levels (its atoms have no bound: each round of a recursion that
+        builds terms adds a level, and costs more than the last), or when the
+        joins exceed ``effort`` (see :func:`solutions`).
         """
         derived = 0
         for stratum in strata:
@@ -253,7 +257,11 @@ class Program:
             for r, atoms in found.items():
                 facts.add(r, atoms)
             delta = found
+            rounds = 0
             while stratum.recursive and delta:
+                rounds += 1
+                if rounds > MAX_DEPTH:          # a long recursion: are its terms growing?
+                    _refuse_deep(delta)
                 found = {}
                 for c in stratum.clauses:
                     for i, lit in enumerate(c.body):
@@ -267,9 +275,9 @@ class Program:
                     facts.add(r, atoms)
                     derived += len(atoms)
                 if limit is not None and derived > limit:
-                    raise GameError(f"more than {limit} facts derived (relation "
-                                    f"'{max(found, key=lambda r: len(found[r]))}' grows "
-                                    f"without end?)")
+                    raise GameError(f"more than {limit:,} facts derived (relation "
+                                    f"'{max(found, key=lambda r: len(found[r]))}' adding "
+                                    f"the most)")
                 delta = found
         return facts
 
@@ -280,14 +288,47 @@ class Program:
                 for b in solutions(clause, facts, delta_at, delta, effort=effort)]
 
 
+class TooMuchWork(GameError):
+    """The joins ran out of their ``effort`` (see :func:`solutions`)."""
+
+
+#: The deepest nesting of terms a recursive relation may build (the parser
+#: refuses input nested deeper than 90 levels).
+MAX_DEPTH = 100
+
+
+def _depth(term, cap: int) -> int:
+    """How deeply ``term`` nests (a constant: 0), counting up to ``cap`` + 1 at most."""
+    deepest, todo = 0, [(term, 0)]
+    while todo and deepest <= cap:
+        t, d = todo.pop()
+        if isinstance(t, tuple):
+            deepest = max(deepest, d + 1)
+            todo.extend((x, d + 1) for x in t[1:])
+    return deepest
+
+
+def _refuse_deep(delta: dict) -> None:
+    """:class:`GameError` when an atom of ``delta`` (relation -> new atoms)
+    nests deeper than :data:`MAX_DEPTH`, naming its relation."""
+    for relation, atoms in delta.items():
+        for atom in atoms:
+            if _depth(atom, MAX_DEPTH) > MAX_DEPTH:
+                text = to_kif(atom)
+                raise GameError(f"relation '{relation}' builds terms nested deeper than "
+                                f"{MAX_DEPTH} levels, as {text[:60]}"
+                                f"{'...' if len(text) > 60 else ''}: they have no bound")
+
+
 def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=None) -> list:
     """Every binding of the variables of ``clause`` that satisfies its body.
 
     Literal ``delta_at`` is matched against ``delta`` only (semi-naive rounds).
     With ``negation=False`` negative literals are not tested (the grounder
-    decides them later); ``distinct`` always is.  ``effort``, a one-item
-    list, counts down the candidate atoms the joins may examine:
-    :class:`GameError` when it runs out.
+    decides them later); ``distinct`` always is.  ``effort``, a list,
+    counts down in its first item the candidate atoms the joins may examine,
+    and may hold a ``time.monotonic()`` deadline second: :class:`GameError`
+    when either runs out.
     """
     body = clause.body
     steps = clause.steps
@@ -322,8 +363,8 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
             pool = facts.lookup(lit[0], step.positions, key)
         if effort is not None:
             effort[0] -= len(pool)
-            if effort[0] < 0:
-                raise GameError(f"the join of relation '{clause.relation}' takes too long")
+            if effort[0] < 0 or len(effort) > 1 and time.monotonic() > effort[1]:
+                raise TooMuchWork(f"the join of relation '{clause.relation}' takes too long")
         for atom in pool:
             if len(atom) != len(lit):
                 continue

@@ -97,14 +97,22 @@ def cmd_check(args) -> int:
 
 def cmd_info(args) -> int:
     from ggp.domains import base_and_input
+    from ggp.reference import TooMuchWork
     game = _load(args)
-    base, inputs = base_and_input(game.rules)
+    try:        # the relaxed domain, in --seconds at most
+        base, inputs = base_and_input(game.rules, effort=[float("inf"),
+                                                          time.monotonic() + args.seconds])
+        counted, why = (len(base), len(inputs)), None
+    except GameError as exc:
+        counted, why = (None, None), str(exc)
+        if isinstance(exc, TooMuchWork):
+            why += " (--seconds S allows more time)"
     relations = {gdl.ast.name_of(r.head) for r in game.rules}
     data = {"game": game.name, "roles": list(game.roles), "gdl2": game.is_gdl2,
             "rules": sum(1 for r in game.rules if r.body),
             "facts": sum(1 for r in game.rules if not r.body),
-            "relations": len(relations), "base_propositions": len(base),
-            "input_propositions": len(inputs),
+            "relations": len(relations), "base_propositions": counted[0],
+            "input_propositions": counted[1], "not_counted": why,
             "warnings": [str(w) for w in game.warnings]}
     if args.tree or args.public:
         tree = _tree(args, game)
@@ -117,7 +125,7 @@ def cmd_info(args) -> int:
         data.update(public_states=len(public), largest_public_state=public.largest(),
                     public_seconds=round(time.perf_counter() - start, 3))
     text = "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
-                     for k, v in data.items() if k != "warnings" or v)
+                     for k, v in data.items() if k not in ("warnings", "not_counted") or v)
     _emit(args, data, text)
     return 0
 
@@ -653,6 +661,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public", action="store_true", help="also the public states (seed "
                    "001): how many, the histories of the largest, the seconds to build them")
     max_histories(p)
+    p.add_argument("--seconds", type=SECONDS, default=10.0, help="time for the base and input "
+                   "propositions (the relaxed domain); past it they are not counted")
 
     p = command("solve", cmd_solve, "solve a small game by CFR, CFR+ or MCCFR over its "
                 "extensive form; print the values and exploitability of the average policy")

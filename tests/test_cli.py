@@ -366,3 +366,17 @@ def test_a_tree_too_large_is_refused_in_one_line(capsys):
     assert err == ("ggp: the game's extensive form has more than 40 histories; it is too "
                    "large to build whole (--max-histories N sets the limit)")
     assert main(["info", "kuhn", "--tree", "--max-histories", "58"]) == 0
+
+
+def test_info_counts_what_it_can_in_its_time(capsys):
+    """ggp info answers from the rules; the base and input propositions need
+    the relaxed domain, which it computes in --seconds at most, else says
+    why they are not counted (and exits 0)."""
+    assert main(["info", "breakthrough", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["base_propositions"], data["not_counted"]) == (130, None)
+    assert main(["info", "breakthrough", "--seconds", "0.001", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["base_propositions"] is None and data["rules"] > 0
+    assert data["not_counted"].startswith("the relaxed domain cannot be computed: the join of")
+    assert data["not_counted"].endswith("takes too long (--seconds S allows more time)")

@@ -175,6 +175,34 @@ def test_too_large_to_ground_falls_back_with_a_warning():
     assert "using the reference reasoner" in str(caught[0].message)
 
 
+WRAPPING = """(role a) (init (msg m)) (<= (legal a go) (true (msg ?x)))
+(<= (next (msg (wrap ?x))) (true (msg ?x)))
+(<= terminal (true (msg (wrap (wrap (wrap m))))))
+(<= (goal a 100) terminal) (<= (goal a 0) (not terminal))"""
+
+
+def test_terms_nested_without_bound_fall_back_at_once():
+    """A message that wraps itself every step has no finite relaxed domain:
+    the 101st round of the recursion finds terms nested deeper than 100
+    levels and grounding gives up, naming the relation, where counting to
+    the fact limit cost time quadratic in the count (hours at a million);
+    the reference reasoner plays it."""
+    game = load_game(WRAPPING)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sm = game.state_machine("compiled")
+    assert sm.name == "reference"
+    (warning,) = caught
+    assert str(warning.message).startswith(
+        "<text>: the relaxed domain cannot be computed: relation 'next' builds terms nested "
+        "deeper than 100 levels, as (next (msg (wrap (wrap")
+    assert str(warning.message).endswith("...: they have no bound; using the reference reasoner")
+    state = sm.initial_state()
+    for _ in range(3):
+        state = sm.next_state(state, ["go"])
+    assert sm.is_terminal(state) and sm.goal(state, "a") == 100
+
+
 def test_grounding_stops_at_its_effort_limit():
     # breakthrough's joins examine some 55,000 candidate atoms: a budget of
     # 1,000 stops them with a clear error, the default lets them through
