@@ -8,10 +8,12 @@ import resource
 import time
 
 
-def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1) -> dict:
-    """Playouts and state changes per second of one reasoner on one game."""
+def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1,
+          **limits) -> dict:
+    """Playouts and state changes per second of one reasoner on one game
+    (``limits``: those of :meth:`ggp.game.Game.state_machine`)."""
     start = time.perf_counter()
-    sm = game.state_machine(reasoner)
+    sm = game.state_machine(reasoner, **limits)
     build = time.perf_counter() - start
     root = sm.initial_state()
     playouts = steps = 0

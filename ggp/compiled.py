@@ -13,8 +13,9 @@ import time
 import numpy as np
 
 from ._propnet import Kernel, cone, gating_nodes
-from .ground import GroundProgram, ground
+from .ground import EFFORT, GROUND_LIMIT, GroundProgram, ground
 from .propnet import Network, lazy_goals
+from .reference import BUILD_LOG
 from .statemachine import GameError, StateMachine, single_goal
 
 
@@ -39,10 +40,11 @@ class CompiledMachine(StateMachine):
 
     name = "compiled"
 
-    def __init__(self, rules, roles, limit: int = 1_000_000):
+    def __init__(self, rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT):
         start = time.perf_counter()
-        gp: GroundProgram = ground(rules, roles, limit)
+        gp: GroundProgram = ground(rules, roles, limit, effort)
         self.ground_program = gp
+        BUILD_LOG.info("network: from %s ground rules", f"{len(gp.rule_head):,}")
         self.network = Network(gp)
         self._arrays = self.network.arrays()
         self.network_edges = len(self._arrays["in_lit"])
@@ -58,6 +60,8 @@ class CompiledMachine(StateMachine):
         for node, r, percept in self.network.sees:
             self._sees[r].append((self.network.number[node], percept))
         self._initial = self.state_from_facts(gp.init)
+        BUILD_LOG.info("kernel: %s nodes, %s gate inputs", f"{len(self._arrays['kind']):,}",
+                       f"{self.network_edges:,}")
         self.kernel, self.gating, self.controls = self._kernel()
         self.build_seconds = time.perf_counter() - start
 

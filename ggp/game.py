@@ -10,6 +10,7 @@ from pathlib import Path
 import gdl
 from gdl.ast import name_of
 
+from .ground import EFFORT, GROUND_LIMIT
 from .statemachine import RuleError
 
 REASONERS = ("compiled", "reference")
@@ -53,7 +54,8 @@ class Game:
         """True when the game uses GDL-II: percepts (``sees``) or the ``random`` role."""
         return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
 
-    def state_machine(self, reasoner: str = "compiled", limit: int = 1_000_000):
+    def state_machine(self, reasoner: str = "compiled", limit: int = GROUND_LIMIT,
+                      effort: int = EFFORT):
         """A :class:`~ggp.statemachine.StateMachine` of this game for
         ``reasoner``, of its own: one machine must not be asked from two
         threads at once, and the players and the manager of a match ask
@@ -63,15 +65,17 @@ class Game:
 
         ``compiled`` (the default) grounds the game into a propositional
         network; a game that does not ground within ``limit`` ground rules
-        falls back to the reference reasoner with a one-line warning.
+        (and relaxed facts) and ``effort`` candidate atoms examined by the
+        joins falls back to the reference reasoner with a one-line warning.
+        The build reports what it does to the ``ggp.build`` logger.
         """
-        key = (reasoner, limit)
+        key = (reasoner, limit, effort)
         with self._building:
             if key not in self._machines:
-                self._machines[key] = self._new_state_machine(reasoner, limit)
+                self._machines[key] = self._new_state_machine(reasoner, limit, effort)
         return self._machines[key].fork()
 
-    def _new_state_machine(self, reasoner, limit):
+    def _new_state_machine(self, reasoner, limit, effort):
         from .reference import ReferenceMachine
         if reasoner == "reference":
             return ReferenceMachine(self.rules)
@@ -81,7 +85,7 @@ class Game:
         from .compiled import CompiledMachine
         from .ground import GroundingTooLarge
         try:
-            return CompiledMachine(self.rules, self.roles, limit)
+            return CompiledMachine(self.rules, self.roles, limit, effort)
         except GroundingTooLarge as exc:
             warnings.warn(f"{self.name}: {exc}; using the reference reasoner",
                           GroundingWarning, stacklevel=2)

@@ -23,7 +23,7 @@ from gdl import Not, Rule, expand
 from gdl.ast import name_of, variables
 
 from .domains import relaxed_facts
-from .reference import Facts, Program, _subst, solutions
+from .reference import BUILD_LOG, Facts, Program, _subst, solutions
 from .statemachine import GameError, term_key
 
 
@@ -117,14 +117,17 @@ def _factor_clause(rule, lits, serial):
     return [Rule(rule.head, tuple(body), rule.pos)] + helpers
 
 
+#: Ground rules (and relaxed facts) a game may have before grounding gives up
+#: (``ggp check/bench/count --ground-limit``).
+GROUND_LIMIT = 1_000_000
 #: Candidate atoms grounding's joins may examine: past it a game counts as too
 #: large rather than keeping its player busy for hours.  The dearest game that
 #: builds, mastermind448, needs 120 million (28 s); small_dominion stops after
-#: about a minute instead of grounding for hours.
+#: about a minute instead of grounding for hours (``--ground-effort``).
 EFFORT = 150_000_000
 
 
-def ground(rules, roles, limit: int = 1_000_000, effort: int = EFFORT) -> GroundProgram:
+def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> GroundProgram:
     """Ground a game's rules (after :func:`factor`); raise
     :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed facts)
     or ``effort`` joins."""
@@ -134,6 +137,7 @@ def ground(rules, roles, limit: int = 1_000_000, effort: int = EFFORT) -> Ground
     static_strata = program.strata("static")
     static_names = frozenset(r for st in static_strata for r in st.relations)
     static = Program.evaluate(static_strata, Facts({}, static_names))
+    BUILD_LOG.info("grounding: the relaxed domain")
     try:
         relaxed = relaxed_facts(rules, limit, budget)
     except GameError as exc:
@@ -161,6 +165,8 @@ def ground(rules, roles, limit: int = 1_000_000, effort: int = EFFORT) -> Ground
             # solutions() also holds the list in a reference cycle, which would
             # keep it until the next garbage collection: empty it now
             bindings.clear()
+            BUILD_LOG.info("grounding: %s ground rules (at relation '%s')", f"{len(heads):,}",
+                           clause.relation)
             if len(heads) > limit:
                 raise GroundingTooLarge(
                     f"more than {limit} ground rules (at relation '{clause.relation}')")

@@ -23,6 +23,7 @@ Phases
 from __future__ import annotations
 
 import copy
+import logging
 import time
 from collections import OrderedDict, defaultdict
 
@@ -274,6 +275,11 @@ class Program:
                 for r, atoms in found.items():
                     facts.add(r, atoms)
                     derived += len(atoms)
+                if limit is not None:
+                    named = sorted(r for r in stratum.relations if not r.startswith("__"))
+                    BUILD_LOG.info("relaxed domain: %s facts derived (round %d of the "
+                                   "recursion of %s)", f"{derived:,}", rounds,
+                                   ", ".join(named[:3] or sorted(stratum.relations)[:1]))
                 if limit is not None and derived > limit:
                     raise GameError(f"more than {limit:,} facts derived (relation "
                                     f"'{max(found, key=lambda r: len(found[r]))}' adding "
@@ -286,6 +292,11 @@ class Program:
         """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
         return [_subst(clause.head, b)
                 for b in solutions(clause, facts, delta_at, delta, effort=effort)]
+
+
+#: What a game's build is doing, for a user waiting on it (``ggp`` prints it
+#: once a build has taken a couple of seconds).
+BUILD_LOG = logging.getLogger("ggp.build")
 
 
 class TooMuchWork(GameError):

@@ -29,6 +29,7 @@ from ggp import GameError, RuleError, load_game
 from ggp.check import check_playouts
 from ggp.count import count
 from ggp.efg import HISTORY_LIMIT
+from ggp.ground import EFFORT, GROUND_LIMIT
 from ggp.game import REASONERS
 from matches.server import DEFAULT_MARGIN
 from players.params import Param
@@ -69,7 +70,7 @@ def cmd_check(args) -> int:
             for diagnostic in exc.diagnostics:
                 print(f"ggp: {diagnostic}", file=sys.stderr)
         return 1
-    report = check_playouts(game.state_machine(args.reasoner), args.playouts,
+    report = check_playouts(_machine(args, game), args.playouts,
                             max_steps=args.max_steps, seconds=args.seconds, seed=args.seed)
     error = report.pop("error")
     failed = report.pop("failed_playout")
@@ -130,6 +131,12 @@ def cmd_info(args) -> int:
     return 0
 
 
+def _machine(args, game):
+    """The game's state machine for ``--reasoner``, ``--ground-limit`` and
+    ``--ground-effort``."""
+    return game.state_machine(args.reasoner, args.ground_limit, args.ground_effort)
+
+
 def _tree(args, game):
     """The game's extensive form, refused (in one line, within about a second
     when the estimate says so) past ``--max-histories``."""
@@ -143,7 +150,7 @@ def _tree(args, game):
 def cmd_count(args) -> int:
     game = _load(args)
     start = time.perf_counter()
-    result = count(game.state_machine(args.reasoner), args.depth)
+    result = count(_machine(args, game), args.depth)
     data = {"game": game.name, "reasoner": args.reasoner, "depth": args.depth, **result,
             "seconds": round(time.perf_counter() - start, 3)}
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
@@ -436,7 +443,8 @@ def cmd_bench(args) -> int:
         data = _bench_player(_load(args), args.player, args.seconds)
     else:
         from ggp.bench import bench
-        data = bench(_load(args), args.reasoner, args.seconds, args.seed)
+        data = bench(_load(args), args.reasoner, args.seconds, args.seed,
+                     limit=args.ground_limit, effort=args.ground_effort)
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
 
@@ -633,6 +641,12 @@ def build_parser() -> argparse.ArgumentParser:
     def reasoner(p):
         p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
                        help="compiled (a propositional network in C) or reference")
+        p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
+                       help="ground rules (and relaxed facts) the compiled reasoner may have "
+                       f"before the game falls back to the reference one (default {GROUND_LIMIT:,})")
+        p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
+                       help="candidate atoms grounding's joins may examine before the game "
+                       f"falls back to the reference reasoner (default {EFFORT:,})")
 
     def max_histories(p):
         p.add_argument("--max-histories", type=COUNT, default=HISTORY_LIMIT,
@@ -797,6 +811,30 @@ def _fail(as_json: bool, error) -> int:
     return 1
 
 
+class _BuildProgress(logging.Handler):
+    """Prints what a game's build is doing (the ``ggp.build`` log) once the
+    command has run ``after`` seconds, a line a second at most."""
+
+    def __init__(self, after: float = 2.0):
+        super().__init__(logging.INFO)
+        self.after = after
+        self.restart()
+
+    def restart(self):
+        self.start = time.monotonic()
+        self.last = -1.0
+
+    def emit(self, record):
+        now = time.monotonic() - self.start
+        if now >= self.after and now - self.last >= 1.0:
+            self.last = now
+            print(f"ggp: building ({now:.0f} s): {record.getMessage()}", file=sys.stderr,
+                  flush=True)
+
+
+_PROGRESS = _BuildProgress()
+
+
 def _one_line_warning(message, category, filename, lineno, line=None):
     return f"ggp: warning: {message}\n"
 
@@ -809,6 +847,12 @@ def main(argv=None) -> int:
                         format="ggp: %(message)s" if not debug else
                         "%(asctime)s %(levelname)s %(name)s: %(message)s")
     as_json = "--json" in argv
+    build_log = logging.getLogger("ggp.build")
+    if _PROGRESS not in build_log.handlers:
+        build_log.addHandler(_PROGRESS)
+        build_log.setLevel(logging.INFO)
+        build_log.propagate = False
+    _PROGRESS.restart()
     args = None
     try:
         args = build_parser().parse_args(argv)

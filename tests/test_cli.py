@@ -380,3 +380,24 @@ def test_info_counts_what_it_can_in_its_time(capsys):
     assert data["base_propositions"] is None and data["rules"] > 0
     assert data["not_counted"].startswith("the relaxed domain cannot be computed: the join of")
     assert data["not_counted"].endswith("takes too long (--seconds S allows more time)")
+
+
+def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatch):
+    """Once a command has run a couple of seconds (here at once), what the
+    game's build is doing goes to stderr, a line a second at most; the
+    grounding limits are options, past which the game falls back."""
+    from matches import cli
+    monkeypatch.setattr(cli._PROGRESS, "after", 0.0)
+    assert main(["check", "breakthrough", "--playouts", "1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("ggp: building (") for line in err)
+    assert "grounding: the relaxed domain" in err[0]
+    monkeypatch.setattr(cli._PROGRESS, "after", 2.0)
+    from ggp.game import GroundingWarning
+    with pytest.warns(GroundingWarning, match="breakthrough: the relaxed domain cannot be "
+                      "computed: the join of relation .* takes too long"):
+        assert main(["bench", "breakthrough", "--seconds", "0.1", "--ground-effort", "1000",
+                     "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reasoner"] == "reference"
+    with pytest.warns(GroundingWarning, match="more than 100 facts derived"):
+        assert main(["count", "breakthrough", "--depth", "1", "--ground-limit", "100"]) == 0
