@@ -19,11 +19,11 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 
-from gdl import Not, Rule, expand
-from gdl.ast import name_of, variables
+from gdl import Not, Rule, Var, expand
+from gdl.ast import name_of, substitute, variables
 
 from .domains import relaxed_facts
-from .reference import BUILD_LOG, Facts, Program, _subst, solutions
+from .reference import BUILD_LOG, Facts, Program, _is_ground, _subst, solutions
 from .statemachine import GameError, term_key
 
 
@@ -71,6 +71,59 @@ def factor(rules) -> list:
     for rule in rules:
         for lits, _ in expand(rule):
             out.extend(_factor_clause(rule, lits, len(out)))
+    return out
+
+
+#: Relations asked from outside the rules (or keywords): never specialized.
+_QUERIED = frozenset({"role", "init", "true", "does", "next", "legal", "goal", "terminal",
+                      "sees", "base", "input"})
+
+
+def specialize(rules) -> list:
+    """The rules of each relation that every use calls with some constant
+    arguments, specialized to those calls (a simple form of the magic-set
+    restriction: only what some rule can ask for is derived and grounded).
+
+    chineseCheckers3 asks ``(count h1 h2 i1 red ?payoff)`` and two more such
+    calls, where ``count``'s rules range over every triple of cells: each of
+    its rules becomes one per call pattern, with the call's constants put in
+    its head (and body), and a rule whose head cannot take them dropped.  A
+    relation with a use that binds no argument to a constant (or whose head
+    has a compound term where a call has a constant) is kept as it is.
+    """
+    calls: dict = {}            # relation -> its call patterns (constant or None per argument)
+    for rule in rules:
+        for lit in rule.body:
+            atom = lit.literal if isinstance(lit, Not) else lit
+            if isinstance(atom, tuple):
+                calls.setdefault(atom[0], set()).add(
+                    tuple(a if _is_ground(a) else None for a in atom[1:]))
+            elif isinstance(atom, str):
+                calls.setdefault(atom, set()).add(())
+    out = []
+    for rule in rules:
+        patterns = calls.get(name_of(rule.head), ())
+        if (name_of(rule.head) in _QUERIED or not isinstance(rule.head, tuple) or not patterns
+                or any(all(c is None for c in p) for p in patterns)
+                or any(isinstance(h, tuple) and not _is_ground(h)
+                       for p in patterns for h, c in zip(rule.head[1:], p) if c is not None)):
+            out.append(rule)
+            continue
+        general = [p for p in patterns if not any(      # a call less bound covers p
+            q != p and all(c is None or c == d for c, d in zip(q, p)) for q in patterns)]
+        for pattern in sorted(general, key=repr):
+            binding = {}
+            for h, c in zip(rule.head[1:], pattern):
+                if c is None:
+                    continue
+                h = binding.get(h, h)
+                if isinstance(h, Var):
+                    binding[h] = c
+                elif h != c:
+                    break
+            else:
+                out.append(Rule(_subst(rule.head, binding),
+                                tuple(substitute(lit, binding) for lit in rule.body), rule.pos))
     return out
 
 
@@ -132,7 +185,7 @@ def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> Gro
     :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed facts)
     or ``effort`` joins."""
     budget = [effort]
-    rules = factor(rules)
+    rules = specialize(factor(rules))
     program = Program(rules)
     static_strata = program.strata("static")
     static_names = frozenset(r for st in static_strata for r in st.relations)
