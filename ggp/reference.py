@@ -107,17 +107,34 @@ class Facts:
         self._indexes(relation).pop(relation, None)
 
     def lookup(self, relation, positions, key):
-        """Atoms of ``relation`` whose arguments at ``positions`` equal ``key``."""
+        """Atoms of ``relation`` whose terms at ``positions`` (see :func:`_at`)
+        equal ``key``."""
         by_positions = self._indexes(relation).setdefault(relation, {})
         table = by_positions.get(positions)
         if table is None:
             table = {}
-            width = max(positions, default=0)
             for atom in self.sets.get(relation, ()):
-                if isinstance(atom, tuple) and len(atom) > width:
-                    table.setdefault(tuple(atom[i] for i in positions), []).append(atom)
+                at = tuple(_at(atom, p) for p in positions)
+                if _MISSING not in at:
+                    table.setdefault(at, []).append(atom)
             by_positions[positions] = table
         return table.get(key, ())
+
+
+_MISSING = object()
+
+
+def _at(atom, position):
+    """The term of ``atom`` at ``position``: argument ``i`` for an int ``i``;
+    for a pair ``(i, j)``, argument ``j`` of the compound argument ``i`` (its
+    function symbol for ``j == 0``); :data:`_MISSING` where there is none."""
+    if isinstance(position, int):
+        return atom[position] if isinstance(atom, tuple) and len(atom) > position else _MISSING
+    i, j = position
+    if not (isinstance(atom, tuple) and len(atom) > i and isinstance(atom[i], tuple)
+            and len(atom[i]) > j):
+        return _MISSING
+    return atom[i][j]
 
 
 class _Clause:
@@ -166,24 +183,32 @@ class _Clause:
 class _Step:
     """How to match a positive literal, given the variables bound before it.
 
-    ``positions`` are the arguments ground by then (the index key); ``free``
-    pairs each other argument with the variable it binds, when all of them are
+    ``positions`` are the arguments ground by then (the index key), and in
+    a compound argument that is not, its function symbol and its arguments
+    ground by then (``(i, j)``, see :func:`_at`): ``(true (cell ?x ?y ?p))``
+    with ``?x`` bound looks up the cells of that column, not every ``true``
+    fact; ``key_terms`` are the literal's terms there.  ``free`` pairs each
+    other argument with the variable it binds, when all of them are
     distinct fresh variables (the usual case); otherwise ``free`` is None and
     ``rest`` pairs each other argument with its pattern, matched term by term.
     """
 
-    __slots__ = ("positions", "free", "arity", "rest")
+    __slots__ = ("positions", "key_terms", "free", "arity", "rest")
 
     def __init__(self, lit, bound):
         self.rest = ()
         if isinstance(lit, str):
-            self.positions, self.free, self.arity = (), (), 0
+            self.positions, self.key_terms, self.free, self.arity = (), (), (), 0
             return
         args = lit[1:]
         self.arity = len(args)
-        self.positions = tuple(i for i, a in enumerate(args, 1)
-                               if set(variables(a)) <= bound)
-        rest = [(i, a) for i, a in enumerate(args, 1) if i not in self.positions]
+        ground = tuple(i for i, a in enumerate(args, 1) if set(variables(a)) <= bound)
+        inner = tuple((i, j) for i, a in enumerate(args, 1)
+                      if i not in ground and isinstance(a, tuple)
+                      for j, sub in enumerate(a) if j == 0 or set(variables(sub)) <= bound)
+        self.positions = ground + inner
+        self.key_terms = tuple(lit[i] for i in ground) + tuple(lit[i][j] for i, j in inner)
+        rest = [(i, a) for i, a in enumerate(args, 1) if i not in ground]
         fresh = [a for _, a in rest]
         simple = all(isinstance(a, Var) for a in fresh) and len(set(fresh)) == len(fresh)
         self.free = tuple(rest) if simple else None
@@ -366,10 +391,10 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
             if atom in (delta if i == delta_at else facts.get(name_of(lit))):
                 solve(i + 1, b)
             return
-        key = tuple(_subst(lit[p], b) for p in step.positions)
+        key = tuple(_subst(t, b) for t in step.key_terms)
         if i == delta_at:
             pool = [a for a in delta if len(a) == len(lit)
-                    and tuple(a[p] for p in step.positions) == key]
+                    and tuple(_at(a, p) for p in step.positions) == key]
         else:
             pool = facts.lookup(lit[0], step.positions, key)
         if effort is not None:
