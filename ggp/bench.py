@@ -9,11 +9,11 @@ import time
 
 
 def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1,
-          **limits) -> dict:
+          limits: dict | None = None) -> dict:
     """Playouts and state changes per second of one reasoner on one game
-    (``limits``: those of :meth:`ggp.game.Game.state_machine`)."""
+    (``limits``: the grounding limits of :meth:`ggp.game.Game.state_machine`)."""
     start = time.perf_counter()
-    sm = game.state_machine(reasoner, **limits)
+    sm = game.state_machine(reasoner, **(limits or {}))
     build = time.perf_counter() - start
     root = sm.initial_state()
     playouts = steps = 0

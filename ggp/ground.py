@@ -16,6 +16,7 @@ Genesereth, "Propositional Automata and Cell Automata", 2008).
 """
 from __future__ import annotations
 
+import time
 from array import array
 from dataclasses import dataclass
 
@@ -178,13 +179,20 @@ GROUND_LIMIT = 1_000_000
 #: builds, mastermind448, needs 120 million (28 s); small_dominion stops after
 #: about a minute instead of grounding for hours (``--ground-effort``).
 EFFORT = 150_000_000
+#: Seconds grounding may take (``--ground-seconds``): the effort limit counts
+#: candidate atoms, which cheaper joins make cheaper, and a game the joins
+#: cannot finish (small_dominion) should fall back within a minute.  The
+#: slowest public game that builds takes 19 s here (kalaha_2009).
+GROUND_SECONDS = 60.0
 
 
-def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> GroundProgram:
-    """Ground a game's rules (after :func:`factor`); raise
-    :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed facts)
-    or ``effort`` joins."""
-    budget = [effort]
+def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT,
+           seconds: float | None = GROUND_SECONDS) -> GroundProgram:
+    """Ground a game's rules (after :func:`factor` and :func:`specialize`);
+    raise :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed
+    facts), ``effort`` candidate atoms joined or ``seconds`` (None: no
+    limit)."""
+    budget = [effort] if seconds is None else [effort, time.monotonic() + seconds]
     rules = specialize(factor(rules))
     program = Program(rules)
     static_strata = program.strata("static")

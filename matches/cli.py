@@ -29,7 +29,7 @@ from ggp import GameError, RuleError, load_game
 from ggp.check import check_playouts
 from ggp.count import count
 from ggp.efg import HISTORY_LIMIT
-from ggp.ground import EFFORT, GROUND_LIMIT
+from ggp.ground import EFFORT, GROUND_LIMIT, GROUND_SECONDS
 from ggp.game import REASONERS
 from matches.server import DEFAULT_MARGIN
 from players.params import Param
@@ -132,9 +132,10 @@ def cmd_info(args) -> int:
 
 
 def _machine(args, game):
-    """The game's state machine for ``--reasoner``, ``--ground-limit`` and
-    ``--ground-effort``."""
-    return game.state_machine(args.reasoner, args.ground_limit, args.ground_effort)
+    """The game's state machine for ``--reasoner`` and the ``--ground-*``
+    limits."""
+    return game.state_machine(args.reasoner, args.ground_limit, args.ground_effort,
+                              args.ground_seconds)
 
 
 def _tree(args, game):
@@ -444,7 +445,8 @@ def cmd_bench(args) -> int:
     else:
         from ggp.bench import bench
         data = bench(_load(args), args.reasoner, args.seconds, args.seed,
-                     limit=args.ground_limit, effort=args.ground_effort)
+                     dict(limit=args.ground_limit, effort=args.ground_effort,
+                          seconds=args.ground_seconds))
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
 
@@ -647,6 +649,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
                        help="candidate atoms grounding's joins may examine before the game "
                        f"falls back to the reference reasoner (default {EFFORT:,})")
+        p.add_argument("--ground-seconds", type=SECONDS, default=GROUND_SECONDS,
+                       help="seconds grounding may take before the game falls back to the "
+                       f"reference reasoner (default {GROUND_SECONDS:g})")
 
     def max_histories(p):
         p.add_argument("--max-histories", type=COUNT, default=HISTORY_LIMIT,

@@ -401,3 +401,5 @@ def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatc
     assert json.loads(capsys.readouterr().out)["reasoner"] == "reference"
     with pytest.warns(GroundingWarning, match="more than 100 facts derived"):
         assert main(["count", "breakthrough", "--depth", "1", "--ground-limit", "100"]) == 0
+    with pytest.warns(GroundingWarning, match="takes too long"):
+        assert main(["count", "breakthrough", "--depth", "1", "--ground-seconds", "0.001"]) == 0

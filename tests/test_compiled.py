@@ -32,7 +32,7 @@ INVALID = {"test_case_3b", "test_case_3e", "test_case_3f", "test_clean_not_disti
 UNGROUNDABLE = {"amazons", "chess", "small_dominion"}
 
 #: Games that take 20-40 s to build: compared in the slow run only, to keep CI short.
-SLOW_BUILD = {"kalaha_2009", "mastermind448"}
+SLOW_BUILD = {"kalaha_2009"}
 
 
 def outcome(f):
