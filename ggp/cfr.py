@@ -155,18 +155,16 @@ def best_response_values(tree: Tree, policy: list, player: int) -> list:
         value[item] = v
 
     for root in range(tree.histories):
-        todo = [root]
+        todo = [(root, False)]          # (item, what it reads is settled)
         while todo:
-            item = todo[-1]
+            item, ready = todo.pop()
             if known(item):
-                todo.pop()
                 continue
-            missing = [d for d in needs(item) if not known(d)]
-            if missing:
-                todo.extend(missing)
-            else:
+            if ready:
                 settle(item)
-                todo.pop()
+                continue
+            todo.append((item, True))
+            todo.extend((d, False) for d in needs(item) if not known(d))
     return value
 
 

@@ -77,8 +77,7 @@ class Network:
         the network of the states where they hold (a split kernel's,
         :meth:`ggp._propnet.Kernel.split`).  Their input nodes stay, read by
         nothing."""
-        net = copy.copy(self)
-        net.kind, net.inputs, net.alias = list(self.kind), list(self.inputs), array("i", self.alias)
+        net = self._copy()
         for b, value in values.items():
             net.alias[self.base_node[b]] = (TRUE if value else FALSE) * 2
         net._simplify()
@@ -92,10 +91,10 @@ class Network:
         100 (a copy of the gates of ``terminal`` and of the role's goal 100,
         reading each base proposition's next output where they read the
         proposition).  Decisive-move playouts read it (``players._policy``)."""
-        net = copy.copy(self)
-        net.kind, net.inputs, net.alias = list(self.kind), list(self.inputs), array("i", self.alias)
+        net = self._copy()
+        goal = {r: n for n, r, v in self.goals if v == 100}
         twin = dict(zip(self.base_node, self.next_node))    # node -> its next-state copy
-        todo = [self.terminal_node] + [n for n, _, _ in self.goals]
+        todo = [self.terminal_node] + list(goal.values())
         gates = []
         while todo:                         # copy every gate they read
             node = todo.pop()
@@ -106,12 +105,17 @@ class Network:
         for node in gates:
             net.inputs[twin[node]] = tuple(twin.get(lit >> 1, lit >> 1) * 2 | lit & 1
                                            for lit in self.inputs[node])
-        goal = {r: n for n, r, v in self.goals if v == 100}
         net.wins = [net._new(AND, (twin.get(self.terminal_node, self.terminal_node) * 2,
                                    twin.get(goal[r], goal[r]) * 2))
                     if r in goal else FALSE for r in range(len(self.gp.roles))]
         net._simplify()
         net._layout()
+        return net
+
+    def _copy(self) -> Network:
+        """A copy whose gates can be changed without changing this network's."""
+        net = copy.copy(self)
+        net.kind, net.inputs, net.alias = list(self.kind), list(self.inputs), array("i", self.alias)
         return net
 
     # --- building --------------------------------------------------------------

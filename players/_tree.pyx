@@ -37,6 +37,7 @@ from ggp._propnet cimport Kernel, _seed
 from players._policy cimport Policy
 from players._sampling cimport ANCHOR_BYTES, MAX_PLAYOUT, _grown, _now, _zeroed
 
+
 cdef struct Store:
     # nodes
     int64_t count, capacity
