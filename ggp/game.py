@@ -13,11 +13,11 @@ from gdl.ast import name_of
 from .ground import EFFORT, GROUND_LIMIT, GROUND_SECONDS
 from .statemachine import RuleError
 
-REASONERS = ("compiled", "reference")
+REASONERS = ("compiled", "reference", "demand")
 
 
 class GroundingWarning(UserWarning):
-    """A game too large to ground runs on the reference reasoner."""
+    """A game too large to ground runs on the demand-driven reasoner."""
 
 
 def games_dir() -> Path:
@@ -66,8 +66,9 @@ class Game:
         ``compiled`` (the default) grounds the game into a propositional
         network; a game that does not ground within ``limit`` ground rules
         (and relaxed facts), ``effort`` candidate atoms examined by the
-        joins and ``seconds`` falls back to the reference reasoner with a
-        one-line warning.
+        joins and ``seconds`` falls back to the demand-driven reasoner
+        (:mod:`ggp.demand`) with a one-line warning.  ``reference`` is the
+        bottom-up oracle (:mod:`ggp.reference`), ``demand`` the top-down one.
         The build reports what it does to the ``ggp.build`` logger.
         """
         key = (reasoner, limit, effort, seconds)
@@ -77,9 +78,12 @@ class Game:
         return self._machines[key].fork()
 
     def _new_state_machine(self, reasoner, limit, effort, seconds):
+        from .demand import DemandMachine
         from .reference import ReferenceMachine
         if reasoner == "reference":
             return ReferenceMachine(self.rules)
+        if reasoner == "demand":
+            return DemandMachine(self.rules)
         if reasoner != "compiled":
             raise ValueError(f"unknown reasoner {reasoner!r}; "
                              f"choose from {', '.join(REASONERS)}")
@@ -88,9 +92,9 @@ class Game:
         try:
             return CompiledMachine(self.rules, self.roles, limit, effort, seconds)
         except GroundingTooLarge as exc:
-            warnings.warn(f"{self.name}: {exc}; using the reference reasoner",
+            warnings.warn(f"{self.name}: {exc}; using the demand-driven reasoner",
                           GroundingWarning, stacklevel=2)
-            return ReferenceMachine(self.rules)
+            return DemandMachine(self.rules)
 
     def diagnostic(self, error: RuleError) -> gdl.Diagnostic:
         """``error`` as a located line: a role with no legal move at the

@@ -553,8 +553,11 @@ def _printer(game):
             joint = record.moves[-1]
             moves = ", ".join(f"{r} {gdl.to_kif(m)}" for r, m in zip(record.roles, joint))
             faults = [f"{r}: {e}" for r, e in zip(record.roles, record.errors[-1]) if e]
+            searched = [f"{r} {n:,}" for r, n in zip(record.roles, record.simulations[-1])
+                        if n is not None]
             print(f"step {len(record.moves)}: {moves}"
-                  + (f"   [{'; '.join(faults)}]" if faults else ""))
+                  + (f"   [{'; '.join(faults)}]" if faults else "")
+                  + (f"   (simulations: {', '.join(searched)})" if searched else ""))
         board = render(record.states[-1], game, sm)
         if board:
             print(board)
@@ -642,16 +645,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     def reasoner(p):
         p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
-                       help="compiled (a propositional network in C) or reference")
+                       help="compiled (a propositional network in C), reference (bottom-up, the "
+                       "oracle) or demand (top-down with tabling, for games that do not ground)")
         p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
                        help="ground rules (and relaxed facts) the compiled reasoner may have "
-                       f"before the game falls back to the reference one (default {GROUND_LIMIT:,})")
+                       f"before the game falls back to the demand-driven one (default {GROUND_LIMIT:,})")
         p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
                        help="candidate atoms grounding's joins may examine before the game "
-                       f"falls back to the reference reasoner (default {EFFORT:,})")
+                       f"falls back to the demand-driven reasoner (default {EFFORT:,})")
         p.add_argument("--ground-seconds", type=SECONDS, default=GROUND_SECONDS,
                        help="seconds grounding may take before the game falls back to the "
-                       f"reference reasoner (default {GROUND_SECONDS:g})")
+                       f"demand-driven reasoner (default {GROUND_SECONDS:g})")
 
     def max_histories(p):
         p.add_argument("--max-histories", type=COUNT, default=HISTORY_LIMIT,
@@ -669,8 +673,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--playouts", type=NATURAL, default=20, help="random playouts to play")
     p.add_argument("--max-steps", type=COUNT, default=1000,
                    help="a playout longer than this fails the termination check")
-    p.add_argument("--seconds", type=SECONDS, default=None,
-                   help="stop the playouts after this (default: no limit)")
+    p.add_argument("--seconds", type=SECONDS, default=20.0,
+                   help="stop the playouts after this (default 20; at least one step is played)")
     p.add_argument("--seed", type=NATURAL, default=0, help="seed of the random playouts")
     reasoner(p)
 

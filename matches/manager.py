@@ -55,6 +55,9 @@ class MatchRecord:
     #: every fault of every phase: {"phase": "start" | "play" | "stop" | "abort",
     #: "step": number of the step (1 = the first PLAY) or None, "role", "code", "reason"}
     faults: list = field(default_factory=list)
+    #: per step, per role: the simulations a search player in this process made
+    #: for its move (its ``last_simulations``), else None
+    simulations: list = field(default_factory=list)
 
 
 def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10,
@@ -120,6 +123,8 @@ def _play(game, sm, rng, rounds, record, on_step):
                  for r, seat in seats.items()}
         answers = rounds.run("play", turn + 1, play_clock, calls)
         joint, errors = [], []
+        record.simulations.append([seats[r].simulations() if r in seats else None
+                                   for r in sm.roles])
         for role in sm.roles:
             move = answers.get(role)
             if move is None:            # the random role, or a fault

@@ -14,7 +14,9 @@ few keys of ours, which ggp.org readers ignore (they read the keys they know):
 ``gameName``, ``roles``, and ``gameSource`` (a name in games_gdl or the path
 of the .kif) or, for a game given as text, ``gdl`` (its rules); and
 ``faults``, every fault of the match with its reason, START and STOP
-included (``{"phase", "step", "role", "code", "reason"}``).  As in ggp-base,
+included (``{"phase", "step", "role", "code", "reason"}``); and
+``simulations``, per step and role, the simulations a search player in the
+manager's process made for its move (null otherwise).  As in ggp-base,
 ``errors`` has one entry per state, the codes of START's faults first, and
 ``stateTimes`` starts before START.
 
@@ -75,6 +77,7 @@ def to_ggp_json(record) -> dict:
         "gameName": record.game,
         "roles": roles,
         "faults": list(record.faults),
+        "simulations": [list(step) for step in record.simulations],
         "gameSource": None if from_text else source,
         **({"gdl": source} if from_text else {}),
     }

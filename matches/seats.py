@@ -91,6 +91,11 @@ class LocalSeat:
             return None, self._crashed("abort", exc)
         return "aborted", None
 
+    def simulations(self):
+        """The simulations the player's last search made (None for a player that does not search)."""
+        n = getattr(self.player, "last_simulations", None)
+        return n if isinstance(n, int) else None
+
     def _crashed(self, when: str, exc: Exception) -> Fault:
         log.debug("player %s crashed at %s", self.name, when, exc_info=exc)
         return Fault("CE", f"raised {type(exc).__name__}: {one_line(exc)}")

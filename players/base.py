@@ -84,7 +84,7 @@ class Player:
     params = (
         Param("seed", int, None, "random seed (default: a fresh one each match)", low=0),
         Param("reasoner", str, "compiled", "the state machine the player reasons with",
-              choices=("compiled", "reference")),
+              choices=("compiled", "reference", "demand")),
     )
 
     def __init__(self, **values):

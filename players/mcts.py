@@ -252,21 +252,22 @@ class MCTSPlayer(Player):
         done = 0
         collecting = gc.isenabled()
         gc.disable()
+        self.search.until = until
         try:
             while done < budget if budget is not None else time.monotonic() < until:
-                self.simulate()
-                done += 1
+                done += self.simulate()
         finally:
             gc.freeze()
             if collecting:
                 gc.enable()
         self.last_simulations = done
 
-    def simulate(self):
+    def simulate(self) -> bool:
         """One simulation: select down the tree, add a node, play out, back up.
         The policy learns from the whole simulation: the playout credits the
         tree moves with its own, and a simulation that ends at a terminal
-        state inside the tree credits its tree moves."""
+        state inside the tree credits its tree moves.  False (nothing backed
+        up) when the playout ran out of the search's time."""
         node, path, joints, picks = self.root, [self.root], [], []
         goals, depth = None, 0
         while not node.terminal:
@@ -282,6 +283,8 @@ class MCTSPlayer(Player):
                 path.append(child)
                 if not child.terminal:
                     goals, depth = self.search.playout(child.state, self.history, joints)
+                    if goals is None:
+                        return False
                 break
             path.append(child)
             node = child
@@ -289,6 +292,7 @@ class MCTSPlayer(Player):
             goals = path[-1].goals
             self.search.credit(self.history, joints, goals)
         self._backup(path, picks, goals, depth)
+        return True
 
     def _backup(self, path, picks, goals, depth):
         """Add each role's goal, discounted by ``gamma ** plies`` from the
@@ -537,7 +541,7 @@ def _search_for(steps, playout, params, seed):
     """The search for a player's :class:`players.belief.Steps` (its reasoner)."""
     if steps.compiled:
         return CompiledSearch(steps, playout, params, seed)
-    return ReferenceSearch(steps, playout, seed, params.get("decisive", False))
+    return ReferenceSearch(steps, playout, seed, params)
 
 
 class _Search:
@@ -614,33 +618,79 @@ class CompiledSearch(_Search):
 
 class ReferenceSearch(_Search):
     """Search questions answered by any state machine (for games too large to
-    ground); moves are the moves themselves and playouts uniformly random:
-    the learning policies need the compiled reasoner."""
+    ground); moves are the moves themselves.  Playouts are uniformly random,
+    or for ``mast`` chosen by Move-Average Sampling kept here in Python
+    (Finnsson and Bjornsson, AAAI 2008; seed 003 slides 21-22: a move's score
+    is the average goal of its role in the simulations that played it, a move
+    never played scoring 100; epsilon-greedy or Gibbs sampling with
+    temperature ``tau``), as the compiled reasoner's policy does in C.  The
+    N-gram and Last-Good-Reply policies need the compiled reasoner.
 
-    def __init__(self, steps, playout, seed, decisive=False):
-        if playout != "random":
+    A playout stops at ``until`` (``time.monotonic()``) and then gives no
+    goals: on a slow reasoner one playout can outlast a play clock."""
+
+    def __init__(self, steps, playout, seed, params):
+        if playout not in ("random", "mast"):
             warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
                           "playing random playouts", RuntimeWarning, stacklevel=3)
-        if decisive:
+        if params.get("decisive"):
             warnings.warn("decisive playouts need the compiled reasoner; playing without",
                           RuntimeWarning, stacklevel=3)
         super().__init__(steps)
         self.rng = random.Random(seed)
+        self.mast = playout == "mast"
+        self.gibbs = params.get("select") == "gibbs"
+        self.epsilon, self.tau = params.get("epsilon", 0.4), params.get("tau", 10.0)
+        self.scores = {}            # (role index, move) -> [sum of goals, simulations]
+        self.until = math.inf
 
     def next(self, state, joint):
         return self.sm.next_state(state, joint)
 
     def playout(self, state, history, joints):
-        final, depth = self.sm.random_playout(state, self.rng)
-        terminal = self.sm.is_terminal(final)
-        goals = self.steps.goals(final) if terminal else (0,) * len(self.sm.roles)
-        return goals, depth
+        sm, played = self.sm, []
+        while not sm.is_terminal(state) and len(played) < 100000:
+            if time.monotonic() > self.until:
+                return None, len(played)
+            moves = sm.all_legal_moves(state)
+            if not all(moves):
+                break
+            joint = tuple(self.choose(r, m, None, None) for r, m in enumerate(moves))
+            played.append(joint)
+            state = sm.next_state(state, joint)
+        goals = self.steps.goals(state) if sm.is_terminal(state) else (0,) * len(sm.roles)
+        self.credit(history, joints + played, goals)
+        return goals, len(played)
 
     def choose(self, r, candidates, history, joints):
-        return self.rng.choice(candidates)
+        if not self.mast:
+            return self.rng.choice(candidates)
+        if len(candidates) == 1:
+            return candidates[0]
+        if not self.gibbs and self.rng.random() < self.epsilon:
+            return self.rng.choice(candidates)
+        scores = [self._score(r, m) for m in candidates]
+        top = max(scores)
+        if self.gibbs:
+            weights = [math.exp((x - top) / self.tau) for x in scores]
+            return self.rng.choices(candidates, weights)[0]
+        return self.rng.choice([m for m, x in zip(candidates, scores) if x == top])
+
+    def _score(self, r, move):
+        stat = self.scores.get((r, move))
+        return stat[0] / stat[1] if stat is not None and stat[1] > 0 else 100.0
 
     def credit(self, history, joints, goals):
-        """Random playouts learn nothing."""
+        """Add each role's goal to the moves it played in ``joints``."""
+        if not self.mast:
+            return
+        for joint in joints:
+            for r, move in enumerate(joint):
+                stat = self.scores.setdefault((r, move), [0.0, 0.0])
+                stat[0] += goals[r]
+                stat[1] += 1.0
 
     def decay(self, factor):
-        """Random playouts learn nothing."""
+        for stat in self.scores.values():
+            stat[0] *= factor
+            stat[1] *= factor

@@ -322,7 +322,7 @@ def test_public_games_too_dear_for_the_domain_are_drawn_from_their_initial_state
     start = time.perf_counter()
     board = board_of(game)
     assert time.perf_counter() - start < 20
-    lines = board.render(play(game, reasoner="reference")).splitlines()
+    lines = board.render(play(game, reasoner="demand")).splitlines()
     assert lines[0] == "8 br bn bb bq bk bb bn br" and lines[3] == "5  .  .  .  .  .  .  .  ."
     checkers = board_of(public("checkers"))
     assert (len(checkers.columns), len(checkers.rows)) == (8, 8)

@@ -27,8 +27,8 @@ INVALID = {"test_case_3b", "test_case_3e", "test_case_3f", "test_clean_not_disti
            "test_invalid_sentence_arities_differ"}
 
 #: Public games that do not ground within the default limits or within 60 s
-#: (README, "Coverage"); they fall back to the reference reasoner,
-#: checked in the slow run.
+#: (README, "Coverage"); they fall back to the demand-driven reasoner
+#: (tests/test_demand.py), checked in the slow run.
 UNGROUNDABLE = {"amazons", "chess", "small_dominion"}
 
 #: Games that take 20-40 s to build: compared in the slow run only, to keep CI short.
@@ -43,10 +43,12 @@ def outcome(f):
         return ("error", type(exc).__name__)
 
 
-def compare(game, playouts, seconds, seed=1):
+def compare(game, playouts, seconds, seed=1, reasoner="compiled"):
+    """Random playouts of ``game`` asked of ``reasoner`` and of the reference,
+    step by step; (playouts finished, steps taken)."""
     ref = game.state_machine("reference")
-    fast = game.state_machine("compiled")
-    assert fast.name == "compiled" and fast.roles == ref.roles
+    fast = game.state_machine(reasoner)
+    assert fast.name == reasoner and fast.roles == ref.roles
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     steps = done = 0
@@ -162,7 +164,7 @@ def test_ungroundable_public_games_fall_back(name):
     game = load_game(SHARED / "gdl1" / f"{name}.kif")
     with pytest.warns(GroundingWarning):
         sm = game.state_machine("compiled", limit=200_000)
-    assert sm.name == "reference"
+    assert sm.name == "demand"
 
 
 def test_too_large_to_ground_falls_back_with_a_warning():
@@ -170,9 +172,9 @@ def test_too_large_to_ground_falls_back_with_a_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sm = game.state_machine("compiled", limit=100)
-    assert sm.name == "reference"
+    assert sm.name == "demand"
     assert len(caught) == 1 and issubclass(caught[0].category, GroundingWarning)
-    assert "using the reference reasoner" in str(caught[0].message)
+    assert "using the demand-driven reasoner" in str(caught[0].message)
 
 
 WRAPPING = """(role a) (init (msg m)) (<= (legal a go) (true (msg ?x)))
@@ -186,17 +188,17 @@ def test_terms_nested_without_bound_fall_back_at_once():
     the 101st round of the recursion finds terms nested deeper than 100
     levels and grounding gives up, naming the relation, where counting to
     the fact limit cost time quadratic in the count (hours at a million);
-    the reference reasoner plays it."""
+    the demand-driven reasoner plays it."""
     game = load_game(WRAPPING)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sm = game.state_machine("compiled")
-    assert sm.name == "reference"
+    assert sm.name == "demand"
     (warning,) = caught
     assert str(warning.message).startswith(
         "<text>: the relaxed domain cannot be computed: relation 'next' builds terms nested "
         "deeper than 100 levels, as (next (msg (wrap (wrap")
-    assert str(warning.message).endswith("...: they have no bound; using the reference reasoner")
+    assert str(warning.message).endswith("...: they have no bound; using the demand-driven reasoner")
     state = sm.initial_state()
     for _ in range(3):
         state = sm.next_state(state, ["go"])

@@ -5,6 +5,7 @@ mixed equilibrium of matrix games, the policy learns from every simulation and
 decays once per decision."""
 import math
 import time
+import warnings
 from collections import Counter
 
 import pytest
@@ -58,11 +59,48 @@ def test_finds_the_forced_win_in_two(spec):
     assert player.play(Observation()) == ("mark", "1", "3")
 
 
-def test_finds_the_forced_win_on_the_reference_reasoner_too():
+@pytest.mark.parametrize("spec", ["uct", "mast", "mast:policy=gibbs"])
+def test_finds_the_forced_win_on_the_reference_reasoner_too(spec):
     game = fork_game()
-    player = make("uct:simulations=3000,seed=7,reasoner=reference")
+    player = make(f"{spec}{',' if ':' in spec else ':'}simulations=3000,seed=7,"
+                  "reasoner=reference")
     player.start(game, "xplayer", 10, 10)
     assert player.play(Observation()) == ("mark", "1", "3")
+
+
+def test_mast_learns_on_the_reference_reasoner():
+    """MAST kept in Python (players.mcts.ReferenceSearch): every move played
+    in a simulation is credited with its role's goal, so a move's score is
+    the mean goal of the simulations that played it; a move never played
+    scores 100; decay scales the statistics (not the means)."""
+    game = load_game("tictactoe")
+    player = make("mast:simulations=200,seed=3,reasoner=reference")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # MAST runs here: no fallback warning
+        player.start(game, "xplayer", 10, 10)
+        player.play(Observation())
+    search = player.search
+    assert search.mast and search.scores
+    for (r, move), (total, n) in search.scores.items():
+        assert n >= 1 and 0 <= total / n <= 100
+    some = next(iter(search.scores))
+    mean = search._score(*some)
+    search.decay(0.5)
+    assert search._score(*some) == pytest.approx(mean)
+    assert search._score(0, ("mark", "9", "9")) == 100.0
+
+
+def test_a_playout_stops_at_the_searchs_time():
+    """On a slow reasoner one playout can outlast the play clock: past the
+    search's time it stops, and the simulation is neither backed up nor counted."""
+    game = load_game("connectfour")
+    player = make("uct:seed=1,reasoner=demand")
+    player.start(game, game.roles[0], 0.5, 1)
+    visits = player.root.n
+    player.search.until = time.monotonic() - 1
+    goals, _ = player.search.playout(player.sm.initial_state(), [], [])
+    assert goals is None
+    assert player.simulate() is False and player.root.n == visits
 
 
 @pytest.mark.parametrize("spec", ["uct", "mast:policy=gibbs,tau=10", "nst:transpositions=true",

@@ -26,7 +26,7 @@ GGP_KEYS = {"matchId", "randomToken", "startTime", "gameMetaURL", "isCompleted",
             "states", "moves", "stateTimes", "errors", "goalValues", "previewClock",
             "startClock", "playClock", "playerNamesFromHost", "isPlayerHuman",
             "tournamentNameFromHost", "scrambled"}
-OURS = {"gameName", "roles", "gameSource", "faults"}
+OURS = {"gameName", "roles", "gameSource", "faults", "simulations"}
 
 
 def play(game="tictactoe", seed=1):
@@ -53,9 +53,17 @@ def test_ggp_json_shape(record, tmp_path):
     assert record["states"][0].startswith("( ( square 1 1 e ) ( square 1 2 e )")
     assert record["states"][0].endswith(" ( turn xplayer ) )")
     assert record["stateTimes"][0] >= record["startTime"] > 1.5e12        # ms since the epoch
+    assert record["simulations"] == [[None, None]] * steps             # random does not search
     path = tmp_path / "match.json"
     write_json(record, path)
     assert read_json(path) == record
+
+
+def test_search_players_simulations_are_recorded():
+    game = load_game("tictactoe")
+    data = to_ggp_json(run_match(game, {"xplayer": players.make("uct:simulations=50,seed=1"),
+                                        "oplayer": players.make("random:seed=2")}, seed=1))
+    assert data["simulations"] and all(x == 50 and o is None for x, o in data["simulations"])
 
 
 def test_replay_of_a_good_record(record):
