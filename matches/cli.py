@@ -115,10 +115,14 @@ def cmd_info(args) -> int:
             "relations": len(relations), "base_propositions": counted[0],
             "input_propositions": counted[1], "not_counted": why,
             "warnings": [str(w) for w in game.warnings]}
-    if args.tree or args.public:
+    if args.tree or args.public or args.features:
         tree = _tree(args, game)
         data.update(histories=tree.histories, terminals=tree.terminals,
                     information_states=tree.information_states())
+    if args.features:
+        from ggp.features import Encoding
+        data["features"] = [Encoding(tree, p).describe(role)
+                            for p, role in enumerate(tree.players)]
     if args.public:
         from ggp.public import public_states
         start = time.perf_counter()
@@ -126,7 +130,12 @@ def cmd_info(args) -> int:
         data.update(public_states=len(public), largest_public_state=public.largest(),
                     public_seconds=round(time.perf_counter() - start, 3))
     text = "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
-                     for k, v in data.items() if k not in ("warnings", "not_counted") or v)
+                     for k, v in data.items()
+                     if k not in ("warnings", "not_counted", "features") or v and k != "features")
+    for f in data.get("features", ()):
+        text += (f"\nfeatures of {f['role']}: {f['size']} slots: {f['depth']} steps x "
+                 f"({len(f['moves'])} moves + {len(f['terms'])} percepts) + "
+                 f"{len(f['moves'])} legal moves (--json lists them)")
     _emit(args, data, text)
     return 0
 
@@ -211,7 +220,9 @@ def cmd_exploit(args) -> int:
     if args.player is None:
         given = [flag for flag, value in (("--episodes", args.episodes), ("--curve", args.curve),
                                           ("--append", args.append or None),
-                                          ("--seed", args.seed), ("--out", args.out))
+                                          ("--seed", args.seed), ("--out", args.out),
+                                          ("--save", args.save),
+                                          ("--resume", args.resume or None))
                  if value is not None]
         if given:
             raise UserError(f"{', '.join(given)}: only with --player, not with --policy")
@@ -250,8 +261,9 @@ def _exploit_online(args) -> int:
     from players.registry import make, parse_spec, player_class
     if args.player is None:
         raise UserError("--online goes with --player SPEC")
-    if args.episodes is not None or args.out:
-        raise UserError("--episodes and --out are for self-play, not with --online")
+    if args.episodes is not None or args.out or args.save or args.resume:
+        raise UserError("--episodes, --out, --save and --resume are for self-play, "
+                        "not with --online")
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
     if args.curve:
@@ -324,22 +336,38 @@ def _plot_online(csv_path, png_path) -> None:
 def _exploit_selfplay(args, game, tree) -> int:
     """``ggp exploit --player``: learn by self-play, then score the average policy."""
     from ggp.cfr import save_policy
+    from players.registry import parse_spec
     from players.selfplay import checkpoints, curve_rows, plot_curves, train, write_curve
     episodes = 1_000_000 if args.episodes is None else args.episodes
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
-    for path in (args.curve, args.out):
+    if args.resume and not args.save:
+        raise UserError("--resume goes with --save DIR")
+    nfsp = parse_spec(args.player)[0] == "nfsp"
+    if args.save and not nfsp:
+        raise UserError("--save: only nfsp learners are saved (the others train in "
+                        "seconds: --out saves their policy)")
+    for path in (args.curve, args.out, args.save):
         if path:
             _writable(path)
+    learner, earlier = None, 0
+    if args.resume:
+        from players.nfsp import NFSP
+        try:
+            learner = NFSP.load(tree, args.save)
+            earlier = len(learner.curve) if args.append else 0    # already in the file
+        except (OSError, ValueError, KeyError) as exc:
+            raise UserError(f"{args.save}: no learner to resume ({exc})", "io") from None
     try:
         learner = train(tree, args.player, episodes=episodes,
                         points=checkpoints(episodes) if args.curve else [episodes],
-                        seed=args.seed)
+                        seed=args.seed, learner=learner,
+                        after=_saver(args.save) if args.save else _progress(episodes))
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     if args.curve:
         try:
-            write_curve(args.curve, curve_rows(learner, game.name), args.append)
+            write_curve(args.curve, curve_rows(learner, game.name)[earlier:], args.append)
         except (OSError, ValueError) as exc:
             raise UserError(f"{args.curve}: {exc}", "io") from None
         plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
@@ -358,6 +386,24 @@ def _exploit_selfplay(args, game, tree) -> int:
                   for p in learner.curve]
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _progress(episodes):
+    """After each curve point: a line on stderr when training has run 2 s."""
+    def after(learner):
+        if learner.seconds >= 2 and learner.episodes < episodes:
+            print(f"ggp: {learner.episodes:,} of {episodes:,} episodes "
+                  f"({learner.seconds:.0f} s): exploitability "
+                  f"{learner.curve[-1].exploitability:.4f}", file=sys.stderr, flush=True)
+    return after
+
+
+def _saver(folder):
+    """After each curve point: the learner saved in ``folder``, and the progress line."""
+    def after(learner):
+        learner.save(folder)
+        _progress(float("inf"))(learner)
+    return after
 
 
 def _writable(path):
@@ -683,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "histories, terminals, information states per role")
     p.add_argument("--public", action="store_true", help="also the public states (seed "
                    "001): how many, the histories of the largest, the seconds to build them")
+    p.add_argument("--features", action="store_true", help="also the learners' encoding of "
+                   "each role's information states (ggp.features): size and, with --json, "
+                   "what each slot means")
     max_histories(p)
     p.add_argument("--seconds", type=SECONDS, default=10.0, help="time for the base and input "
                    "propositions (the relaxed domain); past it they are not counted")
@@ -705,15 +754,15 @@ def build_parser() -> argparse.ArgumentParser:
     max_histories(p)
 
     p = command("exploit", cmd_exploit, "exploitability (NashConv / 2) of a policy, "
-                "given or learned by self-play (Smooth UCT, extensive-form UCT), in goal "
-                "points and in the game's unit")
+                "given or learned by self-play (Smooth UCT, extensive-form UCT, NFSP), in "
+                "goal points and in the game's unit")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--policy", metavar="FILE|uniform",
                         help="a policy file (as ggp solve --out writes) or uniform")
     source.add_argument("--player", metavar="SPEC",
-                        help="learn the policy by self-play: smooth-uct or efg-uct, e.g. "
-                        "smooth-uct:c=18,d=0.002 (c in the game's unit); with --online, "
-                        "any player")
+                        help="learn the policy by self-play: smooth-uct, efg-uct or nfsp, "
+                        "e.g. smooth-uct:c=18,d=0.002 (c in the game's unit) or nfsp:eta=1; "
+                        "with --online, any player")
     p.add_argument("--episodes", type=COUNT, default=None,
                    help="self-play episodes (default 1,000,000)")
     p.add_argument("--curve", default=None, metavar="OUT.csv",
@@ -724,6 +773,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=NATURAL, default=None, help="self-play seed (default 0)")
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the learned average policy here")
+    p.add_argument("--save", default=None, metavar="DIR",
+                   help="nfsp: save the learner here at every curve point and at the end "
+                   "(networks, memories, counters), to resume or to play (nfsp:load=DIR)")
+    p.add_argument("--resume", action="store_true",
+                   help="nfsp: go on from the learner in --save DIR up to --episodes")
     p.add_argument("--online", action="store_true",
                    help="score an online player (any GDL-II player, e.g. mccr, oos, ismcts): "
                    "run it at every decision it can reach as every role and score the "

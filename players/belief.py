@@ -69,7 +69,10 @@ import itertools
 import logging
 import math
 import time
+import warnings
 from typing import NamedTuple
+
+from ggp.statemachine import RuleError
 
 from ._sampling import extend_key
 
@@ -94,6 +97,7 @@ class Steps:
     def __init__(self, sm, imperfect: bool):
         self.sm, self.imperfect = sm, imperfect
         self.roles = tuple(sm.roles)
+        self._warned = False
         self.compiled = getattr(sm, "name", "") == "compiled"
         if self.compiled:
             self.kernel = sm.kernel
@@ -129,10 +133,23 @@ class Steps:
         return [list(m) for m in self.sm.all_legal_moves(state)]
 
     def goals(self, state) -> tuple:
+        """Per role its goal; a role without exactly one goal value (the
+        game's fault, which the manager reports) counts 0 here, as it does in
+        the compiled kernel when it has none, with one warning."""
         if self.compiled:
             self.kernel.load(state)
             return tuple(max(self.kernel.goals(r), default=0) for r in range(len(self.roles)))
-        return tuple(g if g is not None else 0 for g in self.sm.goals(state))
+        goals = []
+        for role in self.roles:
+            try:
+                goals.append(self.sm.goal(state, role))
+            except RuleError as exc:
+                if not self._warned:
+                    self._warned = True
+                    warnings.warn(f"{exc}; the search counts it 0", RuntimeWarning,
+                                  stacklevel=2)
+                goals.append(0)
+        return tuple(goals)
 
     def next_seen(self, state, joint) -> tuple:
         joint = tuple(joint)

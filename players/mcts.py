@@ -253,8 +253,9 @@ class MCTSPlayer(Player):
         collecting = gc.isenabled()
         gc.disable()
         self.search.until = until
-        try:
-            while done < budget if budget is not None else time.monotonic() < until:
+        try:           # a simulation's expansion takes a step or two before its playout
+            while (done < budget if budget is not None else
+                   time.monotonic() + 2 * self.search.step_seconds < until):
                 done += self.simulate()
         finally:
             gc.freeze()
@@ -546,7 +547,10 @@ def _search_for(steps, playout, params, seed):
 
 class _Search:
     """What every search answers through the player's steps: moves in the
-    reasoner's numbering, and expansions."""
+    reasoner's numbering, and expansions.  ``step_seconds`` is the longest
+    one step of the game has taken it (0 where steps take microseconds)."""
+
+    step_seconds = 0.0
 
     def __init__(self, steps):
         self.steps, self.sm = steps, steps.sm
@@ -626,8 +630,9 @@ class ReferenceSearch(_Search):
     temperature ``tau``), as the compiled reasoner's policy does in C.  The
     N-gram and Last-Good-Reply policies need the compiled reasoner.
 
-    A playout stops at ``until`` (``time.monotonic()``) and then gives no
-    goals: on a slow reasoner one playout can outlast a play clock."""
+    A playout stops before a step that could end past ``until``
+    (``time.monotonic()``; the slowest step so far is the measure) and then
+    gives no goals: on a slow reasoner one playout can outlast a play clock."""
 
     def __init__(self, steps, playout, seed, params):
         if playout not in ("random", "mast"):
@@ -650,7 +655,8 @@ class ReferenceSearch(_Search):
     def playout(self, state, history, joints):
         sm, played = self.sm, []
         while not sm.is_terminal(state) and len(played) < 100000:
-            if time.monotonic() > self.until:
+            began = time.monotonic()
+            if began + self.step_seconds > self.until:
                 return None, len(played)
             moves = sm.all_legal_moves(state)
             if not all(moves):
@@ -658,6 +664,7 @@ class ReferenceSearch(_Search):
             joint = tuple(self.choose(r, m, None, None) for r, m in enumerate(moves))
             played.append(joint)
             state = sm.next_state(state, joint)
+            self.step_seconds = max(self.step_seconds, time.monotonic() - began)
         goals = self.steps.goals(state) if sm.is_terminal(state) else (0,) * len(sm.roles)
         self.credit(history, joints + played, goals)
         return goals, len(played)

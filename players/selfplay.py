@@ -146,19 +146,39 @@ def checkpoints(episodes: int) -> list:
     return points + [episodes]
 
 
+def learner_for(tree: Tree, spec: str, params: dict | None = None):
+    """The self-play learner a spec names: :class:`SelfPlay` (``smooth-uct``,
+    ``efg-uct``) or :class:`players.nfsp.NFSP` (``nfsp``)."""
+    name, given = parse_spec(spec)
+    if name == "nfsp":
+        from .nfsp import NFSP, PARAMS
+        try:
+            return NFSP(tree, settings(PARAMS, {**given, **(params or {})}))
+        except ValueError as exc:
+            raise ValueError(f"player nfsp: {exc}") from None
+    return SelfPlay(tree, spec, **(params or {}))
+
+
 def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
-          episodes: int = 1_000_000, points=None, seed: int | None = None) -> SelfPlay:
-    """A learner trained ``episodes`` episodes, evaluated at ``points``
-    (default :func:`checkpoints`; ``episodes`` is always the last point) into
-    its ``curve``.  ``seed``, when given, replaces the parameters' seed."""
+          episodes: int = 1_000_000, points=None, seed: int | None = None,
+          learner=None, after=None) -> SelfPlay:
+    """A learner (:func:`learner_for`) trained ``episodes`` episodes,
+    evaluated at ``points`` (default :func:`checkpoints`; ``episodes`` is
+    always the last point) into its ``curve``.  ``seed``, when given, replaces
+    the parameters' seed.  ``learner``, when given, is trained on (a resumed
+    one); ``after(learner)`` is called at every point."""
     if episodes < 1:
         raise ValueError(f"episodes must be positive, got {episodes}")
-    learner = SelfPlay(tree, name, **{**(params or {}),
-                                      **({} if seed is None else {"seed": seed})})
-    targets = sorted({p for p in (points or checkpoints(episodes)) if 0 < p < episodes})
+    if learner is None:
+        learner = learner_for(tree, name, {**(params or {}),
+                                           **({} if seed is None else {"seed": seed})})
+    targets = sorted({p for p in (points or checkpoints(episodes))
+                      if learner.episodes < p < episodes})
     for target in targets + [episodes]:
-        learner.run(target - learner.episodes)
+        learner.run(max(0, target - learner.episodes))
         learner.checkpoint()
+        if after is not None:
+            after(learner)
     return learner
 
 

@@ -676,3 +676,24 @@ def test_a_game_without_pieces_warns_and_searches_without_the_heuristic():
     with pytest.warns(RuntimeWarning, match="searching without the heuristic"):
         player.start(game, game.roles[0], 10, 10)
     assert player.evaluation is None
+
+
+NO_GOAL_AT_THE_END = """(role p) (init (at 0))
+(<= (legal p stop) (true (at 0))) (<= (legal p go) (true (at 0)))
+(<= (next (at 1)) (does p go)) (<= (next (at 2)) (does p stop))
+(<= terminal (true (at 1))) (<= terminal (true (at 2)))
+(<= (goal p 100) (true (at 1)))"""
+
+
+@pytest.mark.parametrize("reasoner", ["compiled", "demand"])
+def test_a_terminal_state_without_a_goal_counts_zero_in_the_search(reasoner):
+    """chess.kif gives no goal after its 200th move (no checkmate): a search
+    meeting such a state counts it 0, as the kernel does, with one warning,
+    where it used to crash the player; the manager still reports the fault."""
+    game = load_game(NO_GOAL_AT_THE_END)
+    player = make(f"uct:simulations=50,seed=1,reasoner={reasoner},engine=python")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        player.start(game, "p", 10, 10)
+        assert player.play(Observation()) == "go"
+    assert len([w for w in caught if "no goal values" in str(w.message)]) == (reasoner != "compiled")

@@ -1,0 +1,187 @@
+"""Small neural networks in numpy for the NFSP learners (seeds 002 and 004).
+
+A :class:`Network` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
+rectified linear units between layers and a linear output (seed 002, section
+6: "1 hidden layer with 64 neurons and rectified linear activations" for
+Leduc), He-initialised.  Everything works on batches, one matrix product a
+layer; there is no per-sample Python.
+
+Losses take the outputs of a batch and give (loss, gradient of the loss with
+respect to those outputs):
+
+- :func:`q_loss`: mean squared error of the outputs at the actions taken
+  against targets (DQN, Mnih et al. 2015), halved;
+- :func:`policy_loss`: cross-entropy of the softmax over each row's legal
+  actions against the actions taken (the supervised average policy).
+
+Optimisers: :class:`SGD` (seed 002's choice) and :class:`Adam` (Kingma and Ba
+2015).  Buffers: :class:`Circular` (the DQN replay memory M_RL) and
+:class:`Reservoir` (M_SL, Vitter's algorithm R: every item offered so far is
+kept with the same probability).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class Network:
+    """A fully connected network with ReLU hidden layers and a linear output."""
+
+    def __init__(self, sizes, rng: np.random.Generator):
+        self.sizes = tuple(int(s) for s in sizes)
+        self.params = []
+        for n_in, n_out in zip(self.sizes, self.sizes[1:]):
+            self.params.append(rng.normal(0.0, np.sqrt(2.0 / n_in), (n_in, n_out)))
+            self.params.append(np.zeros(n_out))
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """The outputs of a batch ``x`` (rows are samples)."""
+        return self._forward(x)[-1]
+
+    def _forward(self, x):
+        layers = [x]
+        last = len(self.params) // 2 - 1
+        for i in range(0, len(self.params), 2):
+            x = x @ self.params[i] + self.params[i + 1]
+            if i // 2 < last:
+                x = np.maximum(x, 0.0)
+            layers.append(x)
+        return layers
+
+    def gradients(self, x: np.ndarray, loss) -> tuple:
+        """(loss value, gradients of ``params``) for the batch ``x``, where
+        ``loss(outputs)`` gives (value, d value / d outputs)."""
+        layers = self._forward(x)
+        value, delta = loss(layers[-1])
+        grads = [None] * len(self.params)
+        for i in range(len(self.params) - 2, -1, -2):
+            below = layers[i // 2]
+            grads[i] = below.T @ delta
+            grads[i + 1] = delta.sum(axis=0)
+            if i > 0:
+                delta = (delta @ self.params[i].T) * (below > 0)
+        return value, grads
+
+    def copy_from(self, other: Network) -> None:
+        for mine, theirs in zip(self.params, other.params):
+            mine[...] = theirs
+
+
+def q_loss(actions: np.ndarray, targets: np.ndarray):
+    """Half the mean squared error of the outputs at ``actions`` against ``targets``."""
+    rows = np.arange(len(actions))
+
+    def loss(out):
+        error = out[rows, actions] - targets
+        grad = np.zeros_like(out)
+        grad[rows, actions] = error / len(actions)
+        return 0.5 * float(np.mean(error ** 2)), grad
+    return loss
+
+
+def masked_softmax(out: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of ``out`` over the entries where ``legal`` is true (0 elsewhere)."""
+    z = np.where(legal, out, -np.inf)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def policy_loss(actions: np.ndarray, legal: np.ndarray):
+    """Mean cross-entropy of the legal softmax of the outputs against ``actions``."""
+    rows = np.arange(len(actions))
+
+    def loss(out):
+        p = masked_softmax(out, legal)
+        value = -float(np.mean(np.log(np.maximum(p[rows, actions], 1e-300))))
+        grad = p
+        grad[rows, actions] -= 1.0
+        return value, grad / len(actions)
+    return loss
+
+
+class SGD:
+    """Plain stochastic gradient descent with learning rate ``lr``."""
+
+    def __init__(self, params, lr: float):
+        self.params, self.lr = params, lr
+
+    def step(self, grads) -> None:
+        for p, g in zip(self.params, grads):
+            p -= self.lr * g
+
+    def state(self) -> list:
+        return []
+
+    def load(self, arrays) -> None:
+        """Nothing to restore."""
+
+
+class Adam:
+    """Adam (Kingma and Ba, ICLR 2015, Algorithm 1) with learning rate ``lr``."""
+
+    def __init__(self, params, lr: float, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.params, self.lr = params, lr
+        self.beta1, self.beta2, self.eps = beta1, beta2, eps
+        self.m = [np.zeros_like(p) for p in params]
+        self.v = [np.zeros_like(p) for p in params]
+        self.t = np.zeros(1)
+
+    def step(self, grads) -> None:
+        self.t += 1
+        b1, b2 = self.beta1, self.beta2
+        scale = self.lr * np.sqrt(1 - b2 ** self.t[0]) / (1 - b1 ** self.t[0])
+        for p, g, m, v in zip(self.params, grads, self.m, self.v):
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            p -= scale * m / (np.sqrt(v) + self.eps)
+
+    def state(self) -> list:
+        return [self.t, *self.m, *self.v]
+
+    def load(self, arrays) -> None:
+        n = len(self.m)
+        self.t[...] = arrays[0]
+        for mine, saved in zip(self.m + self.v, arrays[1:1 + 2 * n]):
+            mine[...] = saved
+
+
+class Circular:
+    """A replay memory of ``capacity`` rows of int and float columns; the
+    oldest row is overwritten when full."""
+
+    def __init__(self, capacity: int, columns: dict):
+        self.capacity, self.size, self.next = capacity, 0, 0
+        self.columns = {name: np.zeros(capacity, dtype) for name, dtype in columns.items()}
+
+    def add(self, **row) -> None:
+        for name, value in row.items():
+            self.columns[name][self.next] = value
+        self.next = (self.next + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, n: int, rng: np.random.Generator) -> dict:
+        picks = rng.integers(0, self.size, n)
+        return {name: column[picks] for name, column in self.columns.items()}
+
+
+class Reservoir(Circular):
+    """A reservoir of ``capacity`` rows: after k offers each offered row is
+    kept with probability min(1, capacity / k) (Vitter 1985, algorithm R)."""
+
+    def __init__(self, capacity: int, columns: dict, rng: np.random.Generator):
+        super().__init__(capacity, columns)
+        self.offered, self.rng = 0, rng
+
+    def add(self, **row) -> None:
+        self.offered += 1
+        if self.size < self.capacity:
+            slot = self.size
+            self.size += 1
+        else:
+            slot = int(self.rng.integers(0, self.offered))
+            if slot >= self.capacity:
+                return
+        for name, value in row.items():
+            self.columns[name][slot] = value

@@ -1,0 +1,149 @@
+"""Neural Fictitious Self-Play (players.nfsp) and its numpy networks (players.neural)."""
+import json
+
+import numpy as np
+import pytest
+
+import players
+from ggp import load_game
+from ggp.cfr import exploitability, uniform_policy
+from ggp.efg import build_tree
+from ggp.features import Encoding
+from matches.cli import main
+from matches.manager import run_match
+from players.neural import Adam, Network, Reservoir, policy_loss, q_loss
+from players.nfsp import NFSP
+from players.selfplay import train
+
+
+def numeric_gradient(net, x, loss, eps=1e-6):
+    grads = []
+    for w in net.params:
+        g = np.zeros_like(w)
+        for idx in np.ndindex(w.shape):
+            old = w[idx]
+            w[idx] = old + eps
+            up = loss(net.forward(x))[0]
+            w[idx] = old - eps
+            down = loss(net.forward(x))[0]
+            w[idx] = old
+            g[idx] = (up - down) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+@pytest.mark.parametrize("which", ["q", "policy"])
+def test_gradients_match_finite_differences(which):
+    rng = np.random.default_rng(0)
+    net = Network((6, 5, 4), rng)
+    x = rng.normal(size=(7, 6))
+    actions = rng.integers(0, 4, 7)
+    if which == "q":
+        loss = q_loss(actions, rng.normal(size=7))
+    else:
+        legal = rng.random((7, 4)) < 0.7
+        legal[np.arange(7), actions] = True
+        loss = policy_loss(actions, legal)
+    _, grads = net.gradients(x, loss)
+    for analytic, numeric in zip(grads, numeric_gradient(net, x, loss)):
+        assert np.allclose(analytic, numeric, atol=1e-6)
+
+
+def test_adam_fits_a_small_regression():
+    rng = np.random.default_rng(1)
+    net = Network((3, 16, 2), rng)
+    x = rng.normal(size=(64, 3))
+    actions = rng.integers(0, 2, 64)
+    targets = x[:, 0] - 2 * x[:, 1]
+    opt = Adam(net.params, 0.01)
+    first = net.gradients(x, q_loss(actions, targets))[0]
+    for _ in range(500):
+        value, grads = net.gradients(x, q_loss(actions, targets))
+        opt.step(grads)
+    assert value < 0.05 * first
+
+
+def test_reservoir_keeps_every_offer_with_the_same_probability():
+    """10 slots, 100 offers, 2,000 reservoirs: each offer is kept 200 times
+    in expectation; a chi-square test with 99 degrees of freedom at 0.1%."""
+    rng = np.random.default_rng(7)
+    kept = np.zeros(100)
+    for _ in range(2000):
+        r = Reservoir(10, {"s": np.int32}, rng)
+        for i in range(100):
+            r.add(s=i)
+        kept[r.columns["s"]] += 1
+    chi2 = float(((kept - 200) ** 2 / 200).sum())
+    assert chi2 < 148.2            # the 99.9% quantile of chi-square(99)
+    assert kept[:10].sum() < 2 * 200 * 10    # the first offers are not favoured
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_features_tell_every_information_state_apart(name):
+    tree = build_tree(load_game(name))
+    for p in range(len(tree.players)):
+        enc = Encoding(tree, p)
+        rows = {tuple(row) for row in enc.matrix}
+        assert len(rows) == len(enc.infosets) == tree.information_states()[tree.players[p]]
+        assert len(enc.slots()) == enc.size == enc.matrix.shape[1]
+
+
+@pytest.fixture(scope="module")
+def kuhn_tree():
+    return build_tree(load_game("kuhn"))
+
+
+def test_a_short_kuhn_run_beats_uniform(kuhn_tree):
+    uniform = exploitability(kuhn_tree, uniform_policy(kuhn_tree))
+    learner = train(kuhn_tree, "nfsp:hidden=32", episodes=20_000, seed=3)
+    assert learner.curve[-1].exploitability < 0.75 * uniform
+    assert all(abs(sum(p) - 1) < 1e-9 for p in learner.average_policy())
+
+
+def test_eta_one_is_dqn_alone(kuhn_tree):
+    """eta = 1: every move is the epsilon-greedy best response's, so every
+    move goes to the reservoir (the average of what DQN played)."""
+    learner = NFSP(kuhn_tree, {"eta": 1.0, "seed": 1, "hidden": 16})
+    learner.run(500)
+    assert sum(a.sl_memory.offered for a in learner.agents) == learner.steps
+    greedy = learner.greedy_policy()
+    assert all(sorted(p) == [0.0] * (len(p) - 1) + [1.0] for p in greedy)
+    other = NFSP(kuhn_tree, {"eta": 0.0, "seed": 1, "hidden": 16}).run(500)
+    assert sum(a.sl_memory.offered for a in other.agents) == 0
+
+
+def test_a_resumed_learner_goes_on_as_if_never_stopped(kuhn_tree, tmp_path):
+    straight = train(kuhn_tree, "nfsp:hidden=16,every=16", episodes=3000, points=[1500], seed=4)
+    first = train(kuhn_tree, "nfsp:hidden=16,every=16", episodes=1500, seed=4)
+    first.save(tmp_path / "run")
+    resumed = train(kuhn_tree, "nfsp", episodes=3000,
+                    learner=NFSP.load(kuhn_tree, tmp_path / "run"))
+    assert resumed.curve[-1].exploitability == pytest.approx(straight.curve[-1].exploitability)
+    assert [p.episodes for p in resumed.curve] == [1000, 1500, 2000, 3000]
+
+
+def test_cli_trains_saves_resumes_and_plays(tmp_path, capsys):
+    folder, curve = tmp_path / "kuhn", tmp_path / "curve.csv"
+    args = ["exploit", "kuhn", "--player", "nfsp:hidden=16", "--curve", str(curve),
+            "--save", str(folder), "--json"]
+    assert main(args + ["--episodes", "2000"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["episodes"] == 2000 and (folder / "nfsp.npz").is_file()
+    assert main(args + ["--episodes", "3000", "--resume", "--append"]) == 0
+    assert json.loads(capsys.readouterr().out)["episodes"] == 3000
+    assert [line.split(",")[-4] for line in curve.read_text().splitlines()[1:]] == \
+        ["1000", "2000", "3000"]
+    assert main(["exploit", "kuhn", "--player", "smooth-uct", "--save", str(folder)]) == 1
+    assert "only nfsp learners are saved" in capsys.readouterr().err
+    game = load_game("kuhn")
+    record = run_match(game, {"first": players.make(f"nfsp:load={folder},seed=1"),
+                              "second": players.make("random:seed=2")}, seed=3)
+    assert not [e for step in record.errors for e in step if e] and record.goals
+
+
+def test_info_shows_the_features(capsys):
+    assert main(["info", "kuhn", "--features", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    first = data["features"][0]
+    assert first["role"] == "first" and first["size"] == len(first["slots"])
+    assert first["slots"][-1].startswith("legal ")
