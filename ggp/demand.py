@@ -98,6 +98,36 @@ def _unify_head(h, k, b):
     return b
 
 
+def _flat(head):
+    """For a head whose arguments are constants and variables (the usual
+    case): (position, is a variable, the term) per argument; else None."""
+    if isinstance(head, str):
+        return ()
+    if any(isinstance(a, tuple) for a in head[1:]):
+        return None
+    return tuple((i, isinstance(a, Var), a) for i, a in enumerate(head[1:], 1))
+
+
+def _unify_flat(flat, k):
+    """:func:`_unify_head` for a head described by :func:`_flat`: new bindings or None."""
+    b = {}
+    for i, var, x in flat:
+        a = k[i]
+        if a is None:
+            continue
+        if not var:
+            if a != x:
+                return None
+            continue
+        v = b.get(x)
+        if v is None:
+            if type(a) is str or _complete(a):
+                b[x] = a
+        elif not _fits(a, v):
+            return None
+    return b
+
+
 _TEST, _NOT_BASE, _NOT_CALL, _BASE, _CALL = range(5)
 
 
@@ -135,14 +165,14 @@ class DemandMachine(ReferenceMachine):
         self._clauses = defaultdict(list)
         for rule in rules:
             for lits, _ in expand(rule):
-                self._clauses[name_of(rule.head)].append((rule.head, lits))
+                self._clauses[name_of(rule.head)].append((rule.head, lits, _flat(rule.head)))
         self._phase = {}
         for phase in ("state", "move"):
             for stratum in self.program.strata(phase):
                 for r in stratum.relations:
                     self._phase[r] = phase
         graph = {r: {name_of(lit.literal if isinstance(lit, Not) else lit)
-                     for _, lits in cs for lit in lits
+                     for _, lits, _ in cs for lit in lits
                      if isinstance(lit.literal if isinstance(lit, Not) else lit, (str, tuple))}
                  for r, cs in self._clauses.items()}
         self._component = {}
@@ -171,7 +201,7 @@ class DemandMachine(ReferenceMachine):
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        _, lits = self._clauses[relation][i]
+        _, lits, _ = self._clauses[relation][i]
         left, bound, plan = list(lits), set(bound), []
 
         def is_positive(lit):
@@ -242,8 +272,8 @@ class DemandMachine(ReferenceMachine):
         relation = k if isinstance(k, str) else k[0]
         out = table.answers
         table.filling = True
-        for i, (head, _) in enumerate(self._clauses.get(relation, ())):
-            b = _unify_head(head, k, {})
+        for i, (head, _, flat) in enumerate(self._clauses.get(relation, ())):
+            b = _unify_head(head, k, {}) if flat is None else _unify_flat(flat, k)
             if b is None:
                 continue
             plan = self._plan(relation, i, frozenset(b))

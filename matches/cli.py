@@ -343,10 +343,10 @@ def _exploit_selfplay(args, game, tree) -> int:
         raise UserError("--append goes with --curve")
     if args.resume and not args.save:
         raise UserError("--resume goes with --save DIR")
-    nfsp = parse_spec(args.player)[0] == "nfsp"
+    nfsp = parse_spec(args.player)[0] in ("nfsp", "mc-nfsp")
     if args.save and not nfsp:
-        raise UserError("--save: only nfsp learners are saved (the others train in "
-                        "seconds: --out saves their policy)")
+        raise UserError("--save: only nfsp and mc-nfsp learners are saved (the others "
+                        "train in seconds: --out saves their policy)")
     for path in (args.curve, args.out, args.save):
         if path:
             _writable(path)
@@ -760,7 +760,8 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--policy", metavar="FILE|uniform",
                         help="a policy file (as ggp solve --out writes) or uniform")
     source.add_argument("--player", metavar="SPEC",
-                        help="learn the policy by self-play: smooth-uct, efg-uct or nfsp, "
+                        help="learn the policy by self-play: smooth-uct, efg-uct, nfsp or "
+                        "mc-nfsp, "
                         "e.g. smooth-uct:c=18,d=0.002 (c in the game's unit) or nfsp:eta=1; "
                         "with --online, any player")
     p.add_argument("--episodes", type=COUNT, default=None,
@@ -774,10 +775,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the learned average policy here")
     p.add_argument("--save", default=None, metavar="DIR",
-                   help="nfsp: save the learner here at every curve point and at the end "
+                   help="nfsp, mc-nfsp: save the learner here at every curve point and at the end "
                    "(networks, memories, counters), to resume or to play (nfsp:load=DIR)")
     p.add_argument("--resume", action="store_true",
-                   help="nfsp: go on from the learner in --save DIR up to --episodes")
+                   help="nfsp, mc-nfsp: go on from the learner in --save DIR up to --episodes")
     p.add_argument("--online", action="store_true",
                    help="score an online player (any GDL-II player, e.g. mccr, oos, ismcts): "
                    "run it at every decision it can reach as every role and score the "

@@ -3,7 +3,7 @@
 A :class:`Network` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
 rectified linear units between layers and a linear output (seed 002, section
 6: "1 hidden layer with 64 neurons and rectified linear activations" for
-Leduc), He-initialised.  Everything works on batches, one matrix product a
+Leduc), He-initialised, in float64 or (the learners') float32.  Everything works on batches, one matrix product a
 layer; there is no per-sample Python.
 
 Losses take the outputs of a batch and give (loss, gradient of the loss with
@@ -12,7 +12,9 @@ respect to those outputs):
 - :func:`q_loss`: mean squared error of the outputs at the actions taken
   against targets (DQN, Mnih et al. 2015), halved;
 - :func:`policy_loss`: cross-entropy of the softmax over each row's legal
-  actions against the actions taken (the supervised average policy).
+  actions against the actions taken (the supervised average policy);
+- :func:`policy_value_loss`: both, for a network whose last output is a
+  value (MC-NFSP's best-response network, seed 004).
 
 Optimisers: :class:`SGD` (seed 002's choice) and :class:`Adam` (Kingma and Ba
 2015).  Buffers: :class:`Circular` (the DQN replay memory M_RL) and
@@ -27,12 +29,12 @@ import numpy as np
 class Network:
     """A fully connected network with ReLU hidden layers and a linear output."""
 
-    def __init__(self, sizes, rng: np.random.Generator):
+    def __init__(self, sizes, rng: np.random.Generator, dtype=np.float64):
         self.sizes = tuple(int(s) for s in sizes)
         self.params = []
         for n_in, n_out in zip(self.sizes, self.sizes[1:]):
-            self.params.append(rng.normal(0.0, np.sqrt(2.0 / n_in), (n_in, n_out)))
-            self.params.append(np.zeros(n_out))
+            self.params.append(rng.normal(0.0, np.sqrt(2.0 / n_in), (n_in, n_out)).astype(dtype))
+            self.params.append(np.zeros(n_out, dtype))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The outputs of a batch ``x`` (rows are samples)."""
@@ -72,7 +74,7 @@ def q_loss(actions: np.ndarray, targets: np.ndarray):
     rows = np.arange(len(actions))
 
     def loss(out):
-        error = out[rows, actions] - targets
+        error = out[rows, actions] - targets.astype(out.dtype)
         grad = np.zeros_like(out)
         grad[rows, actions] = error / len(actions)
         return 0.5 * float(np.mean(error ** 2)), grad
@@ -96,6 +98,22 @@ def policy_loss(actions: np.ndarray, legal: np.ndarray):
         grad = p
         grad[rows, actions] -= 1.0
         return value, grad / len(actions)
+    return loss
+
+
+def policy_value_loss(actions: np.ndarray, legal: np.ndarray, values: np.ndarray):
+    """For outputs whose last column is a value and the others a policy's
+    logits: :func:`policy_loss` of the logits plus half the mean squared error
+    of the value against ``values`` (AlphaGo Zero's loss without its L2 term)."""
+    rows, policy = np.arange(len(actions)), policy_loss(actions, legal)
+
+    def loss(out):
+        value, grad_logits = policy(out[:, :-1])
+        error = out[:, -1] - values.astype(out.dtype)
+        grad = np.empty_like(out)
+        grad[:, :-1] = grad_logits
+        grad[:, -1] = error / len(rows)
+        return value + 0.5 * float(np.mean(error ** 2)), grad
     return loss
 
 

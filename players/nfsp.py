@@ -43,8 +43,10 @@ import numpy as np
 from ggp.cfr import exploitability
 from ggp.efg import CHANCE, TERMINAL, flatten
 from ggp.features import Encoding
+from threadpoolctl import threadpool_limits
 
-from .neural import SGD, Adam, Circular, Network, Reservoir, masked_softmax, policy_loss, q_loss
+from .neural import (SGD, Adam, Circular, Network, Reservoir, masked_softmax, policy_loss,
+                     policy_value_loss, q_loss)
 from .online import SolvingPlayer
 from .params import Param, extend
 
@@ -66,36 +68,50 @@ PARAMS = (
     Param("refit", int, 300, "updates between refits of the target network", low=1),
     Param("seed", int, 0, "random seed", low=0),
 )
-DEFAULTS = {p.name: p.default for p in PARAMS}
 
 
 class _Agent:
-    """One player's networks, memories and tabulated policies."""
+    """One NFSP player: its networks, optimisers, memories and tabulated policies."""
 
     def __init__(self, encoding: Encoding, params: dict, rng: np.random.Generator):
         self.enc = encoding
-        sizes = (encoding.size, params["hidden"], len(encoding.moves))
-        self.q, self.target, self.sl = (Network(sizes, rng) for _ in range(3))
-        self.target.copy_from(self.q)
+        self.x = encoding.matrix.astype(np.float32)
+        self.nets = self.make_nets(params, rng)
         make = SGD if params["optimizer"] == "sgd" else Adam
-        self.q_opt = make(self.q.params, params["rl_lr"])
-        self.sl_opt = make(self.sl.params, params["sl_lr"])
-        self.rl = Circular(params["rl_memory"], {"s": np.int32, "a": np.int32,
-                                                 "r": np.float64, "next": np.int32})
-        self.sl_memory = Reservoir(params["sl_memory"], {"s": np.int32, "a": np.int32}, rng)
+        self.opts = {name: make(self.nets[name].params, params[lr])
+                     for name, lr in self.optimized.items()}
+        self.memories = {"rl": Circular(params["rl_memory"], self.rl_columns),
+                         "sl": Reservoir(params["sl_memory"], {"s": np.int32, "a": np.int32},
+                                         rng)}
+        self.rl, self.sl_memory = self.memories["rl"], self.memories["sl"]
         self.updates = 0
         self.tabulate()
 
+    #: network name -> its learning rate's parameter
+    optimized = {"q": "rl_lr", "sl": "sl_lr"}
+    rl_columns = {"s": np.int32, "a": np.int32, "r": np.float64, "next": np.int32}
+
+    def make_nets(self, params, rng) -> dict:
+        sizes = (self.enc.size, params["hidden"], len(self.enc.moves))
+        nets = {name: Network(sizes, rng, np.float32) for name in ("q", "target", "sl")}
+        nets["target"].copy_from(nets["q"])
+        return nets
+
     def tabulate(self) -> None:
         """Greedy moves and average-policy probabilities at every information state."""
-        x, legal = self.enc.matrix, self.enc.legal
-        q = np.where(legal, self.q.forward(x), -np.inf)
+        x, legal = self.x, self.enc.legal
+        q = np.where(legal, self.nets["q"].forward(x), -np.inf)
         self.greedy = q.argmax(axis=1)
-        self.average = masked_softmax(self.sl.forward(x), legal)
-        self.greedy_rows, self.average_rows = self.greedy.tolist(), self.average.tolist()
+        self.tabulate_average()
+        self.greedy_rows = self.greedy.tolist()
+
+    def tabulate_average(self) -> None:
+        self.average = masked_softmax(self.nets["sl"].forward(self.x), self.enc.legal)
+        self.average_rows = self.average.tolist()
 
     def learn(self, params: dict, rng: np.random.Generator) -> None:
-        x, legal, n = self.enc.matrix, self.enc.legal, params["batch"]
+        x, legal, n = self.x, self.enc.legal, params["batch"]
+        q, target = self.nets["q"], self.nets["target"]
         for _ in range(params["updates"]):
             if self.rl.size >= n:
                 b = self.rl.sample(n, rng)
@@ -103,18 +119,23 @@ class _Agent:
                 best = np.zeros(n)
                 if after.any():
                     rows = b["next"][after]
-                    best[after] = np.where(legal[rows], self.target.forward(x[rows]),
+                    best[after] = np.where(legal[rows], target.forward(x[rows]),
                                            -np.inf).max(axis=1)
-                _, grads = self.q.gradients(x[b["s"]], q_loss(b["a"], b["r"] + best))
-                self.q_opt.step(grads)
+                _, grads = q.gradients(x[b["s"]], q_loss(b["a"], b["r"] + best))
+                self.opts["q"].step(grads)
                 self.updates += 1
                 if self.updates % params["refit"] == 0:
-                    self.target.copy_from(self.q)
-            if self.sl_memory.size >= n:
-                b = self.sl_memory.sample(n, rng)
-                _, grads = self.sl.gradients(x[b["s"]], policy_loss(b["a"], legal[b["s"]]))
-                self.sl_opt.step(grads)
+                    target.copy_from(q)
+            self.learn_average(params, rng)
         self.tabulate()
+
+    def learn_average(self, params, rng) -> None:
+        n = params["batch"]
+        if self.sl_memory.size >= n:
+            b = self.sl_memory.sample(n, rng)
+            _, grads = self.nets["sl"].gradients(
+                self.x[b["s"]], policy_loss(b["a"], self.enc.legal[b["s"]]))
+            self.opts["sl"].step(grads)
 
 
 class NFSP:
@@ -123,25 +144,28 @@ class NFSP:
     ``average_policy``, ``exploitability``, ``curve``."""
 
     name = "nfsp"
+    agent = _Agent
+    defaults = {p.name: p.default for p in PARAMS}
+    shown = ("eta", "epsilon", "hidden", "rl_lr", "sl_lr")
 
     def __init__(self, tree, params: dict):
         if len(tree.players) != 2:
-            raise ValueError(f"nfsp learns two-player games; this one has "
+            raise ValueError(f"{self.name} learns two-player games; this one has "
                              f"{len(tree.players)} players")
         self.tree, self.flat = tree, flatten(tree)
-        self.params = {**DEFAULTS, **params}
+        self.params = {**self.defaults, **params}
         seed = self.params["seed"]
         self.np_rng = np.random.default_rng(seed)
         self.rng = random.Random(seed)
-        self.agents = [_Agent(Encoding(tree, p), self.params, self.np_rng) for p in range(2)]
+        self.agents = [self.agent(Encoding(tree, p), self.params, self.np_rng)
+                       for p in range(2)]
         self.episodes, self.steps, self.seconds = 0, 0, 0.0
         self.curve: list = []
         self._walk_arrays()
 
     @property
     def spec(self) -> str:
-        keys = ("eta", "epsilon", "hidden", "rl_lr", "sl_lr")
-        return f"{self.name}:" + ",".join(f"{k}={self.params[k]:g}" for k in keys)
+        return f"{self.name}:" + ",".join(f"{k}={self.params[k]:g}" for k in self.shown)
 
     def _walk_arrays(self):
         f = self.flat
@@ -160,16 +184,20 @@ class NFSP:
         return self.params["epsilon"] / math.sqrt(self.episodes + 1)
 
     def run(self, episodes: int) -> NFSP:
-        """Train ``episodes`` more episodes."""
+        """Train ``episodes`` more episodes (on one BLAS thread: the matrices
+        are small, and threads cost more than they give, 2.6x here)."""
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._run(episodes)
+
+    def _run(self, episodes: int) -> NFSP:
         start = time.perf_counter()
         rng, agents, eta = self.rng, self.agents, self.params["eta"]
         kind, first, child, prob = self._kind, self._start, self._child, self._prob
         player, infoset, utility = self._player, self._infoset, self._utility
         rows, actions, every = self._row, self._moves, self.params["every"]
         for _ in range(episodes):
-            eps = self.epsilon()
             best = [rng.random() < eta for _ in agents]
-            last = [None, None]
+            self.begin_episode()
             node = 0
             while kind[node] != TERMINAL:
                 lo = first[node]
@@ -183,35 +211,55 @@ class NFSP:
                 p = player[node]
                 agent, row = agents[p], rows[p][infoset[node]]
                 moves = actions[p][infoset[node]]
-                if last[p] is not None:
-                    agent.rl.add(s=last[p][0], a=last[p][1], r=0.0, next=row)
                 if best[p]:
-                    if rng.random() < eps:
-                        k = rng.randrange(len(moves))
-                    else:
-                        k = moves.index(agent.greedy_rows[row])
+                    k = self.best_response(p, node, row, moves)
                     agent.sl_memory.add(s=row, a=moves[k])
                 else:
                     k = _draw(rng, agent.average_rows[row], moves)
-                last[p] = (row, moves[k])
+                self.played(p, row, moves[k], best[p])
                 node = child[lo + k]
                 self.steps += 1
                 if self.steps % every == 0:
-                    for a in agents:
-                        a.learn(self.params, self.np_rng)
-            for p, agent in enumerate(agents):
-                if last[p] is not None:
-                    agent.rl.add(s=last[p][0], a=last[p][1], r=utility[node][p], next=-1)
+                    self.learn()
+            self.end_episode(utility[node])
             self.episodes += 1
         self.seconds += time.perf_counter() - start
         return self
 
+    # --- what the best response is (NFSP: DQN's epsilon-greedy policy) -----------------
+    def begin_episode(self) -> None:
+        self._last = [None, None]
+        self._eps = self.epsilon()
+
+    def best_response(self, p, node, row, moves) -> int:
+        rng = self.rng
+        if rng.random() < self._eps:
+            return rng.randrange(len(moves))
+        return moves.index(self.agents[p].greedy_rows[row])
+
+    def played(self, p, row, action, best) -> None:
+        """Player ``p`` played ``action`` at ``row``: the transition from its last move."""
+        last = self._last[p]
+        if last is not None:
+            self.agents[p].rl.add(s=last[0], a=last[1], r=0.0, next=row)
+        self._last[p] = (row, action)
+
+    def end_episode(self, utility) -> None:
+        for p, agent in enumerate(self.agents):
+            if self._last[p] is not None:
+                agent.rl.add(s=self._last[p][0], a=self._last[p][1], r=utility[p], next=-1)
+
+    def learn(self) -> None:
+        for a in self.agents:
+            a.learn(self.params, self.np_rng)
+
+    # --- policies and scores -----------------------------------------------------------
     def average_policy(self) -> list:
         """Per information state of the tree, ``pi``'s probabilities of its moves."""
         policy = []
         for i, info in enumerate(self.tree.infosets):
             agent = self.agents[info.player]
-            probs = agent.average[agent.enc.row[i], agent.enc.action[i]]
+            probs = agent.average[agent.enc.row[i], agent.enc.action[i]].astype(np.float64)
             policy.append((probs / probs.sum()).tolist())
         return policy
 
@@ -242,17 +290,17 @@ class NFSP:
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {}
         for p, a in enumerate(self.agents):
-            for name, net in (("q", a.q), ("target", a.target), ("sl", a.sl)):
+            for name, net in a.nets.items():
                 for k, w in enumerate(net.params):
-                    arrays[f"{p}_{name}_{k}"] = w
-            for name, opt in (("qopt", a.q_opt), ("slopt", a.sl_opt)):
+                    arrays[f"{p}_net_{name}_{k}"] = w
+            for name, opt in a.opts.items():
                 for k, w in enumerate(opt.state()):
-                    arrays[f"{p}_{name}_{k}"] = w
-            for name, memory in (("rl", a.rl), ("slm", a.sl_memory)):
+                    arrays[f"{p}_opt_{name}_{k}"] = w
+            for name, memory in a.memories.items():
                 for col, values in memory.columns.items():
-                    arrays[f"{p}_{name}_{col}"] = values[:memory.size]
-        meta = {"params": self.params, "episodes": self.episodes, "steps": self.steps,
-                "seconds": self.seconds,
+                    arrays[f"{p}_memory_{name}_{col}"] = values[:memory.size]
+        meta = {"learner": self.name, "params": self.params, "episodes": self.episodes,
+                "steps": self.steps, "seconds": self.seconds,
                 "curve": [[c.episodes, c.seconds, c.exploitability] for c in self.curve],
                 "agents": [{"updates": a.updates, "rl_next": a.rl.next,
                             "offered": a.sl_memory.offered} for a in self.agents],
@@ -264,26 +312,27 @@ class NFSP:
         (folder / "nfsp.tmp.json").write_text(json.dumps(meta))
         (folder / "nfsp.tmp.json").replace(folder / "nfsp.json")
 
-    @classmethod
-    def load(cls, tree, folder) -> NFSP:
-        """The learner saved in ``folder`` (its parameters as saved)."""
+    @staticmethod
+    def load(tree, folder) -> NFSP:
+        """The learner saved in ``folder`` (``nfsp`` or ``mc-nfsp``, its
+        parameters as saved)."""
         from .selfplay import CurvePoint
         folder = Path(folder)
         meta = json.loads((folder / "nfsp.json").read_text())
-        learner = cls(tree, meta["params"])
+        learner = LEARNERS[meta.get("learner", "nfsp")](tree, meta["params"])
         with np.load(folder / "nfsp.npz") as data:
             for p, a in enumerate(learner.agents):
-                for name, net in (("q", a.q), ("target", a.target), ("sl", a.sl)):
+                for name, net in a.nets.items():
                     for k, w in enumerate(net.params):
-                        saved = data[f"{p}_{name}_{k}"]
+                        saved = data[f"{p}_net_{name}_{k}"]
                         if saved.shape != w.shape:
                             raise ValueError(f"{folder}: networks of another game")
                         w[...] = saved
-                for name, opt in (("qopt", a.q_opt), ("slopt", a.sl_opt)):
-                    opt.load([data[f"{p}_{name}_{k}"] for k in range(len(opt.state()))])
-                for name, memory in (("rl", a.rl), ("slm", a.sl_memory)):
+                for name, opt in a.opts.items():
+                    opt.load([data[f"{p}_opt_{name}_{k}"] for k in range(len(opt.state()))])
+                for name, memory in a.memories.items():
                     for col, values in memory.columns.items():
-                        saved = data[f"{p}_{name}_{col}"]
+                        saved = data[f"{p}_memory_{name}_{col}"]
                         values[:len(saved)] = saved
                         memory.size = len(saved)
                 a.updates = meta["agents"][p]["updates"]
@@ -295,7 +344,206 @@ class NFSP:
         learner.curve = [CurvePoint(*c) for c in meta["curve"]]
         learner.rng.setstate(_tupled(meta["rng"]))
         learner.np_rng.bit_generator.state = meta["np_rng"]
+        learner.loaded()
         return learner
+
+    def loaded(self) -> None:
+        """Called after :meth:`load` restored the agents."""
+
+
+#: MC-NFSP's parameters: NFSP's without DQN's (epsilon, refit), seed 004's
+#: Othello settings where they apply (Adam, learning rates 0.01 and 0.005,
+#: M_RL 4,000,000, M_SL 400,000), and the search's.
+MC_PARAMS = extend(
+    tuple(p for p in PARAMS if p.name not in ("epsilon", "refit")),
+    Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0,
+          low_open=True),
+    Param("optimizer", str, "adam", "the networks' optimiser", choices=("sgd", "adam")),
+    Param("rl_memory", int, 4_000_000, "size of the circular memory M_RL of searched "
+          "moves and outcomes", low=1),
+    Param("sl_memory", int, 400_000, "size of the reservoir M_SL", low=1),
+    Param("updates", int, 1, "minibatch updates per network each time", low=1),
+    Param("simulations", int, 50, "MCTS simulations a best-response move", low=1),
+    Param("c_puct", float, 1.0, "PUCT's exploration, on utilities scaled to [-1, 1]",
+          low=0),
+)
+
+
+class _MCAgent(_Agent):
+    """One MC-NFSP player: a policy-value network B (priors and leaf values of
+    the search; trained on the searched moves and the outcomes) and the
+    average-policy network."""
+
+    optimized = {"br": "rl_lr", "sl": "sl_lr"}
+    rl_columns = {"s": np.int32, "a": np.int32, "z": np.float64}
+
+    def make_nets(self, params, rng) -> dict:
+        moves = len(self.enc.moves)
+        return {"br": Network((self.enc.size, params["hidden"], moves + 1), rng, np.float32),
+                "sl": Network((self.enc.size, params["hidden"], moves), rng, np.float32)}
+
+    def tabulate(self) -> None:
+        out = self.nets["br"].forward(self.x)
+        prior = masked_softmax(out[:, :-1], self.enc.legal)
+        self.greedy = prior.argmax(axis=1)
+        self.prior_rows, self.value_rows = prior.tolist(), out[:, -1].tolist()
+        self.tabulate_average()
+
+    def learn(self, params, rng) -> None:
+        n = params["batch"]
+        for _ in range(params["updates"]):
+            if self.rl.size >= n:
+                b = self.rl.sample(n, rng)
+                _, grads = self.nets["br"].gradients(
+                    self.x[b["s"]], policy_value_loss(b["a"], self.enc.legal[b["s"]], b["z"]))
+                self.opts["br"].step(grads)
+                self.updates += 1
+            self.learn_average(params, rng)
+        self.tabulate()
+
+
+class MCNFSP(NFSP):
+    """Monte Carlo NFSP (seed 004, Algorithm 3.1): NFSP whose best response is
+    a search instead of DQN.  At a decision in best-response mode the agent
+    runs ``simulations`` simulations of MCTS over its own information states
+    against the opponent's average policy: each samples a history of the
+    current information state (in proportion to chance's and the opponent's
+    average policy's reach of it), then at the agent's information states
+    chooses by PUCT, ``Q + c_puct P sqrt(N + 1) / (1 + N(a))`` with the
+    priors P of B (AlphaGo Zero's rule; the ``+ 1`` lets the priors order
+    the first visits), at the opponent's draws from its average policy, and
+    at chance by the odds; a new information state of the agent is valued
+    by B and ends the simulation, a terminal by its utility (scaled to
+    [-1, 1]).  The move is drawn from the visit counts; it goes to M_SL, and
+    (information state, move, outcome) to M_RL when the episode ends.  The
+    seed searches Othello's (perfect-information) states; over information
+    states the search is against the opponent's average policy, the policy
+    NFSP's best response answers.  ANFSP (asynchronous actors) is not
+    built: two cores give it little room."""
+
+    name = "mc-nfsp"
+    agent = _MCAgent
+    defaults = {p.name: p.default for p in MC_PARAMS}
+    shown = ("eta", "simulations", "c_puct", "hidden", "rl_lr", "sl_lr")
+
+    def __init__(self, tree, params: dict):
+        super().__init__(tree, params)
+        self._scale = max((abs(u) for n, k in enumerate(self._kind) if k == TERMINAL
+                           for u in self._utility[n]), default=1.0) or 1.0
+        self._nodes = [info.nodes for info in tree.infosets]
+        self._reach = None
+
+    def learn(self) -> None:
+        super().learn()
+        self._reach = None
+
+    def loaded(self) -> None:
+        self._reach = None
+
+    def _reach_of(self, p: int) -> list:
+        """Per node, the product of chance's odds and the opponent's average
+        policy's probabilities on the path to it (the agent's own moves count 1)."""
+        if self._reach is None:
+            self._reach = [None, None]
+        if self._reach[p] is None:
+            kind, first, child, prob = self._kind, self._start, self._child, self._prob
+            player, infoset = self._player, self._infoset
+            other = self.agents[1 - p]
+            rows, actions = self._row[1 - p], self._moves[1 - p]
+            reach = [0.0] * len(kind)
+            reach[0] = 1.0
+            for n, k in enumerate(kind):           # preorder: a parent before its children
+                if k == TERMINAL:
+                    continue
+                lo, r = first[n], reach[n]
+                if k == CHANCE:
+                    for j in range(lo, first[n + 1]):
+                        reach[child[j]] = r * prob[j]
+                elif player[n] == p:
+                    for j in range(lo, first[n + 1]):
+                        reach[child[j]] = r
+                else:
+                    probs = other.average_rows[rows[infoset[n]]]
+                    for j, m in enumerate(actions[infoset[n]]):
+                        reach[child[lo + j]] = r * probs[m]
+            self._reach[p] = reach
+        return self._reach[p]
+
+    def begin_episode(self) -> None:
+        self._searched = [[], []]
+
+    def best_response(self, p, node, row, moves) -> int:
+        rng, info = self.rng, self._infoset[node]
+        reach = self._reach_of(p)
+        nodes = self._nodes[info]
+        weights = [reach[n] for n in nodes]
+        if not any(weights):
+            weights = None
+        stats = {}
+        for _ in range(self.params["simulations"]):
+            self._simulate(p, rng.choices(nodes, weights)[0], stats)
+        counts = stats[info][0]
+        k = rng.choices(range(len(moves)), counts)[0]
+        self._searched[p].append((row, moves[k]))
+        return k
+
+    def _simulate(self, p, node, stats) -> None:
+        """One simulation from ``node`` (see the class docstring)."""
+        rng, agent, other = self.rng, self.agents[p], self.agents[1 - p]
+        kind, first, child, prob = self._kind, self._start, self._child, self._prob
+        player, infoset, c = self._player, self._infoset, self.params["c_puct"]
+        path = []
+        while True:
+            k = kind[node]
+            if k == TERMINAL:
+                value = self._utility[node][p] / self._scale
+                break
+            lo = first[node]
+            if k == CHANCE:
+                x, j = rng.random(), lo
+                while j < first[node + 1] - 1 and x >= prob[j]:
+                    x -= prob[j]
+                    j += 1
+                node = child[j]
+                continue
+            q, i = player[node], infoset[node]
+            if q != p:
+                moves = self._moves[q][i]
+                node = child[lo + _draw(rng, other.average_rows[self._row[q][i]], moves)]
+                continue
+            entry = stats.get(i)
+            if entry is None:
+                row = self._row[p][i]
+                entry = stats[i] = ([0] * len(self._moves[p][i]), [0.0] * len(self._moves[p][i]),
+                                    [agent.prior_rows[row][m] for m in self._moves[p][i]])
+                if path:                        # a new information state: B values it
+                    value = agent.value_rows[row]
+                    break
+            visits, totals, priors = entry
+            scale = c * math.sqrt(sum(visits) + 1)
+            best, choice = -math.inf, 0
+            for a, n in enumerate(visits):
+                score = (totals[a] / n if n else 0.0) + scale * priors[a] / (1 + n)
+                if score > best:
+                    best, choice = score, a
+            path.append((visits, totals, choice))
+            node = child[lo + choice]
+        for visits, totals, a in path:
+            visits[a] += 1
+            totals[a] += value
+
+    def played(self, p, row, action, best) -> None:
+        """MC-NFSP keeps only its searched moves (:meth:`best_response`)."""
+
+    def end_episode(self, utility) -> None:
+        for p, searched in enumerate(self._searched):
+            for row, action in searched:
+                self.agents[p].rl.add(s=row, a=action, z=utility[p] / self._scale)
+
+
+#: name -> learner class (``ggp exploit --player NAME``, :meth:`NFSP.load`)
+LEARNERS = {"nfsp": NFSP, "mc-nfsp": MCNFSP}
+
 
 
 def _draw(rng: random.Random, probs, moves) -> int:
@@ -325,8 +573,9 @@ class NFSPPlayer(SolvingPlayer):
     ``iterations`` episodes a move or on the clock."""
 
     name = "nfsp"
+    learner = NFSP
     params = extend(SolvingPlayer.params,
-                    Param("iterations", int, None, "NFSP episodes a move (reproducible with "
+                    Param("iterations", int, None, "episodes a move (reproducible with "
                           "seed); default: train on the clock", low=1),
                     *(p for p in PARAMS if p.name != "seed"),
                     Param("load", str, None, "folder of a learner saved by ggp exploit "
@@ -334,20 +583,34 @@ class NFSPPlayer(SolvingPlayer):
 
     def why_not(self, players, total):
         if self.sampled:
-            return "nfsp needs the game's whole extensive form"
-        return None if players == 2 else f"nfsp learns two-player games, not {players}-player"
+            return f"{self.name} needs the game's whole extensive form"
+        return None if players == 2 else \
+            f"{self.name} learns two-player games, not {players}-player"
 
     def begin(self, deadline):
         tree = self.view.tree
         if self.load is not None:
-            self.learner = NFSP.load(tree, self.load)
+            self.trained = NFSP.load(tree, self.load)
             return
-        chosen = {p.name: getattr(self, p.name) for p in PARAMS if p.name != "seed"}
-        self.learner = NFSP(tree, {**chosen, "seed": self.base_seed})
+        chosen = {name: getattr(self, name) for name in self.learner.defaults if name != "seed"}
+        self.trained = self.learner(tree, {**chosen, "seed": self.base_seed})
         if deadline is not None:
-            self.spend(self.learner.run, deadline)
+            self.spend(self.trained.run, deadline)
 
     def decide(self, info, deadline):
         if self.load is None:
-            self.spend(self.learner.run, deadline)
-        return self.learner.average_policy()[info]
+            self.spend(self.trained.run, deadline)
+        return self.trained.average_policy()[info]
+
+
+class MCNFSPPlayer(NFSPPlayer):
+    """:class:`NFSPPlayer` with an MC-NFSP learner (seed 004)."""
+
+    name = "mc-nfsp"
+    learner = MCNFSP
+    params = extend(SolvingPlayer.params,
+                    Param("iterations", int, None, "episodes a move (reproducible with "
+                          "seed); default: train on the clock", low=1),
+                    *(p for p in MC_PARAMS if p.name != "seed"),
+                    Param("load", str, None, "folder of a learner saved by ggp exploit "
+                          "--save: play its average policy without training"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .base import Player
 from .imperfect import EFGUCTPlayer, ISMCTSPlayer, SmoothUCTPlayer
 from .mcts import LGRPlayer, MASTPlayer, NSTPlayer, UCTPlayer
-from .nfsp import NFSPPlayer
+from .nfsp import MCNFSPPlayer, NFSPPlayer
 from .online import MCCFRPlayer, MCCRPlayer, OOSPlayer
 from .simple import LegalPlayer, RandomPlayer
 
@@ -71,5 +71,5 @@ def describe() -> list[dict]:
 register(RandomPlayer)
 register(LegalPlayer)
 for _cls in (UCTPlayer, MASTPlayer, NSTPlayer, LGRPlayer, ISMCTSPlayer, SmoothUCTPlayer,
-             EFGUCTPlayer, MCCRPlayer, OOSPlayer, MCCFRPlayer, NFSPPlayer):
+             EFGUCTPlayer, MCCRPlayer, OOSPlayer, MCCFRPlayer, NFSPPlayer, MCNFSPPlayer):
     register(_cls)

@@ -148,14 +148,16 @@ def checkpoints(episodes: int) -> list:
 
 def learner_for(tree: Tree, spec: str, params: dict | None = None):
     """The self-play learner a spec names: :class:`SelfPlay` (``smooth-uct``,
-    ``efg-uct``) or :class:`players.nfsp.NFSP` (``nfsp``)."""
+    ``efg-uct``), :class:`players.nfsp.NFSP` (``nfsp``) or
+    :class:`players.nfsp.MCNFSP` (``mc-nfsp``)."""
     name, given = parse_spec(spec)
-    if name == "nfsp":
-        from .nfsp import NFSP, PARAMS
+    if name in ("nfsp", "mc-nfsp"):
+        from .nfsp import LEARNERS, MC_PARAMS, PARAMS
         try:
-            return NFSP(tree, settings(PARAMS, {**given, **(params or {})}))
+            return LEARNERS[name](tree, settings(PARAMS if name == "nfsp" else MC_PARAMS,
+                                                 {**given, **(params or {})}))
         except ValueError as exc:
-            raise ValueError(f"player nfsp: {exc}") from None
+            raise ValueError(f"player {name}: {exc}") from None
     return SelfPlay(tree, spec, **(params or {}))
 
 

@@ -134,7 +134,7 @@ def test_cli_trains_saves_resumes_and_plays(tmp_path, capsys):
     assert [line.split(",")[-4] for line in curve.read_text().splitlines()[1:]] == \
         ["1000", "2000", "3000"]
     assert main(["exploit", "kuhn", "--player", "smooth-uct", "--save", str(folder)]) == 1
-    assert "only nfsp learners are saved" in capsys.readouterr().err
+    assert "only nfsp and mc-nfsp learners are saved" in capsys.readouterr().err
     game = load_game("kuhn")
     record = run_match(game, {"first": players.make(f"nfsp:load={folder},seed=1"),
                               "second": players.make("random:seed=2")}, seed=3)
@@ -147,3 +147,31 @@ def test_info_shows_the_features(capsys):
     first = data["features"][0]
     assert first["role"] == "first" and first["size"] == len(first["slots"])
     assert first["slots"][-1].startswith("legal ")
+
+
+@pytest.mark.parametrize("card, best", [("king", "call"), ("jack", "fold")])
+def test_mc_nfsp_search_finds_the_plain_best_response(kuhn_tree, card, best):
+    """Facing a bet, the king always wins a call and the jack always loses
+    one, whatever the opponent's average policy: the search's visits say so."""
+    from players.nfsp import MCNFSP
+    learner = MCNFSP(kuhn_tree, {"seed": 5, "simulations": 400})
+    key = f"second: noop {{}} / noop {{(yourcard {card})}} / noop {{(did first bet)}} ? call fold"
+    info = next(i for i, s in enumerate(kuhn_tree.infosets) if s.key == key)
+    node = kuhn_tree.infosets[info].nodes[0]
+    moves = learner._moves[1][info]
+    learner.begin_episode()
+    picks = [learner.best_response(1, node, learner._row[1][info], moves) for _ in range(20)]
+    names = kuhn_tree.infosets[info].moves
+    assert sum(names[k] == best for k in picks) >= 18
+
+
+def test_a_short_mc_nfsp_kuhn_run_beats_uniform_and_resumes(kuhn_tree, tmp_path):
+    uniform = exploitability(kuhn_tree, uniform_policy(kuhn_tree))
+    straight = train(kuhn_tree, "mc-nfsp:simulations=20", episodes=4000, points=[2000], seed=6)
+    assert straight.curve[-1].exploitability < 0.75 * uniform
+    first = train(kuhn_tree, "mc-nfsp:simulations=20", episodes=2000, seed=6)
+    first.save(tmp_path / "mc")
+    resumed = NFSP.load(kuhn_tree, tmp_path / "mc")
+    assert resumed.name == "mc-nfsp" and resumed.params["simulations"] == 20
+    train(kuhn_tree, "mc-nfsp", episodes=4000, learner=resumed)
+    assert resumed.curve[-1].exploitability == pytest.approx(straight.curve[-1].exploitability)

@@ -1,0 +1,122 @@
+"""Learning curves at equal wall time: NFSP (and its DQN ablation) beside
+Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
+
+Every run trains for ``--seconds`` (per game) of its own time and is scored
+by exact exploitability at log-spaced points; all runs go to one CSV per game
+(``game, player, seed, unit, episodes, seconds, exploitability,
+exploitability_unit``, as ``ggp exploit --curve`` writes) and a log-log plot
+of exploitability against training seconds beside it.  Runs are spread over
+``--workers`` processes (one per core):
+
+    python benchmarks/nfsp.py --game leduc --seconds 1800 --seeds 3 --workers 2 \\
+        --out benchmarks/results/nfsp
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+from ggp import load_game
+from ggp.cfr import solve
+from ggp.efg import build_tree
+from players.selfplay import CSV_FIELDS, checkpoints, learner_for
+
+#: What runs: (label in the files, spec); the spec is a self-play learner or
+#: (prefix ``solve:``) a solver of ggp.cfr.solve.  Seed 000's tuned Smooth UCT.
+LEARNERS = {
+    "kuhn": [("nfsp", "nfsp"), ("dqn (nfsp:eta=1)", "nfsp:eta=1"),
+             ("smooth-uct", "smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001"),
+             ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
+    "leduc": [("nfsp", "nfsp"), ("dqn (nfsp:eta=1)", "nfsp:eta=1"),
+              ("smooth-uct", "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002"),
+              ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
+}
+
+
+def run(job) -> list:
+    """One run: (game, label, spec, seed, seconds) -> its curve rows."""
+    game, label, spec, seed, seconds = job
+    tree = build_tree(load_game(game))
+    unit = tree.unit
+    if spec.startswith("solve:"):
+        _, curve = solve(tree, spec[6:], None, seconds, seed, checkpoints(10 ** 15)[:-1])
+    else:
+        learner = learner_for(tree, spec, {"seed": seed})
+        curve, points = [], iter(checkpoints(10 ** 15))
+        target = next(points)
+        while learner.seconds < seconds:
+            chunk = min(target - learner.episodes, 20_000 if spec.startswith("nfsp") else 10 ** 7)
+            learner.run(chunk)
+            if learner.episodes >= target or learner.seconds >= seconds:
+                point = learner.checkpoint()
+                curve.append((point.episodes, point.seconds, point.exploitability))
+                if learner.episodes >= target:
+                    target = next(points)
+    rows = [{"game": game, "player": label, "seed": seed, "unit": unit.name, "episodes": n,
+             "seconds": round(t, 3), "exploitability": gap * unit.scale,
+             "exploitability_unit": gap} for n, t, gap in curve]
+    print(f"{game} {label} seed {seed}: {curve[-1][0]:,} episodes in {curve[-1][1]:.0f} s, "
+          f"exploitability {curve[-1][2]:.4f} {unit.name}", flush=True)
+    return rows
+
+
+def plot(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs: dict = {}
+    with csv_path.open(newline="") as f:
+        for row in csv.DictReader(f):
+            runs.setdefault((row["player"], row["seed"]), []).append(
+                (float(row["seconds"]), float(row["exploitability_unit"]), row["unit"]))
+    labels = sorted({label for label, _ in runs})
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (label, seed), points in sorted(runs.items()):
+        seconds, gaps, _ = zip(*sorted(p for p in points if p[0] > 0))
+        ax.plot(seconds, gaps, color=f"C{labels.index(label)}", alpha=0.8,
+                label=label if seed == min(s for lab, s in runs if lab == label) else None)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("training seconds (one core)")
+    ax.set_ylabel(f"exploitability ({next(iter(runs.values()))[0][2]})")
+    ax.set_title(f"{csv_path.stem}: learners at equal wall time")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(LEARNERS), required=True)
+    parser.add_argument("--seconds", type=float, default=60.0, help="training time of a run")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--only", default=None, help="comma-separated labels to run")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/nfsp"))
+    args = parser.parse_args()
+    chosen = [(label, spec) for label, spec in LEARNERS[args.game]
+              if args.only is None or label.split()[0] in args.only.split(",")]
+    jobs = [(args.game, label, spec, seed, args.seconds)
+            for label, spec in chosen for seed in range(1, args.seeds + 1)]
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{args.game}.csv"
+    keep = path.is_file()
+    with Pool(args.workers) as pool, path.open("a" if keep else "w", newline="") as f:
+        writer = csv.DictWriter(f, CSV_FIELDS)
+        if not keep:
+            writer.writeheader()
+        for rows in pool.imap_unordered(run, jobs):
+            writer.writerows(rows)
+            f.flush()
+    plot(path, path.with_suffix(".png"))
+    started = time.strftime("%Y-%m-%d")
+    print(f"{path} and {path.with_suffix('.png')} ({started})")
+
+
+if __name__ == "__main__":
+    main()
