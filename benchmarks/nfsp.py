@@ -22,7 +22,7 @@ from pathlib import Path
 from ggp import load_game
 from ggp.cfr import solve
 from ggp.efg import build_tree
-from players.selfplay import CSV_FIELDS, checkpoints, learner_for
+from players.selfplay import CSV_FIELDS, checkpoints, learner_for, plot_curves
 
 #: What runs: (label in the files, spec); the spec is a self-play learner or
 #: (prefix ``solve:``) a solver of ggp.cfr.solve.  Seed 000's tuned Smooth UCT.
@@ -63,33 +63,6 @@ def run(job) -> list:
     return rows
 
 
-def plot(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    runs: dict = {}
-    with csv_path.open(newline="") as f:
-        for row in csv.DictReader(f):
-            runs.setdefault((row["player"], row["seed"]), []).append(
-                (float(row["seconds"]), float(row["exploitability_unit"]), row["unit"]))
-    labels = sorted({label for label, _ in runs})
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (label, seed), points in sorted(runs.items()):
-        seconds, gaps, _ = zip(*sorted(p for p in points if p[0] > 0))
-        ax.plot(seconds, gaps, color=f"C{labels.index(label)}", alpha=0.8,
-                label=label if seed == min(s for lab, s in runs if lab == label) else None)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("training seconds (one core)")
-    ax.set_ylabel(f"exploitability ({next(iter(runs.values()))[0][2]})")
-    ax.set_title(f"{csv_path.stem}: learners at equal wall time")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=120)
-    plt.close(fig)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(LEARNERS), required=True)
@@ -113,7 +86,7 @@ def main() -> None:
         for rows in pool.imap_unordered(run, jobs):
             writer.writerows(rows)
             f.flush()
-    plot(path, path.with_suffix(".png"))
+    plot_curves(path, path.with_suffix(".png"), x="seconds")
     started = time.strftime("%Y-%m-%d")
     print(f"{path} and {path.with_suffix('.png')} ({started})")
 

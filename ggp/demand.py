@@ -44,7 +44,7 @@ from gdl.ast import name_of, variables
 from gdl.validate import expand
 
 from .graphs import strongly_connected
-from .reference import ReferenceMachine, _match, _Step, _subst
+from .reference import ReferenceMachine, _match, _Step, _subst, extend
 from .statemachine import GameError, single_goal, term_key
 
 
@@ -309,20 +309,8 @@ class DemandMachine(ReferenceMachine):
                 else:
                     key = tuple(_subst(t, b) for t in how.key_terms)
                     for atom in facts.lookup(lit[0], how.positions, key):
-                        if len(atom) != len(lit):
-                            continue
-                        if how.free is None:
-                            b2 = b
-                            for p, pattern in how.rest:
-                                b2 = _match(pattern, atom[p], b2)
-                                if b2 is None:
-                                    break
-                            else:
-                                self._solve(plan, i + 1, b2, head, k, out)
-                        else:
-                            b2 = dict(b)
-                            for p, var in how.free:
-                                b2[var] = atom[p]
+                        b2 = extend(how, lit, atom, b)
+                        if b2 is not None:
                             self._solve(plan, i + 1, b2, head, k, out)
                     return
             i += 1
@@ -357,8 +345,7 @@ class DemandMachine(ReferenceMachine):
         q = self._moves.get(key)
         if q is not None:
             return q
-        if not isinstance(joint, tuple) or len(joint) != len(self.roles):
-            raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+        self._check_shape(joint)
         base = self._questions(state)
         for role, move in zip(self.roles, joint):
             if move not in self._legal(base, role):

@@ -356,6 +356,23 @@ def _refuse_deep(delta: dict) -> None:
                                 f"{'...' if len(text) > 60 else ''}: they have no bound")
 
 
+def extend(step, lit, atom, b):
+    """The bindings ``b`` extended so that the positive literal ``lit``
+    (matched as its :class:`_Step` says) equals ``atom``; None if it cannot."""
+    if len(atom) != len(lit):
+        return None
+    if step.free is None:
+        for p, pattern in step.rest:
+            b = _match(pattern, atom[p], b)
+            if b is None:
+                return None
+        return b
+    b = dict(b)
+    for p, var in step.free:
+        b[var] = atom[p]
+    return b
+
+
 def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=None) -> list:
     """Every binding of the variables of ``clause`` that satisfies its body.
 
@@ -402,20 +419,8 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
             if effort[0] < 0 or len(effort) > 1 and time.monotonic() > effort[1]:
                 raise TooMuchWork(f"the join of relation '{clause.relation}' takes too long")
         for atom in pool:
-            if len(atom) != len(lit):
-                continue
-            if step.free is None:
-                b2 = b
-                for p, pattern in step.rest:
-                    b2 = _match(pattern, atom[p], b2)
-                    if b2 is None:
-                        break
-                else:
-                    solve(i + 1, b2)
-            else:
-                b2 = dict(b)
-                for p, var in step.free:
-                    b2[var] = atom[p]
+            b2 = extend(step, lit, atom, b)
+            if b2 is not None:
                 solve(i + 1, b2)
 
     solve(0, {})
@@ -477,14 +482,17 @@ class ReferenceMachine(StateMachine):
             self._cache.popitem(last=False)
         return facts
 
+    def _check_shape(self, joint) -> None:
+        if not isinstance(joint, tuple) or len(joint) != len(self.roles):
+            raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+
     def _move(self, state, joint):
         key = (state, joint)
         facts = self._move_cache.get(key)
         if facts is not None:
             return facts
         base = self._state(state)
-        if not isinstance(joint, tuple) or len(joint) != len(self.roles):
-            raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+        self._check_shape(joint)
         for role, move in zip(self.roles, joint):
             if move not in base.legal.get(role, ()):
                 raise GameError(f"move {move!r} is not legal for role {role!r} in this state")

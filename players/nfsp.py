@@ -202,11 +202,7 @@ class NFSP:
             while kind[node] != TERMINAL:
                 lo = first[node]
                 if kind[node] == CHANCE:
-                    x, k = rng.random(), lo
-                    while k < first[node + 1] - 1 and x >= prob[k]:
-                        x -= prob[k]
-                        k += 1
-                    node = child[k]
+                    node = child[_chance(rng, first, prob, node)]
                     continue
                 p = player[node]
                 agent, row = agents[p], rows[p][infoset[node]]
@@ -500,11 +496,7 @@ class MCNFSP(NFSP):
                 break
             lo = first[node]
             if k == CHANCE:
-                x, j = rng.random(), lo
-                while j < first[node + 1] - 1 and x >= prob[j]:
-                    x -= prob[j]
-                    j += 1
-                node = child[j]
+                node = child[_chance(rng, first, prob, node)]
                 continue
             q, i = player[node], infoset[node]
             if q != p:
@@ -546,6 +538,15 @@ LEARNERS = {"nfsp": NFSP, "mc-nfsp": MCNFSP}
 
 
 
+def _chance(rng: random.Random, first: list, prob: list, node: int) -> int:
+    """The edge (index into the flat tree's children) chance takes at ``node``."""
+    x, j, last = rng.random(), first[node], first[node + 1] - 1
+    while j < last and x >= prob[j]:
+        x -= prob[j]
+        j += 1
+    return j
+
+
 def _draw(rng: random.Random, probs, moves) -> int:
     """An index into ``moves`` drawn with the probabilities ``probs`` gives them."""
     x, last = rng.random(), len(moves) - 1
@@ -566,6 +567,17 @@ def _tupled(state):
 
 # --- the player ----------------------------------------------------------------------------
 
+def _player_params(learning: tuple) -> tuple:
+    """A player's parameters: the solving players', episodes a move, the
+    learner's (its seed is the player's) and ``load``."""
+    return extend(SolvingPlayer.params,
+                  Param("iterations", int, None, "episodes a move (reproducible with seed); "
+                        "default: train on the clock", low=1),
+                  *(p for p in learning if p.name != "seed"),
+                  Param("load", str, None, "folder of a learner saved by ggp exploit --save: "
+                        "play its average policy without training"))
+
+
 class NFSPPlayer(SolvingPlayer):
     """Plays the average policy ``pi`` of an NFSP learner at its information
     state: a learner saved by ``ggp exploit --player nfsp --save DIR``
@@ -574,12 +586,7 @@ class NFSPPlayer(SolvingPlayer):
 
     name = "nfsp"
     learner = NFSP
-    params = extend(SolvingPlayer.params,
-                    Param("iterations", int, None, "episodes a move (reproducible with "
-                          "seed); default: train on the clock", low=1),
-                    *(p for p in PARAMS if p.name != "seed"),
-                    Param("load", str, None, "folder of a learner saved by ggp exploit "
-                          "--save: play its average policy without training"))
+    params = _player_params(PARAMS)
 
     def why_not(self, players, total):
         if self.sampled:
@@ -608,9 +615,4 @@ class MCNFSPPlayer(NFSPPlayer):
 
     name = "mc-nfsp"
     learner = MCNFSP
-    params = extend(SolvingPlayer.params,
-                    Param("iterations", int, None, "episodes a move (reproducible with "
-                          "seed); default: train on the clock", low=1),
-                    *(p for p in MC_PARAMS if p.name != "seed"),
-                    Param("load", str, None, "folder of a learner saved by ggp exploit "
-                          "--save: play its average policy without training"))
+    params = _player_params(MC_PARAMS)

@@ -212,10 +212,11 @@ def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIEL
         writer.writerows(rows)
 
 
-def plot_curves(csv_path, png_path) -> None:
+def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
     """A log-log plot of every run in the curve file: exploitability in the
-    game's unit against episodes, as the thesis' figures 3.2 and 3.3; one line
-    per run (game, player, seed), one colour per game and player."""
+    game's unit against episodes (or, ``x="seconds"``, training seconds), as
+    the thesis' figures 3.2 and 3.3; one line per run (game, player, seed),
+    one colour per game and player."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -224,7 +225,7 @@ def plot_curves(csv_path, png_path) -> None:
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
             runs.setdefault((row["game"], row["player"], row["seed"]), []).append(
-                (int(row["episodes"]), float(row["exploitability_unit"]), row["unit"]))
+                (float(row[x]), float(row["exploitability_unit"]), row["unit"]))
     games = sorted({game for game, _, _ in runs})
     units = sorted({unit for points in runs.values() for _, _, unit in points})
     seeds: dict[tuple, list] = {}
@@ -235,12 +236,12 @@ def plot_curves(csv_path, png_path) -> None:
         label = (f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})"
                  + (f", {game}" if len(games) > 1 else ""))
         for seed in its_seeds:
-            episodes, gaps, _ = zip(*sorted(runs[game, player, seed]))
-            ax.plot(episodes, gaps, marker=".", color=f"C{colour % 10}", label=label)
+            xs, gaps, _ = zip(*sorted(p for p in runs[game, player, seed] if p[0] > 0))
+            ax.plot(xs, gaps, marker=".", color=f"C{colour % 10}", label=label)
             label = None
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("episodes")
+    ax.set_xlabel("training seconds (one core)" if x == "seconds" else "episodes")
     ax.set_ylabel(f"exploitability ({' / '.join(units)})")
     ax.set_title(f"self-play: {', '.join(games)}")
     ax.grid(True, which="both", alpha=0.3)
