@@ -33,6 +33,7 @@ exploitability of ``pi`` (:func:`ggp.cfr.exploitability`).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -295,7 +296,8 @@ class NFSP:
             for name, memory in a.memories.items():
                 for col, values in memory.columns.items():
                     arrays[f"{p}_memory_{name}_{col}"] = values[:memory.size]
-        meta = {"learner": self.name, "params": self.params, "episodes": self.episodes,
+        meta = {"learner": self.name, "game": _signature(self.tree),
+                "params": self.params, "episodes": self.episodes,
                 "steps": self.steps, "seconds": self.seconds,
                 "curve": [[c.episodes, c.seconds, c.exploitability] for c in self.curve],
                 "agents": [{"updates": a.updates, "rl_next": a.rl.next,
@@ -314,8 +316,13 @@ class NFSP:
         parameters as saved)."""
         from .selfplay import CurvePoint
         folder = Path(folder)
-        meta = json.loads((folder / "nfsp.json").read_text())
-        learner = LEARNERS[meta.get("learner", "nfsp")](tree, meta["params"])
+        try:
+            meta = json.loads((folder / "nfsp.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{folder}: no saved learner ({exc})") from None
+        if meta.get("game") != _signature(tree):
+            raise ValueError(f"{folder}: a learner of another game")
+        learner = LEARNERS[meta["learner"]](tree, meta["params"])
         with np.load(folder / "nfsp.npz") as data:
             for p, a in enumerate(learner.agents):
                 for name, net in a.nets.items():
@@ -557,6 +564,12 @@ def _draw(rng: random.Random, probs, moves) -> int:
     return last
 
 
+def _signature(tree) -> str:
+    """A digest of the game's information states: a saved learner fits only its game."""
+    keys = "\n".join(info.key for info in tree.infosets)
+    return hashlib.sha256(keys.encode()).hexdigest()[:16]
+
+
 def _jsonable(state):
     return [_jsonable(x) for x in state] if isinstance(state, tuple) else state
 
@@ -596,6 +609,7 @@ class NFSPPlayer(SolvingPlayer):
 
     def begin(self, deadline):
         tree = self.view.tree
+        self.trained = None
         if self.load is not None:
             self.trained = NFSP.load(tree, self.load)
             return
@@ -605,6 +619,8 @@ class NFSPPlayer(SolvingPlayer):
             self.spend(self.trained.run, deadline)
 
     def decide(self, info, deadline):
+        if self.trained is None:
+            raise ValueError(f"{self.load}: no learner of this game was loaded")
         if self.load is None:
             self.spend(self.trained.run, deadline)
         return self.trained.average_policy()[info]

@@ -175,3 +175,11 @@ def test_a_short_mc_nfsp_kuhn_run_beats_uniform_and_resumes(kuhn_tree, tmp_path)
     assert resumed.name == "mc-nfsp" and resumed.params["simulations"] == 20
     train(kuhn_tree, "mc-nfsp", episodes=4000, learner=resumed)
     assert resumed.curve[-1].exploitability == pytest.approx(straight.curve[-1].exploitability)
+
+
+def test_a_learner_of_another_game_is_refused(kuhn_tree, tmp_path):
+    NFSP(kuhn_tree, {"hidden": 8}).save(tmp_path / "kuhn")
+    with pytest.raises(ValueError, match="a learner of another game"):
+        NFSP.load(build_tree(load_game("rps")), tmp_path / "kuhn")
+    with pytest.raises(ValueError, match="no saved learner"):
+        NFSP.load(kuhn_tree, tmp_path / "nothing")
