@@ -1,5 +1,8 @@
-"""Learning curves at equal wall time: NFSP (and its DQN ablation) beside
-Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
+"""Learning curves at equal wall time: NFSP, MC-NFSP and NFSP's DQN ablation
+beside Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
+
+The DQN ablation (``nfsp:eta=1``, seed 002 section 6) is scored twice: its
+average policy (label ``dqn``) and its greedy policy (``dqn-greedy``).
 
 Every run trains for ``--seconds`` (per game) of its own time and is scored
 by exact exploitability at log-spaced points; all runs go to one CSV per game
@@ -9,7 +12,8 @@ of exploitability against training seconds beside it.  Runs are spread over
 ``--workers`` processes (one per core):
 
     python benchmarks/nfsp.py --game leduc --seconds 1800 --seeds 3 --workers 2 \\
-        --out benchmarks/results/nfsp
+        --seconds-for mc-nfsp=600 --seconds-for dqn=600 --seconds-for smooth-uct=30 \\
+        --seconds-for cfr+=30 --seconds-for mccfr=30 --out benchmarks/results/nfsp
 """
 from __future__ import annotations
 
@@ -20,19 +24,22 @@ from multiprocessing import Pool
 from pathlib import Path
 
 from ggp import load_game
-from ggp.cfr import solve
+from ggp.cfr import exploitability, solve
 from ggp.efg import build_tree
 from players.selfplay import CSV_FIELDS, checkpoints, learner_for, plot_curves
 
 #: What runs: (label in the files, spec); the spec is a self-play learner or
 #: (prefix ``solve:``) a solver of ggp.cfr.solve.  Seed 000's tuned Smooth UCT.
 LEARNERS = {
-    "kuhn": [("nfsp", "nfsp"), ("dqn (nfsp:eta=1)", "nfsp:eta=1"),
+    "kuhn": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
              ("smooth-uct", "smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001"),
              ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
-    "leduc": [("nfsp", "nfsp"), ("dqn (nfsp:eta=1)", "nfsp:eta=1"),
+    "leduc": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
               ("smooth-uct", "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002"),
               ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
+    # the deepest GDL-II game of games_gdl whose exact best response is quick
+    # (221,155 histories, 12 steps): where seed 004 says NFSP's DQN falls short
+    "liarsdice": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp")],
 }
 
 
@@ -45,7 +52,7 @@ def run(job) -> list:
         _, curve = solve(tree, spec[6:], None, seconds, seed, checkpoints(10 ** 15)[:-1])
     else:
         learner = learner_for(tree, spec, {"seed": seed})
-        curve, points = [], iter(checkpoints(10 ** 15))
+        curve, greedy, points = [], [], iter(checkpoints(10 ** 15))
         target = next(points)
         while learner.seconds < seconds:
             chunk = min(target - learner.episodes, 20_000 if spec.startswith("nfsp") else 10 ** 7)
@@ -53,11 +60,17 @@ def run(job) -> list:
             if learner.episodes >= target or learner.seconds >= seconds:
                 point = learner.checkpoint()
                 curve.append((point.episodes, point.seconds, point.exploitability))
+                if "eta=1" in spec:
+                    greedy.append((point.episodes, point.seconds,
+                                   exploitability(tree, learner.greedy_policy())))
                 if learner.episodes >= target:
                     target = next(points)
-    rows = [{"game": game, "player": label, "seed": seed, "unit": unit.name, "episodes": n,
+    if spec.startswith("solve:"):
+        greedy = []
+    rows = [{"game": game, "player": name, "seed": seed, "unit": unit.name, "episodes": n,
              "seconds": round(t, 3), "exploitability": gap * unit.scale,
-             "exploitability_unit": gap} for n, t, gap in curve]
+             "exploitability_unit": gap}
+            for name, points in ((label, curve), ("dqn-greedy", greedy)) for n, t, gap in points]
     print(f"{game} {label} seed {seed}: {curve[-1][0]:,} episodes in {curve[-1][1]:.0f} s, "
           f"exploitability {curve[-1][2]:.4f} {unit.name}", flush=True)
     return rows
@@ -67,15 +80,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(LEARNERS), required=True)
     parser.add_argument("--seconds", type=float, default=60.0, help="training time of a run")
+    parser.add_argument("--seconds-for", action="append", default=[], metavar="LABEL=S",
+                        help="another training time for the runs of one learner")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--only", default=None, help="comma-separated labels to run")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/nfsp"))
     args = parser.parse_args()
     chosen = [(label, spec) for label, spec in LEARNERS[args.game]
-              if args.only is None or label.split()[0] in args.only.split(",")]
-    jobs = [(args.game, label, spec, seed, args.seconds)
-            for label, spec in chosen for seed in range(1, args.seeds + 1)]
+              if args.only is None or label in args.only.split(",")]
+    seconds = {label: float(value) for label, _, value in
+               (item.partition("=") for item in args.seconds_for)}
+    jobs = sorted(((args.game, label, spec, seed, seconds.get(label, args.seconds))
+                   for label, spec in chosen for seed in range(1, args.seeds + 1)),
+                  key=lambda job: -job[-1])      # the longest first, to fill both cores
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"{args.game}.csv"
     keep = path.is_file()

@@ -471,3 +471,13 @@ def test_decisive_moves_are_the_winning_ones(name):
             joint = [rng.choice(moves) for moves in legal]
             state, rstate = sm.next_state(state, joint), ref.next_state(rstate, joint)
     assert wins > 0
+
+
+@pytest.mark.slow
+@needs_shared()
+def test_hex_counts_agree_at_depth_two():
+    """hex (9x9): 1 + 81 + 81 x 80 positions in two plies, on both reasoners."""
+    game = load_game(SHARED / "gdl1" / "hex.kif")
+    fast = count(game.state_machine("compiled"), 2)
+    assert fast == count(game.state_machine("reference"), 2)
+    assert fast["nodes"] == 1 + 81 + 81 * 80

@@ -124,3 +124,30 @@ def test_a_game_that_does_not_ground_plays_on_it():
     assert len(white) == 20 and sm.legal_moves(state, "black") == ["noop"]
     state = sm.next_state(state, (("move", "wp", "e", "2", "e", "4"), "noop"))
     assert len(sm.legal_moves(state, "black")) == 20 and not sm.is_terminal(state)
+
+
+@needs_shared()
+def test_chess_counts_are_the_perft_numbers():
+    """Chess's known move counts (perft: 20 first moves, 400 positions after
+    two plies, 8,902 after three) from the public chess.kif, which plays one
+    ply a step (the other role noops).  CI counts two plies; the slow run three."""
+    sm = load_game(SHARED / "gdl1" / "chess.kif").state_machine("demand")
+    result = count(sm, 2)
+    assert result["nodes"] == 1 + 20 + 400
+
+
+@pytest.mark.slow
+@needs_shared()
+def test_chess_counts_three_plies():
+    sm = load_game(SHARED / "gdl1" / "chess.kif").state_machine("demand")
+    assert count(sm, 3)["nodes"] == 1 + 20 + 400 + 8902
+
+
+@needs_shared()
+def test_amazons_has_its_2176_first_moves():
+    """Amazons on 10x10 has 2,176 first moves (queen move then arrow), a
+    count known from the game's literature (perft 1)."""
+    sm = load_game(SHARED / "gdl1" / "amazons.kif").state_machine("demand")
+    state = sm.initial_state()
+    assert len(sm.legal_moves(state, "white")) == 2176
+    assert sm.legal_moves(state, "black") == ["noop"]

@@ -168,8 +168,8 @@ def test_new_players_play_our_games_without_faults(spec, name):
 
 
 SHARED_GDL2 = shared_games("gdl2")
-#: small_dominion does not ground (a minute at the grounder's effort limit, then the
-#: reference reasoner at seconds a step): the slow test below plays it
+#: small_dominion does not ground (30 s at the grounder's time limit, then the
+#: demand-driven reasoner at seconds a playout): the slow test below plays it
 #: mastermind448's tree does not build either, and a match on its sampled tree (or,
 #: for one-player mccr, as ismcts) takes 50 s: one of the three players is enough
 QUICK_GDL2 = [(p, spec) for p in SHARED_GDL2 if p.stem != "small_dominion"
@@ -196,13 +196,13 @@ def test_new_players_play_the_shared_gdl2_games(path, spec):
 
 def _one_second_cases():
     """Every shared GDL-II game with every new player.  small_dominion runs on the
-    reference reasoner (it does not ground), where one belief update can take
+    demand-driven reasoner (it does not ground), where one belief update can take
     longer than a second: ismcts:select=rm timed out once there on a loaded machine
     (2026-11-24), as plain ismcts did at a 10 s clock (README, "Playing games of
     imperfect information online")."""
     for spec in ("mccr", "oos", "mccfr", "ismcts:select=rm"):
         for path in SHARED_GDL2:
-            marks = [pytest.mark.xfail(reason="small_dominion on the reference reasoner: a "
+            marks = [pytest.mark.xfail(reason="small_dominion on the demand-driven reasoner: a "
                                        "belief update may exceed a 1 s clock", strict=False)
                      ] if path.stem == "small_dominion" else []
             yield pytest.param(path, spec, marks=marks, id=f"{spec}-{path.stem}")
