@@ -361,8 +361,8 @@ def _exploit_selfplay(args, game, tree) -> int:
     try:
         learner = train(tree, args.player, episodes=episodes,
                         points=checkpoints(episodes) if args.curve else [episodes],
-                        seed=args.seed, learner=learner,
-                        after=_saver(args.save) if args.save else _progress(episodes))
+                        seed=args.seed, learner=learner, after=_progress(episodes),
+                        keep=(lambda learner: learner.save(args.save)) if args.save else None)
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     if args.curve:
@@ -395,14 +395,6 @@ def _progress(episodes):
             print(f"ggp: {learner.episodes:,} of {episodes:,} episodes "
                   f"({learner.seconds:.0f} s): exploitability "
                   f"{learner.curve[-1].exploitability:.4f}", file=sys.stderr, flush=True)
-    return after
-
-
-def _saver(folder):
-    """After each curve point: the learner saved in ``folder``, and the progress line."""
-    def after(learner):
-        learner.save(folder)
-        _progress(float("inf"))(learner)
     return after
 
 
@@ -775,8 +767,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="POLICY.json",
                    help="save the learned average policy here")
     p.add_argument("--save", default=None, metavar="DIR",
-                   help="nfsp, mc-nfsp: save the learner here at every curve point and at the end "
-                   "(networks, memories, counters), to resume or to play (nfsp:load=DIR)")
+                   help="nfsp, mc-nfsp: save the learner here at every curve point and each "
+                   "minute of training (networks, memories, counters), to resume or to play "
+                   "(nfsp:load=DIR)")
     p.add_argument("--resume", action="store_true",
                    help="nfsp, mc-nfsp: go on from the learner in --save DIR up to --episodes")
     p.add_argument("--online", action="store_true",

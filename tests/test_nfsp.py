@@ -183,3 +183,14 @@ def test_a_learner_of_another_game_is_refused(kuhn_tree, tmp_path):
         NFSP.load(build_tree(load_game("rps")), tmp_path / "kuhn")
     with pytest.raises(ValueError, match="no saved learner"):
         NFSP.load(kuhn_tree, tmp_path / "nothing")
+
+
+def test_a_long_interval_is_kept_as_it_goes(kuhn_tree):
+    """keep (the CLI's --save) runs between curve points too, every
+    keep_seconds of training, without changing what is learned."""
+    kept = []
+    plain = train(kuhn_tree, "nfsp:hidden=16", episodes=3000, points=[], seed=8)
+    saved = train(kuhn_tree, "nfsp:hidden=16", episodes=3000, points=[], seed=8,
+                  keep=lambda learner: kept.append(learner.episodes), keep_seconds=0.001)
+    assert len(kept) > 2 and kept[-1] == 3000
+    assert saved.curve[-1].exploitability == plain.curve[-1].exploitability
