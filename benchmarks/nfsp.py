@@ -55,7 +55,7 @@ def run(job) -> list:
         curve, greedy, points = [], [], iter(checkpoints(10 ** 15))
         target = next(points)
         while learner.seconds < seconds:
-            chunk = min(target - learner.episodes, 20_000 if spec.startswith("nfsp") else 10 ** 7)
+            chunk = min(target - learner.episodes, 20_000 if "nfsp" in spec else 10 ** 7)
             learner.run(chunk)
             if learner.episodes >= target or learner.seconds >= seconds:
                 point = learner.checkpoint()
@@ -76,9 +76,34 @@ def run(job) -> list:
     return rows
 
 
+def summary(path: Path) -> str:
+    """A Markdown table of a results file: per learner, its last point of each
+    seed (training seconds, episodes a second, exploitability: mean, lowest - highest)."""
+    last: dict = {}
+    with path.open(newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["player"], row["seed"])
+            if key not in last or float(row["seconds"]) >= float(last[key]["seconds"]):
+                last[key] = row
+    unit = next(iter(last.values()))["unit"]
+    lines = [f"| learner | seeds | training s | episodes (iterations) / s | exploitability ({unit}) |",
+             "|---|---:|---:|---:|---:|"]
+    for label in dict.fromkeys(player for player, _ in last):
+        rows = [r for (player, _), r in last.items() if player == label]
+        gaps = [float(r["exploitability_unit"]) for r in rows]
+        rate = sum(int(r["episodes"]) / float(r["seconds"]) for r in rows) / len(rows)
+        seconds = sum(float(r["seconds"]) for r in rows) / len(rows)
+        spread = f" ({min(gaps):.3g} - {max(gaps):.3g})" if len(gaps) > 1 else ""
+        lines.append(f"| {label} | {len(rows)} | {seconds:.0f} | {rate:,.0f} | "
+                     f"{sum(gaps) / len(gaps):.3g}{spread} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(LEARNERS), required=True)
+    parser.add_argument("--summary", action="store_true",
+                        help="print the table of the game's results file and stop")
     parser.add_argument("--seconds", type=float, default=60.0, help="training time of a run")
     parser.add_argument("--seconds-for", action="append", default=[], metavar="LABEL=S",
                         help="another training time for the runs of one learner")
@@ -87,6 +112,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/nfsp"))
     args = parser.parse_args()
+    if args.summary:
+        print(summary(args.out / f"{args.game}.csv"))
+        return
     chosen = [(label, spec) for label, spec in LEARNERS[args.game]
               if args.only is None or label in args.only.split(",")]
     seconds = {label: float(value) for label, _, value in
