@@ -30,6 +30,10 @@ The policies are tabulated for every information state after each update
 (the tree is small: one batched forward pass per network), so an episode is a
 walk through the flat tree with table lookups.  The score is the exact
 exploitability of ``pi`` (:func:`ggp.cfr.exploitability`).
+
+:class:`MCNFSP` (seed 004) replaces DQN by a search guided by a
+policy-value network; the players ``nfsp`` and ``mc-nfsp`` play a learner's
+average policy in matches (:class:`NFSPPlayer`).
 """
 from __future__ import annotations
 
