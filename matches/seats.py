@@ -131,6 +131,10 @@ class RemoteSeat:
             return None, Fault("CE", f"the reply {_short(reply)} is not a move")
         return _checked(None if move == "nil" else move, legal, None)
 
+    def simulations(self):
+        """None: a player over HTTP does not say how it searched."""
+        return None
+
     def stop(self, game, match_id, obs: Observation, play_clock):
         return self._send(_message(Stop, StopII, game, match_id, obs), play_clock)
 

@@ -157,6 +157,20 @@ def test_play_unknown_player():
     assert "unknown player 'nobody'" in result.stderr
 
 
+def test_bench_times_a_game_whose_goals_are_faulty_without_them():
+    """chess.kif gives no goal after move 200: bench says so once and times
+    the playouts without their goals, where it stopped at the first fault."""
+    from ggp import load_game
+    from ggp.bench import bench
+    game = load_game("""(role p) (init (at 0)) (<= (legal p go) (true (at 0)))
+        (<= (next (at 1)) (does p go)) (<= terminal (true (at 1)))
+        (<= (goal p 100) (true (at 2)))""")
+    with pytest.warns(RuntimeWarning, match="no goal values.*timing the playouts without"):
+        result = bench(game, "reference", seconds=0.2)
+    assert result["fault"].startswith("role p has no goal values")
+    assert result["playouts"] > 0 and result["mean_depth"] == 1
+
+
 @pytest.mark.parametrize("reasoner", ["compiled", "reference"])
 def test_bench_json(capsys, reasoner):
     assert main(["bench", "tictactoe", "--seconds", "0.3", "--reasoner", reasoner,
