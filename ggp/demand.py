@@ -319,12 +319,20 @@ class DemandMachine(ReferenceMachine):
             out.add(atom)
 
     def _ask(self, q, k):
+        """The answers of the call ``k`` in the questions ``q``.  A question
+        that fails leaves no half-filled table behind."""
         self._q = q
         try:
             return self._call(k)
-        except RecursionError:
-            raise GameError(f"the demand-driven reasoner recursed too deeply answering "
-                            f"{k if isinstance(k, str) else k[0]}") from None
+        except BaseException as exc:
+            q.tables.clear()
+            q.state_tables.clear()
+            self._episodes.clear()
+            self._cycle = False
+            if isinstance(exc, RecursionError):
+                raise GameError(f"the demand-driven reasoner recursed too deeply answering "
+                                f"{k if isinstance(k, str) else k[0]}") from None
+            raise
 
     # --- questions of a state and of a joint move ------------------------------
     def _questions(self, state):

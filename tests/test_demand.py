@@ -151,3 +151,29 @@ def test_amazons_has_its_2176_first_moves():
     state = sm.initial_state()
     assert len(sm.legal_moves(state, "white")) == 2176
     assert sm.legal_moves(state, "black") == ["noop"]
+
+
+def test_a_failed_question_leaves_no_half_filled_tables():
+    """A recursion deeper than Python allows is one GameError, and the
+    state's tables are dropped, so the next question starts clean."""
+    import sys
+
+    from ggp import GameError
+    game = load_game("""(role p) (init (n 0))
+        (<= (chain ?x ?z) (succ ?x ?y) (true (n 0)) (chain ?y ?z))
+        (<= (chain ?x ?x) (last ?x))
+        (<= (legal p go) (true (n ?x)) (chain ?x ?y))
+        (<= (next (n ?x)) (true (n ?x))) (<= terminal (true (n 1)))
+        (<= (goal p 100) (true (n 0)))
+        """ + " ".join(f"(succ {i} {i + 1})" for i in range(100)) + " (last 100)")
+    sm = game.state_machine("demand")
+    state = sm.initial_state()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)
+    try:
+        with pytest.raises(GameError, match="recursed too deeply answering legal"):
+            sm.legal_moves(state, "p")
+        assert not sm._questions(state).state_tables
+    finally:
+        sys.setrecursionlimit(limit)
+    assert sm.legal_moves(state, "p") == ["go"]
