@@ -60,7 +60,9 @@ PARAMS = (
     Param("eta", float, 0.1, "anticipatory parameter: chance of playing the best response "
           "in an episode (1: DQN alone)", low=0, high=1),
     Param("epsilon", float, 0.06, "exploration of the best response at the start, decaying "
-          "with 1/sqrt(episodes)", low=0, high=1),
+          "as epsilon / sqrt(1 + episodes / decay)", low=0, high=1),
+    Param("decay", float, 1.0, "episodes per unit of epsilon's decay (1: the seed's "
+          "1/sqrt(episodes) read literally)", low=0, low_open=True),
     Param("hidden", int, 64, "units of the hidden layer", low=1),
     Param("rl_lr", float, 0.1, "learning rate of the action values", low=0, low_open=True),
     Param("sl_lr", float, 0.005, "learning rate of the average policy", low=0, low_open=True),
@@ -186,7 +188,7 @@ class NFSP:
                        for a in self.agents]
 
     def epsilon(self) -> float:
-        return self.params["epsilon"] / math.sqrt(self.episodes + 1)
+        return self.params["epsilon"] / math.sqrt(1 + self.episodes / self.params["decay"])
 
     def run(self, episodes: int) -> NFSP:
         """Train ``episodes`` more episodes (on one BLAS thread: the matrices
@@ -362,7 +364,7 @@ class NFSP:
 #: Othello settings where they apply (Adam, learning rates 0.01 and 0.005,
 #: M_RL 4,000,000, M_SL 400,000), and the search's.
 MC_PARAMS = extend(
-    tuple(p for p in PARAMS if p.name not in ("epsilon", "refit")),
+    tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit")),
     Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0,
           low_open=True),
     Param("optimizer", str, "adam", "the networks' optimiser", choices=("sgd", "adam")),

@@ -1,5 +1,6 @@
 """Neural Fictitious Self-Play (players.nfsp) and its numpy networks (players.neural)."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -194,3 +195,11 @@ def test_a_long_interval_is_kept_as_it_goes(kuhn_tree):
                   keep=lambda learner: kept.append(learner.episodes), keep_seconds=0.001)
     assert len(kept) > 2 and kept[-1] == 3000
     assert saved.curve[-1].exploitability == plain.curve[-1].exploitability
+
+
+def test_epsilon_decays_with_the_inverse_square_root(kuhn_tree):
+    literal = NFSP(kuhn_tree, {"hidden": 4})
+    slower = NFSP(kuhn_tree, {"hidden": 4, "decay": 10_000})
+    literal.episodes = slower.episodes = 30_000
+    assert literal.epsilon() == pytest.approx(0.06 / math.sqrt(30_001))
+    assert slower.epsilon() == pytest.approx(0.06 / 2)
