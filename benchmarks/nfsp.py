@@ -3,6 +3,8 @@ beside Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
 
 The DQN ablation (``nfsp:eta=1``, seed 002 section 6) is scored twice: its
 average policy (label ``dqn``) and its greedy policy (``dqn-greedy``).
+``nfsp-decay`` is NFSP with epsilon's schedule stretched (``decay=10000``);
+``--only`` picks labels, e.g. ``--only nfsp-decay`` for that run alone.
 
 Every run trains for ``--seconds`` (per game) of its own time and is scored
 by exact exploitability at log-spaced points; all runs go to one CSV per game
@@ -34,7 +36,8 @@ LEARNERS = {
     "kuhn": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
              ("smooth-uct", "smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001"),
              ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
-    "leduc": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
+    "leduc": [("nfsp", "nfsp"), ("nfsp-decay", "nfsp:decay=10000"), ("mc-nfsp", "mc-nfsp"),
+              ("dqn", "nfsp:eta=1"),
               ("smooth-uct", "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002"),
               ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
     # the deepest GDL-II game of games_gdl whose exact best response is quick
