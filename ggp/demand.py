@@ -43,8 +43,7 @@ from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
 
-from .graphs import strongly_connected
-from .reference import ReferenceMachine, _match, _Step, _subst, extend
+from .reference import ReferenceMachine, _match, _recall, _remember, _Step, _subst, extend
 from .statemachine import GameError, single_goal, term_key
 
 
@@ -166,20 +165,13 @@ class DemandMachine(ReferenceMachine):
         for rule in rules:
             for lits, _ in expand(rule):
                 self._clauses[name_of(rule.head)].append((rule.head, lits, _flat(rule.head)))
-        self._phase = {}
+        self._phase, self._component = {}, {}    # the reference's strata say both
         for phase in ("state", "move"):
             for stratum in self.program.strata(phase):
                 for r in stratum.relations:
                     self._phase[r] = phase
-        graph = {r: {name_of(lit.literal if isinstance(lit, Not) else lit)
-                     for _, lits, _ in cs for lit in lits
-                     if isinstance(lit.literal if isinstance(lit, Not) else lit, (str, tuple))}
-                 for r, cs in self._clauses.items()}
-        self._component = {}
-        for comp in strongly_connected(graph):
-            if len(comp) > 1 or any(r in graph.get(r, ()) for r in comp):
-                for r in comp:
-                    self._component[r] = frozenset(comp)
+                    if stratum.recursive:
+                        self._component[r] = stratum.relations
         self._plans = {}
         self._episodes = {}
         self._cycle = False
@@ -336,34 +328,23 @@ class DemandMachine(ReferenceMachine):
 
     # --- questions of a state and of a joint move ------------------------------
     def _questions(self, state):
-        q = self._states.get(state)
+        q = _recall(self._states, state)
         if q is not None:
-            self._states.move_to_end(state)
             return q
-        facts = self.static.copy()
-        facts.sets["true"] = {("true", f) for f in state}
-        q = self._states[state] = _Questions(facts, {})
+        q = _Questions(self._true_in(state), {})
         q.tables = q.state_tables
-        if len(self._states) > self._cache_size:
-            self._states.popitem(last=False)
-        return q
+        return _remember(self._states, state, q, self._cache_size)
 
     def _move_questions(self, state, joint):
         key = (state, joint)
         q = self._moves.get(key)
         if q is not None:
             return q
-        self._check_shape(joint)
         base = self._questions(state)
-        for role, move in zip(self.roles, joint):
-            if move not in self._legal(base, role):
-                raise GameError(f"move {move!r} is not legal for role {role!r} in this state")
+        self._check_joint(joint, lambda role: self._legal(base, role))
         facts = base.facts.copy()
         facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
-        q = self._moves[key] = _Questions(facts, base.state_tables)
-        if len(self._moves) > 8:
-            self._moves.popitem(last=False)
-        return q
+        return _remember(self._moves, key, _Questions(facts, base.state_tables), 8)
 
     def _legal(self, q, role):
         moves = q.legal.get(role)

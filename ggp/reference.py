@@ -428,6 +428,22 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
     return out
 
 
+def _recall(cache: OrderedDict, key):
+    """The value ``cache`` keeps under ``key`` (now the newest entry), or None."""
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+    return value
+
+
+def _remember(cache: OrderedDict, key, value, size: int):
+    """``value``, kept in ``cache`` under ``key`` (the oldest entry dropped past ``size``)."""
+    cache[key] = value
+    if len(cache) > size:
+        cache.popitem(last=False)
+    return value
+
+
 class ReferenceMachine(StateMachine):
     """The pure-Python reasoner (see module docstring).
 
@@ -466,25 +482,30 @@ class ReferenceMachine(StateMachine):
 
     # --- per-state and per-move evaluation, cached -------------------------
     def _state(self, state):
-        facts = self._cache.get(state)
+        facts = _recall(self._cache, state)
         if facts is not None:
-            self._cache.move_to_end(state)
             return facts
-        facts = self.static.copy()
-        facts.sets["true"] = {("true", f) for f in state}
+        facts = self._true_in(state)
         Program.evaluate(self._state_strata, facts)
         legal = defaultdict(list)
         for atom in facts.get("legal"):
             legal[atom[1]].append(atom[2])
         facts.legal = {r: sorted(ms, key=term_key) for r, ms in legal.items()}
-        self._cache[state] = facts
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        return _remember(self._cache, state, facts, self._cache_size)
+
+    def _true_in(self, state) -> Facts:
+        """The static facts and ``state``'s ``true`` facts, to be extended."""
+        facts = self.static.copy()
+        facts.sets["true"] = {("true", f) for f in state}
         return facts
 
-    def _check_shape(self, joint) -> None:
+    def _check_joint(self, joint, legal) -> None:
+        """GameError unless ``joint`` is one move per role, each in ``legal(role)``."""
         if not isinstance(joint, tuple) or len(joint) != len(self.roles):
             raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+        for role, move in zip(self.roles, joint):
+            if move not in legal(role):
+                raise GameError(f"move {move!r} is not legal for role {role!r} in this state")
 
     def _move(self, state, joint):
         key = (state, joint)
@@ -492,17 +513,11 @@ class ReferenceMachine(StateMachine):
         if facts is not None:
             return facts
         base = self._state(state)
-        self._check_shape(joint)
-        for role, move in zip(self.roles, joint):
-            if move not in base.legal.get(role, ()):
-                raise GameError(f"move {move!r} is not legal for role {role!r} in this state")
+        self._check_joint(joint, lambda role: base.legal.get(role, ()))
         facts = base.copy()
         facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
         Program.evaluate(self._move_strata, facts)
-        self._move_cache[key] = facts
-        if len(self._move_cache) > 8:
-            self._move_cache.popitem(last=False)
-        return facts
+        return _remember(self._move_cache, key, facts, 8)
 
     # --- the StateMachine questions ----------------------------------------
     def initial_state(self):

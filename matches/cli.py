@@ -143,8 +143,12 @@ def cmd_info(args) -> int:
 def _machine(args, game):
     """The game's state machine for ``--reasoner`` and the ``--ground-*``
     limits."""
-    return game.state_machine(args.reasoner, args.ground_limit, args.ground_effort,
-                              args.ground_seconds)
+    return game.state_machine(args.reasoner, **_limits(args))
+
+
+def _limits(args) -> dict:
+    """The ``--ground-*`` limits, as :meth:`ggp.game.Game.state_machine` takes them."""
+    return dict(limit=args.ground_limit, effort=args.ground_effort, seconds=args.ground_seconds)
 
 
 def _tree(args, game):
@@ -336,6 +340,7 @@ def _plot_online(csv_path, png_path) -> None:
 def _exploit_selfplay(args, game, tree) -> int:
     """``ggp exploit --player``: learn by self-play, then score the average policy."""
     from ggp.cfr import save_policy
+    from players.nfsp import LEARNERS, NFSP
     from players.registry import parse_spec
     from players.selfplay import checkpoints, curve_rows, plot_curves, train, write_curve
     episodes = 1_000_000 if args.episodes is None else args.episodes
@@ -343,8 +348,7 @@ def _exploit_selfplay(args, game, tree) -> int:
         raise UserError("--append goes with --curve")
     if args.resume and not args.save:
         raise UserError("--resume goes with --save DIR")
-    nfsp = parse_spec(args.player)[0] in ("nfsp", "mc-nfsp")
-    if args.save and not nfsp:
+    if args.save and parse_spec(args.player)[0] not in LEARNERS:
         raise UserError("--save: only nfsp and mc-nfsp learners are saved (the others "
                         "train in seconds: --out saves their policy)")
     for path in (args.curve, args.out, args.save):
@@ -352,7 +356,6 @@ def _exploit_selfplay(args, game, tree) -> int:
             _writable(path)
     learner, earlier = None, 0
     if args.resume:
-        from players.nfsp import NFSP
         try:
             learner = NFSP.load(tree, args.save)
             earlier = len(learner.curve) if args.append else 0    # already in the file
@@ -482,9 +485,7 @@ def cmd_bench(args) -> int:
         data = _bench_player(_load(args), args.player, args.seconds)
     else:
         from ggp.bench import bench
-        data = bench(_load(args), args.reasoner, args.seconds, args.seed,
-                     dict(limit=args.ground_limit, effort=args.ground_effort,
-                          seconds=args.ground_seconds))
+        data = bench(_load(args), args.reasoner, args.seconds, args.seed, _limits(args))
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
 

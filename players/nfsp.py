@@ -152,15 +152,15 @@ class NFSP:
 
     name = "nfsp"
     agent = _Agent
-    defaults = {p.name: p.default for p in PARAMS}
-    shown = ("eta", "epsilon", "hidden", "rl_lr", "sl_lr")
+    declared = PARAMS       # its parameters (``params`` holds their values)
+    shown = ("eta", "epsilon", "decay", "hidden", "rl_lr", "sl_lr")
 
     def __init__(self, tree, params: dict):
         if len(tree.players) != 2:
             raise ValueError(f"{self.name} learns two-player games; this one has "
                              f"{len(tree.players)} players")
         self.tree, self.flat = tree, flatten(tree)
-        self.params = {**self.defaults, **params}
+        self.params = {**{p.name: p.default for p in self.declared}, **params}
         seed = self.params["seed"]
         self.np_rng = np.random.default_rng(seed)
         self.rng = random.Random(seed)
@@ -259,12 +259,13 @@ class NFSP:
     # --- policies and scores -----------------------------------------------------------
     def average_policy(self) -> list:
         """Per information state of the tree, ``pi``'s probabilities of its moves."""
-        policy = []
-        for i, info in enumerate(self.tree.infosets):
-            agent = self.agents[info.player]
-            probs = agent.average[agent.enc.row[i], agent.enc.action[i]].astype(np.float64)
-            policy.append((probs / probs.sum()).tolist())
-        return policy
+        return [self.policy_at(i) for i in range(len(self.tree.infosets))]
+
+    def policy_at(self, i: int) -> list:
+        """``pi``'s probabilities of the moves of information state ``i``."""
+        agent = self.agents[self.tree.infosets[i].player]
+        probs = agent.average[agent.enc.row[i], agent.enc.action[i]].astype(np.float64)
+        return (probs / probs.sum()).tolist()
 
     def greedy_policy(self) -> list:
         """Per information state, the best response's greedy move (probability 1)."""
@@ -432,7 +433,7 @@ class MCNFSP(NFSP):
 
     name = "mc-nfsp"
     agent = _MCAgent
-    defaults = {p.name: p.default for p in MC_PARAMS}
+    declared = MC_PARAMS
     shown = ("eta", "simulations", "c_puct", "hidden", "rl_lr", "sl_lr")
 
     def __init__(self, tree, params: dict):
@@ -605,7 +606,7 @@ class NFSPPlayer(SolvingPlayer):
 
     name = "nfsp"
     learner = NFSP
-    params = _player_params(PARAMS)
+    params = _player_params(NFSP.declared)
 
     def why_not(self, players, total):
         if self.sampled:
@@ -619,7 +620,7 @@ class NFSPPlayer(SolvingPlayer):
         if self.load is not None:
             self.trained = NFSP.load(tree, self.load)
             return
-        chosen = {name: getattr(self, name) for name in self.learner.defaults if name != "seed"}
+        chosen = {p.name: getattr(self, p.name) for p in self.learner.declared if p.name != "seed"}
         self.trained = self.learner(tree, {**chosen, "seed": self.base_seed})
         if deadline is not None:
             self.spend(self.trained.run, deadline)
@@ -629,7 +630,7 @@ class NFSPPlayer(SolvingPlayer):
             raise ValueError(f"{self.load}: no learner of this game was loaded")
         if self.load is None:
             self.spend(self.trained.run, deadline)
-        return self.trained.average_policy()[info]
+        return self.trained.policy_at(info)
 
 
 class MCNFSPPlayer(NFSPPlayer):
@@ -637,4 +638,4 @@ class MCNFSPPlayer(NFSPPlayer):
 
     name = "mc-nfsp"
     learner = MCNFSP
-    params = _player_params(MC_PARAMS)
+    params = _player_params(MCNFSP.declared)

@@ -151,11 +151,11 @@ def learner_for(tree: Tree, spec: str, params: dict | None = None):
     ``efg-uct``), :class:`players.nfsp.NFSP` (``nfsp``) or
     :class:`players.nfsp.MCNFSP` (``mc-nfsp``)."""
     name, given = parse_spec(spec)
-    if name in ("nfsp", "mc-nfsp"):
-        from .nfsp import LEARNERS, MC_PARAMS, PARAMS
+    from .nfsp import LEARNERS
+    if name in LEARNERS:
+        learner = LEARNERS[name]
         try:
-            return LEARNERS[name](tree, settings(PARAMS if name == "nfsp" else MC_PARAMS,
-                                                 {**given, **(params or {})}))
+            return learner(tree, settings(learner.declared, {**given, **(params or {})}))
         except ValueError as exc:
             raise ValueError(f"player {name}: {exc}") from None
     return SelfPlay(tree, spec, **(params or {}))
