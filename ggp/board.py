@@ -161,24 +161,28 @@ class Board:
 
     # --- drawing ---------------------------------------------------------------
 
-    def render(self, facts) -> str:
-        """The state whose true base propositions are ``facts``, as text:
-        rows labelled on the left, columns below."""
+    def grid(self, facts) -> list:
+        """The state whose true base propositions are ``facts`` as rows (top
+        first) of cell symbols: ``"."`` for an empty cell, ``""`` for a cell
+        that is not on the board."""
         found = defaultdict(list)
         for f in facts:
             if isinstance(f, tuple) and len(f) == self.arity and f[0] == self.relation:
                 found[f[self.at[0]], f[self.at[1]]].append(
                     tuple(f[i] for i in self.content_at))
         shown = {cell: self._show(contents) for cell, contents in found.items()}
-        width = max([self.width] + [len(s) for s in shown.values()]
+        return [[shown.get((c, r), "." if (c, r) in self.cells else "") for c in self.columns]
+                for r in self.rows]
+
+    def render(self, facts) -> str:
+        """The state whose true base propositions are ``facts``, as text:
+        rows labelled on the left, columns below."""
+        grid = self.grid(facts)
+        width = max([self.width] + [len(s) for row in grid for s in row]
                     + [len(str(c)) for c in self.columns])
         margin = max(len(str(r)) for r in self.rows)
-        lines = []
-        for r in self.rows:
-            cells = [shown.get((c, r), "." if (c, r) in self.cells else "")
-                     for c in self.columns]
-            lines.append((str(r).rjust(margin) + " "
-                          + " ".join(s.rjust(width) for s in cells)).rstrip())
+        lines = [(str(r).rjust(margin) + " " + " ".join(s.rjust(width) for s in row)).rstrip()
+                 for r, row in zip(self.rows, grid)]
         lines.append(" " * (margin + 1) + " ".join(str(c).rjust(width) for c in self.columns))
         return "\n".join(lines)
 
@@ -199,8 +203,8 @@ class Board:
 _boards: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def render(facts, game=None, sm=None) -> str | None:
-    """The board of a state as text, or None when there is no grid.
+def board_of(facts, game=None, sm=None) -> Board | None:
+    """The board to draw a state of ``game`` on, or None when there is no grid.
 
     With ``game`` (and, if there is one, its state machine ``sm``), the
     whole board of the game (:meth:`Board.for_game`, built on the first call
@@ -208,11 +212,15 @@ def render(facts, game=None, sm=None) -> str | None:
     alone, so only the cells the state mentions are drawn.
     """
     if game is None:
-        board = Board.from_state(facts)
-    else:
-        if game not in _boards:
-            _boards[game] = Board.for_game(game, sm)
-        board = _boards[game]
+        return Board.from_state(facts)
+    if game not in _boards:
+        _boards[game] = Board.for_game(game, sm)
+    return _boards[game]
+
+
+def render(facts, game=None, sm=None) -> str | None:
+    """The board of a state as text (:func:`board_of`), or None when there is no grid."""
+    board = board_of(facts, game, sm)
     return None if board is None else board.render(facts)
 
 

@@ -435,18 +435,23 @@ def _summary(record) -> dict:
             "errors": record.errors, "faults": record.faults}
 
 
-def _run(args, game, specs, seed):
-    """One match for ``ggp play`` and ``ggp match``, narrated unless quiet."""
+def _run(args, game, specs, seed, live=None):
+    """One match for ``ggp play`` and ``ggp match``, narrated unless quiet,
+    shown in the browser viewer as it goes when ``live`` (a LiveMatch)."""
     from matches.manager import run_match
     seats = _seats(game, specs, seed)
     narrate = not (args.json or args.quiet)
     if narrate:
         print(f"{game.name}: " + ", ".join(f"{r} {s}" for r, s in zip(seats, specs))
               + f"; start clock {args.startclock} s, play clock {args.playclock} s")
-    return run_match(game, seats, seed=seed, start_clock=args.startclock,
-                     play_clock=args.playclock, specs=dict(zip(seats, specs)),
-                     on_step=_printer(game) if narrate else None,
-                     on_fault=None if args.json else _report_fault(seats))
+    hooks = ([_printer(game)] if narrate else []) + ([live.on_step] if live else [])
+    record = run_match(game, seats, seed=seed, start_clock=args.startclock,
+                       play_clock=args.playclock, specs=dict(zip(seats, specs)),
+                       on_step=(lambda *a: [hook(*a) for hook in hooks]) if hooks else None,
+                       on_fault=None if args.json else _report_fault(seats))
+    if live:
+        live.finish(record)
+    return record
 
 
 def cmd_play(args) -> int:
@@ -468,7 +473,12 @@ def cmd_match(args) -> int:
     game = _load(args)
     if args.out:
         _writable(args.out)
-    record = _run(args, game, args.player, args.seed)
+    viewer = _viewer(args, "match")
+    live = None
+    if viewer:
+        from matches.views import LiveMatch
+        live = LiveMatch(viewer.live, game)
+    record = _run(args, game, args.player, args.seed, live)
     if args.out:
         write_json(record, args.out)
     with MatchStore(args.db) as store:
@@ -477,7 +487,38 @@ def cmd_match(args) -> int:
     text = (f"{steps} steps, {len(record.faults)} fault(s); goals: "
             + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
     _emit(args, {"game": game.name, **_summary(record)}, text)
+    _keep_serving(viewer)
     return 0
+
+
+def _viewer(args, kind: str):
+    """The browser viewer of a running match or study (``--view``), started, or None."""
+    if not args.view:
+        return None
+    from matches.records import default_db_path
+    from matches.viewer import Viewer
+    from matches.views import Library, Live
+    try:
+        viewer = Viewer(Library(db=args.db or default_db_path()), live=Live(kind),
+                        host=args.view_host, port=args.view_port).start()
+    except OSError as exc:
+        raise UserError(f"cannot serve the viewer on {args.view_host}:{args.view_port}: "
+                        f"{exc.strerror or exc}", "io") from None
+    page = "#/live" if kind == "match" else "#/study"
+    print(f"viewer: {viewer.url}{page}", file=sys.stderr, flush=True)
+    return viewer
+
+
+def _keep_serving(viewer) -> None:
+    """After the match or study: the viewer stays up until Ctrl-C."""
+    if viewer is None:
+        return
+    print(f"viewer: {viewer.url} stays up; Ctrl-C stops it", file=sys.stderr, flush=True)
+    try:
+        viewer.stopping.wait()
+    except KeyboardInterrupt:
+        pass
+    viewer.stop()
 
 
 def cmd_bench(args) -> int:
@@ -500,14 +541,54 @@ def cmd_study(args) -> int:
     executor = args.executor or study.executor
     if args.ray_address and executor != "ray":
         raise UserError("--ray-address goes with the ray executor (--executor ray)")
+    viewer = _viewer(args, "study")
     rows = run_study(study, args.workers, db=args.db, executor=executor,
-                     progress=None if args.json else sys.stderr, ray_address=args.ray_address)
+                     progress=None if args.json else sys.stderr, ray_address=args.ray_address,
+                     on_match=viewer and _publish_study(viewer, study))
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
     text = write_tables(study, table, ranks)
     write_matches(study, rows)
+    if viewer:
+        from matches.views import study_document
+        viewer.study = study.out
+        viewer.live.publish(study_document(study.name, rows, sorted(
+            p.name for p in study.out.glob("*.png")), total=len(rows)))
     _emit(args, {"study": study.name, "out": str(study.out), "matches": len(rows),
                  "rows": table, "ranking": ranks}, text)
+    _keep_serving(viewer)
+    return 0
+
+
+def _publish_study(viewer, study):
+    """``on_match`` of run_study: the study so far to the viewer's live page."""
+    from matches.views import study_document
+
+    def publish(rows, total):
+        viewer.live.publish(study_document(study.name, rows, total=total))
+    return publish
+
+
+def cmd_view(args) -> int:
+    from matches.records import default_db_path
+    from matches.viewer import Viewer
+    from matches.views import Library
+    if args.study is not None and not Path(args.study).is_dir():
+        raise UserError(f"{args.study}: no such directory", "io")
+    db = args.db or (None if args.records or args.study else default_db_path())
+    if db is not None and args.db and not Path(db).is_file():
+        raise UserError(f"{db}: no such database", "io")
+    try:
+        viewer = Viewer(Library(db=db, files=args.records), study=args.study,
+                        host=args.host, port=args.port)
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.host}:{args.port}: "
+                        f"{exc.strerror or exc}", "io") from None
+    page = "#/study" if args.study else ""
+    print(json.dumps({"url": viewer.url + page}) if args.json else
+          f"viewer: {viewer.url}{page} (Ctrl-C stops it)", flush=True)
+    with viewer.httpd:
+        viewer.httpd.serve_forever()
     return 0
 
 
@@ -807,6 +888,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
                    "directory, ggp/matches.sqlite)")
     p.add_argument("--quiet", action="store_true", help="print only faults and goals")
+    p.add_argument("--view", action="store_true",
+                   help="watch it in the browser: serves the viewer (its address is printed), "
+                   "which stays up after the end until Ctrl-C")
+    p.add_argument("--view-port", type=PORT, default=8147, help="the viewer's port (0: any)")
+    p.add_argument("--view-host", default="127.0.0.1", help="the viewer's address")
 
     p = command("play", cmd_play, "play a local match and print it")
     p.add_argument("players", nargs="+", metavar="PLAYER",
@@ -827,6 +913,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "ray://head:10001 (default: $RAY_ADDRESS, else a local cluster)")
     p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
                    "directory, ggp/matches.sqlite)")
+    p.add_argument("--view", action="store_true",
+                   help="watch it in the browser: serves the viewer (its address is printed), "
+                   "which stays up after the end until Ctrl-C")
+    p.add_argument("--view-port", type=PORT, default=8147, help="the viewer's port (0: any)")
+    p.add_argument("--view-host", default="127.0.0.1", help="the viewer's address")
 
     p = command("replay", cmd_replay, "re-check a match record (ggp.org JSON) with the "
                 "rules: legal moves, states, terminal, goals; exit 1 on any problem",
@@ -834,6 +925,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("match", metavar="MATCH.json")
     p.add_argument("--game", default=None, metavar="GAME",
                    help="the game (default: the record's gameSource or gdl)")
+
+    p = command("view", cmd_view, "serve the browser viewer on this machine: the stored "
+                "matches (search, filters, a stepper with boards), record files, a study's "
+                "tables; Ctrl-C stops it", game=False)
+    p.add_argument("records", nargs="*", metavar="RECORD.json",
+                   help="match records (ggp.org match JSON) to list")
+    p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
+                   "directory, ggp/matches.sqlite, unless records or a study are given)")
+    p.add_argument("--study", default=None, metavar="DIR",
+                   help="a study's out folder: its scores, ranking and plots")
+    p.add_argument("--port", type=PORT, default=8147, help="the port (0: any free one)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (loopback by default)")
 
     p = command("serve", cmd_serve, "serve a player to GGP game managers over HTTP, "
                 "logging one line per message; Ctrl-C stops it", game=False)

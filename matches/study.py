@@ -167,13 +167,15 @@ def play_task(task: dict) -> dict:
 
 
 def run_study(study: Study, workers: int | None = None, db=None, executor: str = "process",
-              progress=sys.stderr, ray_address: str | None = None) -> list[dict]:
+              progress=sys.stderr, ray_address: str | None = None,
+              on_match=None) -> list[dict]:
     """Play the matches of ``study`` not yet in the database ``db`` (default:
     the user's), ``workers`` at a time (default: one per core), storing each
     as it finishes.  ``executor="ray"`` runs them as Ray tasks instead (on the
     cluster at ``ray_address``, else the one ``RAY_ADDRESS`` names, else a new
-    local one).  Returns a summary
-    of every match of the study, in task order."""
+    local one).  ``on_match(rows, total)`` is called after each match with
+    the study's matches so far (as :meth:`MatchStore.matches` gives them).
+    Returns a summary of every match of the study, in task order."""
     from matches.records import MatchStore
     all_tasks = tasks(study)
     with MatchStore(db) as store:
@@ -188,6 +190,8 @@ def run_study(study: Study, workers: int | None = None, db=None, executor: str =
                 goals = ", ".join(f"{p} {g}" for p, g in
                                   zip(record["playerNamesFromHost"], record["goalValues"]))
                 print(f"[{finished}/{total}] {record['gameName']}: {goals}", file=progress)
+            if on_match:
+                on_match(store.matches(study=study.name), total)
         order = {t["key"]: i for i, t in enumerate(all_tasks)}
         rows = [r for r in store.matches(study=study.name) if r["key"] in order]
     return sorted(rows, key=lambda r: order[r["key"]])

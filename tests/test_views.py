@@ -1,0 +1,229 @@
+"""What the browser viewer shows (matches.views) and its server's JSON (matches.viewer),
+without a browser: tests/test_viewer_browser.py drives the page itself."""
+import json
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import players
+from ggp import load_game
+from matches.manager import run_match
+from matches.records import MatchStore, to_ggp_json, write_json
+from matches.viewer import Viewer
+from matches.views import (Damaged, Library, Live, LiveMatch, match_view, read_record,
+                           study_view)
+
+DATA = Path(__file__).with_name("data")
+OURS = ("gameName", "roles", "gameSource", "faults", "simulations")
+
+
+def play(name, seed=1, on_step=None):
+    game = load_game(name)
+    return run_match(game, {r: players.make(f"random:seed={seed + i}")
+                            for i, r in enumerate(game.roles) if r != "random"},
+                     seed=seed, start_clock=1, play_clock=1, on_step=on_step)
+
+
+def ggp_base_shape(data: dict, url="http://games.ggp.org/base/games/ticTacToe/v0/") -> dict:
+    """A record as another manager writes it: the ggp.org keys only."""
+    other = {k: v for k, v in data.items() if k not in OURS}
+    other["gameMetaURL"] = url
+    return other
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    return to_ggp_json(play("tictactoe"))
+
+
+def test_steps_of_a_tictactoe_match(tictactoe):
+    view = match_view(tictactoe)
+    steps = view["steps"]
+    assert len(steps) == len(tictactoe["moves"]) + 1 and view["notes"] == []
+    assert steps[0]["moves"] is None and steps[0]["legal"] == {"xplayer": 9, "oplayer": 1}
+    assert steps[1]["legal"] == {"xplayer": 1, "oplayer": 8}
+    assert steps[-1]["legal"] == {"xplayer": 0, "oplayer": 0}
+    assert view["goals"] == dict(zip(tictactoe["roles"], tictactoe["goalValues"]))
+    assert not view["gdl2"] and "percepts" not in steps[1]
+    for step, joint in zip(steps[1:], tictactoe["moves"]):
+        assert list(step["moves"].values()) == [m.replace("( ", "(").replace(" )", ")")
+                                                for m in joint]
+    board = steps[-1]["board"]
+    assert board["columns"] == ["1", "2", "3"] and board["rows"] == ["3", "2", "1"]
+    marks = {}
+    for fact in (f for f in steps[-1]["facts"] if f.startswith("(square ")):
+        _, x, y, mark = fact.strip("()").split()
+        marks[x, y] = "." if mark == "e" else mark
+    shown = {(c, r): board["cells"][i][j] for i, r in enumerate(board["rows"])
+             for j, c in enumerate(board["columns"])}
+    assert shown == marks
+
+
+def test_gdl2_steps_carry_each_roles_percepts():
+    view = match_view(to_ggp_json(play("phantomttt")))
+    assert view["gdl2"]
+    first = view["steps"][1]
+    assert set(first["percepts"]) == {"xplayer", "oplayer"}
+    assert first["percepts"]["oplayer"] == ["yourturn"]
+
+
+def test_a_record_from_another_manager_is_matched_to_our_game(tictactoe):
+    view = match_view(ggp_base_shape(tictactoe))
+    assert view["game"] == "ticTacToe" and view["roles"] == ["xplayer", "oplayer"]
+    assert view["steps"][0]["legal"] == {"xplayer": 9, "oplayer": 1}
+
+
+def test_a_record_of_an_unknown_game_is_shown_from_its_states(tictactoe):
+    view = match_view(ggp_base_shape(tictactoe, "http://games.ggp.org/base/games/noSuch/v0/"))
+    assert view["roles"] == ["role 1", "role 2"]
+    assert "noSuch" in view["notes"][0]
+    assert view["steps"][0]["legal"] is None
+    assert view["steps"][-1]["board"]["cells"] == match_view(tictactoe)["steps"][-1]["board"]["cells"]
+
+
+def test_a_record_that_breaks_the_rules_is_noted(tictactoe):
+    data = json.loads(json.dumps(tictactoe))
+    data["moves"][2] = list(reversed(data["moves"][2]))
+    view = match_view(data)
+    (note,) = view["notes"]
+    assert note.startswith("step 3: ") and "is not legal" in note and "of tictactoe" in note
+    assert view["steps"][0]["legal"] is None and len(view["steps"]) == len(data["states"])
+    assert view["steps"][-1]["board"] == match_view(tictactoe)["steps"][-1]["board"]
+
+
+def test_a_real_ggp_base_record_of_another_tictactoe():
+    """tests/data/ggp-base-ticTacToe.json was written by ggp-base's GameServer (its
+    Match.toJSON, 2026-11-26) for a match of its ticTacToe.kif between two ``ggp serve``
+    players; its game key names our tictactoe, whose facts differ (cell/control
+    against square/turn): shown from its states."""
+    data = read_record(DATA / "ggp-base-ticTacToe.json")
+    view = match_view(data)
+    (note,) = view["notes"]
+    assert note.startswith("step 0: the recorded state is not the rules' state")
+    assert view["roles"] == ["role 1", "role 2"] and view["goals"] == {"role 1": 0, "role 2": 100}
+    assert view["players"] == {"role 1": "random", "role 2": "legal"}
+    assert view["steps"][1]["moves"] == {"role 1": "(mark 2 2)", "role 2": "noop"}
+    final = view["steps"][-1]["board"]
+    assert final["rows"] == ["3", "2", "1"] and final["cells"] == [
+        ["o", ".", "x"], ["o", "x", "."], ["o", "x", "."]]
+
+
+@pytest.mark.parametrize("text, why", [
+    ("{", "not JSON"),
+    ("[1, 2]", "a JSON object was expected"),
+    ('{"states": ["( )"]}', "no list of moves"),
+    ('{"states": [], "moves": []}', "no states"),
+    ('{"states": ["( )"], "moves": [["a"], ["b"], ["c"]]}', "one more state than moves"),
+])
+def test_damaged_records_say_why(tmp_path, text, why):
+    path = tmp_path / "broken.json"
+    path.write_text(text)
+    with pytest.raises(Damaged, match=why):
+        read_record(path)
+
+
+def test_the_library_keeps_a_damaged_file_beside_good_ones(tmp_path, tictactoe):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    write_json(tictactoe, good)
+    bad.write_text("{not json")
+    db = tmp_path / "m.sqlite"
+    with MatchStore(db) as store:
+        store.add(tictactoe)
+    rows = Library(db=db, files=[bad, good]).matches()
+    assert [r["problem"] is None for r in rows] == [False, True, True]
+    assert "not JSON" in rows[0]["problem"]
+    assert rows[1]["steps"] == rows[2]["steps"] == len(tictactoe["moves"])
+    assert Library(db=db).record(tictactoe["matchId"])["matchId"] == tictactoe["matchId"]
+    with pytest.raises(Damaged, match="no match"):
+        Library(db=db).record("nonesuch")
+
+
+def test_study_view_from_its_folder(tmp_path):
+    lines = [{"key": f"tictactoe|a|b|{i}", "game": "tictactoe", "pair": ["a", "b"],
+              "roles": {"a": "xplayer", "b": "oplayer"} if i % 2 == 0 else
+              {"a": "oplayer", "b": "xplayer"},
+              "goals": {"a": 100, "b": 0} if i < 3 else {"a": 0, "b": 100},
+              "steps": 7, "faults": 0} for i in range(4)]
+    (tmp_path / "matches.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (tmp_path / "summary.png").write_bytes(b"\x89PNG")
+    doc = study_view(tmp_path)
+    (row,) = doc["table"]
+    assert (row["player"], row["wins"], row["losses"], row["score"]) == ("a", 3, 1, 75.0)
+    assert [r["player"] for r in doc["ranking"]] == ["a", "b"]
+    assert doc["plots"] == ["summary.png"] and doc["finished"] == 4
+    (tmp_path / "matches.jsonl").write_text("{}\n")
+    with pytest.raises(Damaged, match="line 1"):
+        study_view(tmp_path)
+
+
+def get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_the_server_answers_json_and_one_sentence_problems(tmp_path, tictactoe):
+    path = tmp_path / "m.json"
+    write_json(tictactoe, path)
+    viewer = Viewer(Library(files=[path])).start()
+    try:
+        status, listing = get(viewer.url + "api/matches")
+        assert status == 200 and listing["matches"][0]["id"] == "file:0"
+        status, view = get(viewer.url + "api/match/file:0")
+        assert status == 200 and len(view["steps"]) == len(tictactoe["states"])
+        assert get(viewer.url + "api/match/file:7") == (404, {"problem": "no match file:7"})
+        status, body = get(viewer.url + "api/study")
+        assert status == 404 and "no study here" in body["problem"]
+        assert get(viewer.url + "static/../views.py")[0] == 404
+        with urllib.request.urlopen(viewer.url) as response:
+            assert b"/static/app.js" in response.read()
+    finally:
+        viewer.stop()
+
+
+def test_a_live_match_is_pushed_step_by_step():
+    live = Live("match")
+    game = load_game("tictactoe")
+    watcher = LiveMatch(live, game)
+    versions = []
+
+    def on_step(record, sm, state):
+        watcher.on_step(record, sm, state)
+        versions.append(len(live.document["steps"]))
+
+    record = play("tictactoe", on_step=on_step)
+    assert versions == list(range(1, len(record.moves) + 2))
+    assert live.document["completed"] is False
+    watcher.finish(record)
+    assert live.document["completed"] and live.document["goals"] == record.goals
+    assert live.document["steps"][-1]["legal"] == {"xplayer": 0, "oplayer": 0}
+
+
+def test_events_stream_each_version():
+    live = Live("match")
+    viewer = Viewer(live=live).start()
+    try:
+        got = []
+
+        def read():
+            with urllib.request.urlopen(viewer.url + "api/events", timeout=10) as stream:
+                for line in stream:
+                    if line.startswith(b"data: "):
+                        got.append(json.loads(line[6:]))
+                        if len(got) == 2:
+                            return
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        live.publish({"steps": [1]})
+        threading.Event().wait(0.3)
+        live.publish({"steps": [1, 2]})
+        reader.join(10)
+        assert [d["steps"] for d in got][-1] == [1, 2]
+        assert got[-1]["live"] == "match" and got[-1]["version"] == 2
+    finally:
+        viewer.stop()
