@@ -3,7 +3,8 @@ beside Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
 
 The DQN ablation (``nfsp:eta=1``, seed 002 section 6) is scored twice: its
 average policy (label ``dqn``) and its greedy policy (``dqn-greedy``).
-``nfsp-decay`` is NFSP with epsilon's schedule stretched (``decay=10000``);
+``nfsp-decay`` is NFSP with epsilon's schedule stretched (``decay=10000``),
+``nfsp-tuned`` the same with the action values' learning rate at 0.01;
 ``--only`` picks labels, e.g. ``--only nfsp-decay`` for that run alone.
 
 Every run trains for ``--seconds`` (per game) of its own time and is scored
@@ -36,7 +37,8 @@ LEARNERS = {
     "kuhn": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
              ("smooth-uct", "smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001"),
              ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
-    "leduc": [("nfsp", "nfsp"), ("nfsp-decay", "nfsp:decay=10000"), ("mc-nfsp", "mc-nfsp"),
+    "leduc": [("nfsp", "nfsp"), ("nfsp-decay", "nfsp:decay=10000"),
+              ("nfsp-tuned", "nfsp:decay=10000,rl_lr=0.01"), ("mc-nfsp", "mc-nfsp"),
               ("dqn", "nfsp:eta=1"),
               ("smooth-uct", "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002"),
               ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
@@ -111,6 +113,7 @@ def main() -> None:
     parser.add_argument("--seconds-for", action="append", default=[], metavar="LABEL=S",
                         help="another training time for the runs of one learner")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=1, help="the seeds are FIRST, ...")
     parser.add_argument("--only", default=None, help="comma-separated labels to run")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/nfsp"))
@@ -123,7 +126,8 @@ def main() -> None:
     seconds = {label: float(value) for label, _, value in
                (item.partition("=") for item in args.seconds_for)}
     jobs = sorted(((args.game, label, spec, seed, seconds.get(label, args.seconds))
-                   for label, spec in chosen for seed in range(1, args.seeds + 1)),
+                   for label, spec in chosen
+                   for seed in range(args.first_seed, args.first_seed + args.seeds)),
                   key=lambda job: -job[-1])      # the longest first, to fill both cores
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"{args.game}.csv"

@@ -177,3 +177,29 @@ def _handler(viewer: Viewer):
                 self.wfile.flush()
 
     return Handler
+
+
+def headless_chromium(size=(1200, 900)):
+    """A headless Chromium driven by selenium, for the viewer's browser tests
+    and its screenshots (``docs/screenshots.py``): Debian's ``chromium`` and
+    ``chromedriver`` (``apt-get install chromium chromium-driver``), no sandbox
+    (CI runs as root) and no background traffic (the machines have no network).
+    Raises RuntimeError, saying what is missing, when it cannot start."""
+    import shutil
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not (binary and driver):
+        raise RuntimeError("no Chromium here: apt-get install chromium chromium-driver")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        raise RuntimeError("selenium is not installed: pip install -e '.[test]'") from None
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync",
+                 f"--window-size={size[0]},{size[1]}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver), options=options)

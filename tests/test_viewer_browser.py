@@ -10,33 +10,24 @@ import pytest
 
 from ggp import load_game
 from matches.records import MatchStore, to_ggp_json, write_json
-from matches.viewer import Viewer
+from matches.viewer import Viewer, headless_chromium
 from matches.views import Library, Live, LiveMatch
 from test_views import ggp_base_shape, play
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
-                                "(pip install -e '.[test]')")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and DRIVER), reason="no Chromium here: apt-get install chromium "
-    "chromium-driver (as .ci/run does)")
+selenium = pytest.importorskip("selenium", reason="selenium is not installed "
+                               "(pip install -e '.[test]')")
 By = pytest.importorskip("selenium.webdriver.common.by").By
 Keys = pytest.importorskip("selenium.webdriver.common.keys").Keys
 WebDriverWait = pytest.importorskip("selenium.webdriver.support.ui").WebDriverWait
+pytestmark = pytest.mark.skipif(
+    not ((shutil.which("chromium") or shutil.which("chromium-browser"))
+         and shutil.which("chromedriver")),
+    reason="no Chromium here: apt-get install chromium chromium-driver (as .ci/run does)")
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    # no sandbox as root; no background traffic: this machine has no network
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--window-size=1200,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = headless_chromium()
     yield driver
     driver.quit()
 
@@ -238,7 +229,7 @@ def test_a_study_page_shows_scores_ranking_and_plots(browser, tmp_path):
     try:
         browser.get(served.url + "#/study")
         wait_for(browser, lambda b: text_of(b, "#scores"))
-        assert text_of(browser, "#scores tbody") == "tictactoe uct random 5 4 1 0 90 ± 19.6"
+        assert text_of(browser, "#scores tbody") == "tictactoe uct random 5 4 1 0 90.0 ± 19.6"
         assert text_of(browser, "#ranking tbody").startswith("1 uct")
         img = browser.find_element(By.CSS_SELECTOR, "figure img")
         wait_for(browser, lambda b: b.execute_script("return arguments[0].naturalWidth", img) > 0)

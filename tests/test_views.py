@@ -227,3 +227,75 @@ def test_events_stream_each_version():
         assert got[-1]["live"] == "match" and got[-1]["version"] == 2
     finally:
         viewer.stop()
+
+
+# --- the commands ------------------------------------------------------------------------
+
+def test_view_names_what_is_missing(tmp_path, capsys):
+    from matches.cli import main
+    assert main(["view", "--db", str(tmp_path / "none.sqlite"), "--port", "0"]) == 1
+    assert capsys.readouterr().err.strip().endswith("none.sqlite: no such database")
+    assert main(["view", "--study", str(tmp_path / "nowhere"), "--port", "0"]) == 1
+    assert "nowhere: no such directory" in capsys.readouterr().err
+
+
+def watch(command, tmp_path):
+    """Runs a ``--view`` command; returns its process and the viewer's address."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "matches.cli", *command,
+                                "--view", "--view-port", "0"], stderr=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+    for line in process.stderr:
+        if line.startswith("viewer: http"):
+            return process, line.split()[1].split("#")[0]
+    raise AssertionError(f"no viewer address; exit {process.wait()}")
+
+
+def stop(process):
+    import signal
+    for line in process.stderr:
+        if "stays up" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    assert process.wait(20) == 0, process.stderr.read()
+
+
+def test_match_view_serves_the_running_match_then_stays_up(tmp_path):
+    process, url = watch(["match", "tictactoe", "--player", "random", "--player", "random",
+                          "--seed", "2", "--startclock", "1", "--playclock", "1"], tmp_path)
+    try:
+        with urllib.request.urlopen(url + "api/events", timeout=20) as stream:
+            first = next(json.loads(line[6:]) for line in stream if line.startswith(b"data: "))
+        assert first["live"] == "match" and first["game"] == "tictactoe"
+        assert first["steps"][0]["legal"] == {"xplayer": 9, "oplayer": 1}
+        stop(process)
+    finally:
+        process.kill()
+
+
+def test_study_view_pushes_progress_and_ends_with_the_tables(tmp_path):
+    study = tmp_path / "tiny.yaml"
+    study.write_text("name: tiny\ngames: [tictactoe]\nplayers: {a: random, b: legal}\n"
+                     "matches: 4\nseed: 1\nstartclock: 1\nplayclock: 1\n")
+    process, url = watch(["study", str(study), "--workers", "1"], tmp_path)
+    try:
+        seen = []
+        with urllib.request.urlopen(url + "api/events", timeout=60) as stream:
+            for line in stream:
+                if line.startswith(b"data: "):
+                    doc = json.loads(line[6:])
+                    seen.append(doc["finished"])
+                    if doc["plots"]:
+                        break
+        assert seen[-1] == 4 and doc["total"] == 4 and doc["plots"] == ["summary.png"]
+        assert doc["table"][0]["matches"] == 4 and len(doc["ranking"]) == 2
+        with urllib.request.urlopen(url + "api/plot/summary.png", timeout=10) as plot:
+            assert plot.read(4) == b"\x89PNG"
+        status, listing = get(url + "api/matches")
+        assert status == 200 and len(listing["matches"]) == 4
+        stop(process)
+    finally:
+        process.kill()
