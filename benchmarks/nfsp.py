@@ -44,7 +44,8 @@ LEARNERS = {
               ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
     # the deepest GDL-II game of games_gdl whose exact best response is quick
     # (221,155 histories, 12 steps): where seed 004 says NFSP's DQN falls short
-    "liarsdice": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp")],
+    "liarsdice": [("nfsp", "nfsp"), ("nfsp-tuned", "nfsp:decay=10000,rl_lr=0.01"),
+                  ("mc-nfsp", "mc-nfsp")],
 }
 
 

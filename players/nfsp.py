@@ -26,9 +26,10 @@ The defaults are the seed's Leduc settings (section 6; its Chinese text says
 minibatches of 128, target refitted every 300 updates, eta 0.1, epsilon from
 0.06 decaying with the inverse square root of the episodes.
 
-The policies are tabulated for every information state after each update
-(the tree is small: one batched forward pass per network), so an episode is a
-walk through the flat tree with table lookups.  The score is the exact
+After each update the policies of an information state are computed when an
+episode first reaches it and kept until the next update (few of the states
+are visited between two updates on the larger games), so an episode is a walk
+through the flat tree with table lookups.  The score is the exact
 exploitability of ``pi`` (:func:`ggp.cfr.exploitability`).
 
 :class:`MCNFSP` (seed 004) replaces DQN by a search guided by a
@@ -77,6 +78,18 @@ PARAMS = (
 )
 
 
+class _Rows(dict):
+    """A table filled row by row when first read (``compute(row)``)."""
+
+    def __init__(self, compute):
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, row):
+        value = self[row] = self.compute(row)
+        return value
+
+
 class _Agent:
     """One NFSP player: its networks, optimisers, memories and tabulated policies."""
 
@@ -105,16 +118,33 @@ class _Agent:
         return nets
 
     def tabulate(self) -> None:
-        """Greedy moves and average-policy probabilities at every information state."""
-        x, legal = self.x, self.enc.legal
-        q = np.where(legal, self.nets["q"].forward(x), -np.inf)
-        self.greedy = q.argmax(axis=1)
-        self.tabulate_average()
-        self.greedy_rows = self.greedy.tolist()
+        """After an update: the policies of each information state are computed
+        when the episodes first ask for them (one forward pass a row, most rows
+        are not visited between two updates), the whole tables when scored."""
+        self._greedy = self._average = None
+        self.greedy_rows = _Rows(lambda r: int(self._greedy_of(slice(r, r + 1))[0]))
+        self.average_rows = _Rows(lambda r: self._average_of(slice(r, r + 1))[0].tolist())
 
-    def tabulate_average(self) -> None:
-        self.average = masked_softmax(self.nets["sl"].forward(self.x), self.enc.legal)
-        self.average_rows = self.average.tolist()
+    @property
+    def greedy(self) -> np.ndarray:
+        """The best response's greedy move (an index of ``moves``) at every row."""
+        if self._greedy is None:
+            self._greedy = self._greedy_of(slice(None))
+        return self._greedy
+
+    @property
+    def average(self) -> np.ndarray:
+        """The average policy's probabilities of ``moves`` at every row."""
+        if self._average is None:
+            self._average = self._average_of(slice(None))
+        return self._average
+
+    def _greedy_of(self, rows) -> np.ndarray:
+        legal = self.enc.legal[rows]
+        return np.where(legal, self.nets["q"].forward(self.x[rows]), -np.inf).argmax(axis=1)
+
+    def _average_of(self, rows) -> np.ndarray:
+        return masked_softmax(self.nets["sl"].forward(self.x[rows]), self.enc.legal[rows])
 
     def learn(self, params: dict, rng: np.random.Generator) -> None:
         x, legal, n = self.x, self.enc.legal, params["batch"]
@@ -393,11 +423,13 @@ class _MCAgent(_Agent):
                 "sl": Network((self.enc.size, params["hidden"], moves), rng, np.float32)}
 
     def tabulate(self) -> None:
+        """The whole tables at once: the search's sampling of histories reads
+        the opponent's average policy everywhere."""
         out = self.nets["br"].forward(self.x)
         prior = masked_softmax(out[:, :-1], self.enc.legal)
-        self.greedy = prior.argmax(axis=1)
+        self._greedy, self._average = prior.argmax(axis=1), self._average_of(slice(None))
         self.prior_rows, self.value_rows = prior.tolist(), out[:, -1].tolist()
-        self.tabulate_average()
+        self.average_rows = self._average.tolist()
 
     def learn(self, params, rng) -> None:
         n = params["batch"]

@@ -69,6 +69,21 @@ def test_gdl2_steps_carry_each_roles_percepts():
     assert first["percepts"]["oplayer"] == ["yourturn"]
 
 
+def test_a_game_without_a_grid_shows_its_facts_and_the_random_roles_moves():
+    view = match_view(to_ggp_json(play("kuhn")))
+    assert view["roles"] == ["first", "second", "random"]
+    assert all(step["board"] is None and step["facts"] for step in view["steps"])
+    assert view["steps"][1]["moves"]["random"].startswith("(deal ")
+    assert set(view["goals"]) == {"first", "second"}
+
+
+def test_a_match_stopped_before_its_first_move(tictactoe):
+    data = {**tictactoe, "states": tictactoe["states"][:1], "moves": [], "errors": [],
+            "goalValues": [], "isCompleted": False}
+    (step,) = match_view(data)["steps"]
+    assert step["moves"] is None and step["legal"] == {"xplayer": 9, "oplayer": 1}
+
+
 def test_a_record_from_another_manager_is_matched_to_our_game(tictactoe):
     view = match_view(ggp_base_shape(tictactoe))
     assert view["game"] == "ticTacToe" and view["roles"] == ["xplayer", "oplayer"]
