@@ -513,8 +513,8 @@ def _keep_serving(viewer) -> None:
     """After the match or study: the viewer stays up until Ctrl-C."""
     if viewer is None:
         return
-    print(f"viewer: {viewer.url} stays up; Ctrl-C stops it", file=sys.stderr, flush=True)
     try:
+        print(f"viewer: {viewer.url} stays up; Ctrl-C stops it", file=sys.stderr, flush=True)
         viewer.stopping.wait()
     except KeyboardInterrupt:
         pass
