@@ -496,17 +496,23 @@ def _viewer(args, kind: str):
     if not args.view:
         return None
     from matches.records import default_db_path
-    from matches.viewer import Viewer
     from matches.views import Library, Live
-    try:
-        viewer = Viewer(Library(db=args.db or default_db_path()), live=Live(kind),
-                        host=args.view_host, port=args.view_port).start()
-    except OSError as exc:
-        raise UserError(f"cannot serve the viewer on {args.view_host}:{args.view_port}: "
-                        f"{exc.strerror or exc}", "io") from None
+    viewer = _new_viewer(args.view_host, args.view_port,
+                         library=Library(db=args.db or default_db_path()), live=Live(kind))
+    viewer.start()
     page = "#/live" if kind == "match" else "#/study"
     print(f"viewer: {viewer.url}{page}", file=sys.stderr, flush=True)
     return viewer
+
+
+def _new_viewer(host, port, **what):
+    """A viewer listening on ``host:port`` (not yet serving), or a one-line error."""
+    from matches.viewer import Viewer
+    try:
+        return Viewer(host=host, port=port, **what)
+    except OSError as exc:
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                        "io") from None
 
 
 def _keep_serving(viewer) -> None:
@@ -550,10 +556,10 @@ def cmd_study(args) -> int:
     text = write_tables(study, table, ranks)
     write_matches(study, rows)
     if viewer:
-        from matches.views import study_document
+        from matches.views import plots_in, study_document
         viewer.study = study.out
-        viewer.live.publish(study_document(study.name, rows, sorted(
-            p.name for p in study.out.glob("*.png")), total=len(rows)))
+        viewer.live.publish(study_document(study.name, rows, plots_in(study.out),
+                                           total=len(rows)))
     _emit(args, {"study": study.name, "out": str(study.out), "matches": len(rows),
                  "rows": table, "ranking": ranks}, text)
     _keep_serving(viewer)
@@ -571,19 +577,14 @@ def _publish_study(viewer, study):
 
 def cmd_view(args) -> int:
     from matches.records import default_db_path
-    from matches.viewer import Viewer
     from matches.views import Library
     if args.study is not None and not Path(args.study).is_dir():
         raise UserError(f"{args.study}: no such directory", "io")
     db = args.db or (None if args.records or args.study else default_db_path())
     if db is not None and args.db and not Path(db).is_file():
         raise UserError(f"{db}: no such database", "io")
-    try:
-        viewer = Viewer(Library(db=db, files=args.records), study=args.study,
-                        host=args.host, port=args.port)
-    except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{args.port}: "
-                        f"{exc.strerror or exc}", "io") from None
+    viewer = _new_viewer(args.host, args.port, library=Library(db=db, files=args.records),
+                         study=args.study)
     page = "#/study" if args.study else ""
     print(json.dumps({"url": viewer.url + page}) if args.json else
           f"viewer: {viewer.url}{page} (Ctrl-C stops it)", flush=True)
@@ -777,6 +778,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds grounding may take before the game falls back to the "
                        f"demand-driven reasoner (default {GROUND_SECONDS:g})")
 
+    def view_options(p):
+        p.add_argument("--view", action="store_true",
+                       help="watch it in the browser: serves the viewer (its address is "
+                       "printed), which stays up after the end until Ctrl-C")
+        p.add_argument("--view-port", type=PORT, default=8147,
+                       help="the viewer's port (0: any)")
+        p.add_argument("--view-host", default="127.0.0.1", help="the viewer's address")
+
     def max_histories(p):
         p.add_argument("--max-histories", type=COUNT, default=HISTORY_LIMIT,
                        help="refuse a game whose extensive form has more histories "
@@ -888,11 +897,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
                    "directory, ggp/matches.sqlite)")
     p.add_argument("--quiet", action="store_true", help="print only faults and goals")
-    p.add_argument("--view", action="store_true",
-                   help="watch it in the browser: serves the viewer (its address is printed), "
-                   "which stays up after the end until Ctrl-C")
-    p.add_argument("--view-port", type=PORT, default=8147, help="the viewer's port (0: any)")
-    p.add_argument("--view-host", default="127.0.0.1", help="the viewer's address")
+    view_options(p)
 
     p = command("play", cmd_play, "play a local match and print it")
     p.add_argument("players", nargs="+", metavar="PLAYER",
@@ -913,11 +918,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "ray://head:10001 (default: $RAY_ADDRESS, else a local cluster)")
     p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
                    "directory, ggp/matches.sqlite)")
-    p.add_argument("--view", action="store_true",
-                   help="watch it in the browser: serves the viewer (its address is printed), "
-                   "which stays up after the end until Ctrl-C")
-    p.add_argument("--view-port", type=PORT, default=8147, help="the viewer's port (0: any)")
-    p.add_argument("--view-host", default="127.0.0.1", help="the viewer's address")
+    view_options(p)
 
     p = command("replay", cmd_replay, "re-check a match record (ggp.org JSON) with the "
                 "rules: legal moves, states, terminal, goals; exit 1 on any problem",

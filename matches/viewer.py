@@ -64,9 +64,7 @@ class Viewer:
         return self
 
     def stop(self) -> None:
-        self.stopping.set()
-        if self.live is not None:
-            self.live.publish(self.live.document or {})     # wakes the event streams
+        self.stopping.set()           # the event streams end at their next keep-alive
         self.httpd.shutdown()
         self.httpd.server_close()
 

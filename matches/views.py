@@ -167,24 +167,31 @@ def _steps(data: dict, roles: list, game) -> list:
     steps = []
     for k, text in enumerate(data["states"]):
         joint = moves[k - 1] if k else None
-        facts = sorted((_kif(f) for f in _state_facts(text)), key=str.lower)
-        step = {"moves": joint and dict(zip(roles, map(_kif, joint))),
-                "errors": dict(zip(roles, errors[k - 1])) if k and k <= len(errors) else {},
-                "simulations": dict(zip(roles, simulations[k - 1]))
-                if k and k <= len(simulations) else {},
-                "facts": facts}
+        step = _step(roles, joint and [_kif(m) for m in joint],
+                     errors[k - 1] if k and k <= len(errors) else None,
+                     simulations[k - 1] if k and k <= len(simulations) else None,
+                     [_kif(f) for f in _state_facts(text)])
         if tracker is not None:
             try:
                 tracker.advance(joint and [game.parse_move(m) for m in joint])
             except (ValueError, gdl.GdlError) as exc:
                 raise _Astray(f"step {k}: {exc}") from None
-            if {f.lower() for f in facts} != {f.lower() for f in tracker.facts()}:
+            if {f.lower() for f in step["facts"]} != {f.lower() for f in tracker.facts()}:
                 raise _Astray(f"step {k}: the recorded state is not the rules' state")
             step.update(tracker.seen())
         steps.append(step)
     if tracker is None:
         _boards_from_record(steps)
     return steps
+
+
+def _step(roles, joint, errors, simulations, facts) -> dict:
+    """One step of a match's document: the joint move that led to it (KIF,
+    role order; None at the start) with its fault codes and simulations per
+    role, and the state's facts (KIF, sorted)."""
+    return {"moves": joint and dict(zip(roles, joint)), "errors": dict(zip(roles, errors or ())),
+            "simulations": dict(zip(roles, simulations or ())),
+            "facts": sorted(facts, key=str.lower)}
 
 
 class Tracker:
@@ -200,29 +207,27 @@ class Tracker:
         """To the initial state (``joint`` None) or past ``joint`` (terms, role order)."""
         sm = self.sm
         if joint is None:
-            self.state, self.percepts = sm.initial_state(), None
+            self.arrived(sm.initial_state())
             return
         for role, move in zip(self.roles, joint):
             if move not in sm.legal_moves(self.state, role):
                 raise ValueError(f"{role}'s move {to_kif(move)} is not legal")
-        self.percepts = ({r: sorted(to_kif(p) for p in sm.percepts(self.state, joint, r))
-                          for r in self.roles} if self.game.is_gdl2 else None)
-        self.state = sm.next_state(self.state, joint)
+        self.arrived(sm.next_state(self.state, joint), self.state, joint)
 
     def arrived(self, state, previous=None, joint=None) -> None:
-        """At ``state``, reached from ``previous`` by ``joint`` (a live match)."""
+        """At ``state``, reached from ``previous`` by ``joint`` (None at the start)."""
         self.percepts = ({r: sorted(to_kif(p) for p in self.sm.percepts(previous, joint, r))
                           for r in self.roles}
                          if self.game.is_gdl2 and previous is not None else None)
-        self.state = state
+        self.state, self.terms = state, self.sm.state_facts(state)
 
     def facts(self) -> list:
-        return [to_kif(f) for f in self.sm.state_facts(self.state)]
+        """The state's facts, in KIF."""
+        return [to_kif(f) for f in self.terms]
 
     def seen(self) -> dict:
         """What a step shows that the record does not say: board, legal counts, percepts."""
-        sm, state = self.sm, self.state
-        facts = sm.state_facts(state)
+        sm, state, facts = self.sm, self.state, self.terms
         terminal = sm.is_terminal(state)
         board = board_of(facts, self.game, sm)
         return {"board": board and _board(board, facts),
@@ -317,7 +322,12 @@ def study_view(folder) -> dict:
                          "goals": {m["roles"][label]: g for label, g in m["goals"].items()}})
         except (ValueError, KeyError, TypeError, AttributeError):
             raise Damaged(f"{path}, line {n}: not a match of a study") from None
-    return study_document(folder.name, rows, sorted(p.name for p in folder.glob("*.png")))
+    return study_document(folder.name, rows, plots_in(folder))
+
+
+def plots_in(folder) -> list:
+    """The plots (PNG files) a study drew in its out folder, by name."""
+    return sorted(p.name for p in Path(folder).glob("*.png"))
 
 
 def study_document(name: str, rows: list, plots=(), finished=None, total=None) -> dict:
@@ -371,10 +381,10 @@ class LiveMatch:
         self.tracker.arrived(state, self.state, joint)
         self.state = state
         self.steps.append({
-            "moves": joint and dict(zip(roles, map(to_kif, joint))),
-            "errors": dict(zip(roles, record.errors[-1])) if k else {},
-            "simulations": dict(zip(roles, record.simulations[-1])) if k else {},
-            "facts": sorted(self.tracker.facts(), key=str.lower), **self.tracker.seen()})
+            **_step(roles, joint and [to_kif(m) for m in joint],
+                    record.errors[-1] if k else None, record.simulations[-1] if k else None,
+                    self.tracker.facts()),
+            **self.tracker.seen()})
         self.live.publish({
             "id": record.match_id, "game": self.game.name, "roles": list(roles),
             "players": dict(record.players), "goals": {}, "gdl2": self.game.is_gdl2,

@@ -60,11 +60,15 @@ function goalsText(goals, roles) {
 
 // --- the list of matches ----------------------------------------------------------
 
+function showNav(data) {      // the live and study links, when the viewer has them
+  document.getElementById("nav-live").hidden = !data.live;
+  document.getElementById("nav-study").hidden = !data.study;
+}
+
 async function showList() {
   const data = await getJSON("/api/matches");
   if (data.problem) return show(problem(data.problem));
-  document.getElementById("nav-live").hidden = !data.live;
-  document.getElementById("nav-study").hidden = !data.study;
+  showNav(data);
   const matches = data.matches;
   const games = [...new Set(matches.map(m => m.game))].sort();
   const search = el("input", {id: "search", type: "search", placeholder: "search game, player, role",
@@ -339,9 +343,6 @@ function route() {
 
 window.addEventListener("hashchange", route);
 getJSON("/api/matches").then(data => {
-  if (!data.problem) {
-    document.getElementById("nav-live").hidden = !data.live;
-    document.getElementById("nav-study").hidden = !data.study;
-  }
+  if (!data.problem) showNav(data);
   route();
 });
