@@ -254,6 +254,20 @@ def test_view_names_what_is_missing(tmp_path, capsys):
     assert "nowhere: no such directory" in capsys.readouterr().err
 
 
+def test_view_on_a_port_in_use_is_one_line(tmp_path, capsys):
+    import socket
+    from matches.cli import main
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["view", str(tmp_path / "none.json"), "--port", str(port)]) == 1
+        assert main(["match", "tictactoe", "--player", "random", "--player", "random",
+                     "--view", "--view-port", str(port), "--db", str(tmp_path / "m.sqlite")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"ggp: cannot listen on 127.0.0.1:{port}: Address already in use"] * 2
+
+
 def watch(command, tmp_path):
     """Runs a ``--view`` command; returns its process and the viewer's address."""
     import os
