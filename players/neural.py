@@ -4,7 +4,10 @@ A :class:`Network` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
 rectified linear units between layers and a linear output (seed 002, section
 6: "1 hidden layer with 64 neurons and rectified linear activations" for
 Leduc), He-initialised, in float64 or (the learners') float32.  Everything works on batches, one matrix product a
-layer; there is no per-sample Python.
+layer; there is no per-sample Python.  A batch is a matrix, or rows of a
+:class:`OneHot` table (0/1 inputs with few ones, such as the features of
+:mod:`ggp.features`), whose first layer is done in C on the positions of the
+ones (:mod:`players._onehot`; float32 networks).
 
 Losses take the outputs of a batch and give (loss, gradient of the loss with
 respect to those outputs):
@@ -25,6 +28,49 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _onehot
+
+
+class OneHot:
+    """A table of 0/1 input rows kept as the positions of their ones;
+    ``table[rows]`` (an index array or a slice) is a batch for :class:`Network`."""
+
+    def __init__(self, matrix: np.ndarray):
+        ones = np.asarray(matrix) != 0
+        self.width = ones.shape[1]
+        self.active = np.full((len(ones), max(1, int(ones.sum(axis=1).max(initial=0)))), -1,
+                              np.int32)
+        for r, row in enumerate(ones):
+            slots = np.flatnonzero(row)
+            self.active[r, :len(slots)] = slots
+        self._all = np.arange(len(ones), dtype=np.int64)
+
+    def __getitem__(self, rows) -> OneHotRows:
+        return OneHotRows(self, np.ascontiguousarray(self._all[rows], dtype=np.int64))
+
+    def dense(self) -> np.ndarray:
+        """The table as a 0/1 float32 matrix."""
+        out = np.zeros((len(self.active), self.width), np.float32)
+        for r, row in enumerate(self.active):
+            out[r, row[row >= 0]] = 1.0
+        return out
+
+
+class OneHotRows:
+    """Rows ``rows`` of a :class:`OneHot` table: a batch of inputs."""
+
+    def __init__(self, table: OneHot, rows: np.ndarray):
+        self.table, self.rows = table, rows
+
+    def affine(self, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``x @ w + b``."""
+        return _onehot.affine(w, b, self.table.active, self.rows)
+
+    def gradient(self, delta: np.ndarray) -> np.ndarray:
+        """``x.T @ delta``."""
+        return _onehot.weight_gradient(self.table.active, self.rows,
+                                       np.ascontiguousarray(delta, np.float32), self.table.width)
+
 
 class Network:
     """A fully connected network with ReLU hidden layers and a linear output."""
@@ -44,7 +90,10 @@ class Network:
         layers = [x]
         last = len(self.params) // 2 - 1
         for i in range(0, len(self.params), 2):
-            x = x @ self.params[i] + self.params[i + 1]
+            if isinstance(x, OneHotRows):
+                x = x.affine(self.params[i], self.params[i + 1])
+            else:
+                x = x @ self.params[i] + self.params[i + 1]
             if i // 2 < last:
                 x = np.maximum(x, 0.0)
             layers.append(x)
@@ -58,7 +107,8 @@ class Network:
         grads = [None] * len(self.params)
         for i in range(len(self.params) - 2, -1, -2):
             below = layers[i // 2]
-            grads[i] = below.T @ delta
+            grads[i] = below.gradient(delta) if i == 0 and isinstance(below, OneHotRows) \
+                else below.T @ delta
             grads[i + 1] = delta.sum(axis=0)
             if i > 0:
                 delta = (delta @ self.params[i].T) * (below > 0)

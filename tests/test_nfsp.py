@@ -12,7 +12,7 @@ from ggp.efg import build_tree
 from ggp.features import Encoding
 from matches.cli import main
 from matches.manager import run_match
-from players.neural import Adam, Network, Reservoir, policy_loss, q_loss
+from players.neural import Adam, Network, OneHot, Reservoir, policy_loss, q_loss
 from players.nfsp import NFSP
 from players.selfplay import train
 
@@ -48,6 +48,25 @@ def test_gradients_match_finite_differences(which):
     _, grads = net.gradients(x, loss)
     for analytic, numeric in zip(grads, numeric_gradient(net, x, loss)):
         assert np.allclose(analytic, numeric, atol=1e-6)
+
+
+@pytest.mark.parametrize("sizes", [(40, 16, 5), (40, 16, 8, 5)])
+def test_one_hot_rows_give_the_dense_outputs_and_gradients(sizes):
+    """A batch of :class:`OneHot` rows (first layer in C on the positions of
+    the ones) against the same rows as a dense matrix, repeated rows included."""
+    rng = np.random.default_rng(5)
+    matrix = (rng.random((30, sizes[0])) < 0.15).astype(np.float32)
+    matrix[3] = 0.0                                    # a row without ones
+    table, net = OneHot(matrix), Network(sizes, rng, np.float32)
+    assert np.array_equal(table.dense(), matrix)
+    rows = np.array([3, 0, 7, 7, 29, 12])
+    actions = rng.integers(0, sizes[-1], len(rows))
+    loss = q_loss(actions, rng.normal(size=len(rows)))
+    assert np.allclose(net.forward(table[rows]), net.forward(matrix[rows]), atol=1e-5)
+    assert np.allclose(net.forward(table[2:9]), net.forward(matrix[2:9]), atol=1e-5)
+    for sparse, dense in zip(net.gradients(table[rows], loss)[1],
+                             net.gradients(matrix[rows], loss)[1]):
+        assert sparse.dtype == np.float32 and np.allclose(sparse, dense, atol=1e-5)
 
 
 def test_adam_fits_a_small_regression():
@@ -99,6 +118,26 @@ def test_a_short_kuhn_run_beats_uniform(kuhn_tree):
     learner = train(kuhn_tree, "nfsp:hidden=32", episodes=20_000, seed=3)
     assert learner.curve[-1].exploitability < 0.75 * uniform
     assert all(abs(sum(p) - 1) < 1e-9 for p in learner.average_policy())
+
+
+def test_whole_tables_and_row_by_row_agree():
+    """Leduc's tables are computed whole when first read after an update, a
+    large game's a row at a time: both give the same policies and targets."""
+    learner = NFSP(build_tree(load_game("leduc")), {"seed": 2})
+    assert all(a.whole for a in learner.agents)
+    learner.run(3000)
+    assert all(a.updates > learner.params["refit"] for a in learner.agents)   # refitted
+    rows = np.arange(len(learner.agents[0].enc.infosets))
+    for agent in learner.agents:
+        whole = ([agent.average_rows[r] for r in rows], [agent.greedy_rows[r] for r in rows],
+                 agent._target_best(rows))
+        agent.whole = False
+        agent.tabulate()
+        one = ([agent.average_rows[r] for r in rows], [agent.greedy_rows[r] for r in rows],
+               agent._target_best(rows))
+        assert np.allclose(whole[0], one[0], atol=1e-6)
+        assert whole[1] == one[1]
+        assert np.allclose(whole[2], one[2], atol=1e-5)
 
 
 def test_eta_one_is_dqn_alone(kuhn_tree):
