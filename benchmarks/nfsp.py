@@ -4,7 +4,8 @@ beside Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
 The DQN ablation (``nfsp:eta=1``, seed 002 section 6) is scored twice: its
 average policy (label ``dqn``) and its greedy policy (``dqn-greedy``).
 ``nfsp-decay`` is NFSP with epsilon's schedule stretched (``decay=10000``),
-``nfsp-tuned`` the same with the action values' learning rate at 0.01;
+``nfsp-tuned`` the same with the action values' learning rate at 0.01,
+``nfsp-explore`` that with epsilon's schedule stretched ten times more;
 ``--only`` picks labels, e.g. ``--only nfsp-decay`` for that run alone.
 
 Every run trains for ``--seconds`` (per game) of its own time and is scored
@@ -38,7 +39,8 @@ LEARNERS = {
              ("smooth-uct", "smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001"),
              ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
     "leduc": [("nfsp", "nfsp"), ("nfsp-decay", "nfsp:decay=10000"),
-              ("nfsp-tuned", "nfsp:decay=10000,rl_lr=0.01"), ("mc-nfsp", "mc-nfsp"),
+              ("nfsp-tuned", "nfsp:decay=10000,rl_lr=0.01"),
+              ("nfsp-explore", "nfsp:decay=100000,rl_lr=0.01"), ("mc-nfsp", "mc-nfsp"),
               ("dqn", "nfsp:eta=1"),
               ("smooth-uct", "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002"),
               ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
