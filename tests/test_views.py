@@ -268,6 +268,13 @@ def test_view_on_a_port_in_use_is_one_line(tmp_path, capsys):
     assert err == [f"ggp: cannot listen on 127.0.0.1:{port}: Address already in use"] * 2
 
 
+def _interruptible():
+    """In the child: Ctrl-C as at a terminal (a suite started in the background
+    without job control runs with SIGINT ignored, and children inherit that)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def watch(command, tmp_path):
     """Runs a ``--view`` command; returns its process and the viewer's address."""
     import os
@@ -276,7 +283,8 @@ def watch(command, tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
     process = subprocess.Popen([sys.executable, "-m", "matches.cli", *command,
                                 "--view", "--view-port", "0"], stderr=subprocess.PIPE,
-                               stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+                               stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path,
+                               preexec_fn=_interruptible)
     for line in process.stderr:
         if line.startswith("viewer: http"):
             return process, line.split()[1].split("#")[0]
