@@ -107,8 +107,7 @@ class Network:
         grads = [None] * len(self.params)
         for i in range(len(self.params) - 2, -1, -2):
             below = layers[i // 2]
-            grads[i] = below.gradient(delta) if i == 0 and isinstance(below, OneHotRows) \
-                else below.T @ delta
+            grads[i] = below.gradient(delta) if isinstance(below, OneHotRows) else below.T @ delta
             grads[i + 1] = delta.sum(axis=0)
             if i > 0:
                 delta = (delta @ self.params[i].T) * (below > 0)

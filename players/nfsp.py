@@ -148,9 +148,12 @@ class _Agent:
             self._average = self._average_of(slice(None))
         return self._average
 
+    def _legal_values(self, net: str, rows) -> np.ndarray:
+        """The action values of network ``net`` at ``rows``, -inf at illegal moves."""
+        return np.where(self.enc.legal[rows], self.nets[net].forward(self.x[rows]), -np.inf)
+
     def _greedy_of(self, rows) -> np.ndarray:
-        legal = self.enc.legal[rows]
-        return np.where(legal, self.nets["q"].forward(self.x[rows]), -np.inf).argmax(axis=1)
+        return self._legal_values("q", rows).argmax(axis=1)
 
     def _average_of(self, rows) -> np.ndarray:
         return masked_softmax(self.nets["sl"].forward(self.x[rows]), self.enc.legal[rows])
@@ -159,14 +162,10 @@ class _Agent:
         """The target network's highest value of a legal move at ``rows``
         (in a small game, from its whole table, kept until the next refit)."""
         if not self.whole:
-            return self._best_of(rows)
+            return self._legal_values("target", rows).max(axis=1)
         if self._target_table is None:
-            self._target_table = self._best_of(slice(None))
+            self._target_table = self._legal_values("target", slice(None)).max(axis=1)
         return self._target_table[rows]
-
-    def _best_of(self, rows) -> np.ndarray:
-        values = self.nets["target"].forward(self.x[rows])
-        return np.where(self.enc.legal[rows], values, -np.inf).max(axis=1)
 
     def learn(self, params: dict, rng: np.random.Generator) -> None:
         x, n = self.x, params["batch"]
