@@ -95,9 +95,10 @@ class Board:
         base = getattr(getattr(sm, "ground_program", None), "base", None)
         if base is None:
             from .domains import relaxed_facts
+            from .reference import Effort
             from .statemachine import GameError
             try:
-                facts = relaxed_facts(game.rules, effort=[effort])
+                facts = relaxed_facts(game.rules, effort=Effort(effort))
                 base = [a[1] for a in facts.get("true")]
             except GameError:
                 machine = sm if sm is not None else game.state_machine("reference")

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from ._propnet import Kernel, cone, gating_nodes
-from .ground import EFFORT, GROUND_LIMIT, GROUND_SECONDS, GroundProgram, ground
+from .ground import EFFORT, GROUND_LIMIT, GroundProgram, ground
 from .propnet import Network, lazy_goals
 from .reference import BUILD_LOG
 from .statemachine import GameError, StateMachine, single_goal
@@ -40,10 +40,9 @@ class CompiledMachine(StateMachine):
 
     name = "compiled"
 
-    def __init__(self, rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT,
-                 seconds: float | None = GROUND_SECONDS):
+    def __init__(self, rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT):
         start = time.perf_counter()
-        gp: GroundProgram = ground(rules, roles, limit, effort, seconds)
+        gp: GroundProgram = ground(rules, roles, limit, effort)
         self.ground_program = gp
         BUILD_LOG.info("network: from %s ground rules", f"{len(gp.rule_head):,}")
         self.network = Network(gp)

@@ -10,7 +10,7 @@ from pathlib import Path
 import gdl
 from gdl.ast import name_of
 
-from .ground import EFFORT, GROUND_LIMIT, GROUND_SECONDS
+from .ground import EFFORT, GROUND_LIMIT
 from .statemachine import RuleError
 
 REASONERS = ("compiled", "reference", "demand")
@@ -55,7 +55,7 @@ class Game:
         return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
 
     def state_machine(self, reasoner: str = "compiled", limit: int = GROUND_LIMIT,
-                      effort: int = EFFORT, seconds: float | None = GROUND_SECONDS):
+                      effort: int = EFFORT):
         """A :class:`~ggp.statemachine.StateMachine` of this game for
         ``reasoner``, of its own: one machine must not be asked from two
         threads at once, and the players and the manager of a match ask
@@ -65,19 +65,20 @@ class Game:
 
         ``compiled`` (the default) grounds the game into a propositional
         network; a game that does not ground within ``limit`` ground rules
-        (and relaxed facts), ``effort`` candidate atoms examined by the
-        joins and ``seconds`` falls back to the demand-driven reasoner
-        (:mod:`ggp.demand`) with a one-line warning.  ``reference`` is the
+        (and relaxed facts) and ``effort`` candidate atoms examined by the
+        joins falls back to the demand-driven reasoner (:mod:`ggp.demand`)
+        with a one-line warning.  Both limits count work, not time: the
+        same game gets the same reasoner and network on any machine.  ``reference`` is the
         bottom-up oracle (:mod:`ggp.reference`), ``demand`` the top-down one.
         The build reports what it does to the ``ggp.build`` logger.
         """
-        key = (reasoner, limit, effort, seconds)
+        key = (reasoner, limit, effort)
         with self._building:
             if key not in self._machines:
-                self._machines[key] = self._new_state_machine(reasoner, limit, effort, seconds)
+                self._machines[key] = self._new_state_machine(reasoner, limit, effort)
         return self._machines[key].fork()
 
-    def _new_state_machine(self, reasoner, limit, effort, seconds):
+    def _new_state_machine(self, reasoner, limit, effort):
         from .demand import DemandMachine
         from .reference import ReferenceMachine
         if reasoner == "reference":
@@ -90,7 +91,7 @@ class Game:
         from .compiled import CompiledMachine
         from .ground import GroundingTooLarge
         try:
-            return CompiledMachine(self.rules, self.roles, limit, effort, seconds)
+            return CompiledMachine(self.rules, self.roles, limit, effort)
         except GroundingTooLarge as exc:
             warnings.warn(f"{self.name}: {exc}; using the demand-driven reasoner",
                           GroundingWarning, stacklevel=2)

@@ -16,15 +16,14 @@ Genesereth, "Propositional Automata and Cell Automata", 2008).
 """
 from __future__ import annotations
 
-import time
 from array import array
 from dataclasses import dataclass
 
 from gdl import Not, Rule, Var, expand
 from gdl.ast import name_of, substitute, variables
 
-from .domains import relaxed_facts
-from .reference import BUILD_LOG, Facts, Program, _is_ground, _subst, solutions
+from .domains import relaxed_facts, static_facts
+from .reference import BUILD_LOG, Effort, Facts, Program, _is_ground, _subst, solutions
 from .statemachine import GameError, term_key
 
 
@@ -179,29 +178,23 @@ GROUND_LIMIT = 1_000_000
 #: builds, mastermind448, needs 120 million (28 s); small_dominion stops after
 #: about a minute instead of grounding for hours (``--ground-effort``).
 EFFORT = 150_000_000
-#: Seconds grounding may take (``--ground-seconds``): the effort limit counts
-#: candidate atoms, which cheaper joins make cheaper, and a game the joins
-#: cannot finish (amazons, small_dominion) should fall back to the
-#: demand-driven reasoner soon enough for ``ggp check`` to end within a
-#: minute.  The slowest public game that builds takes 19 s here (kalaha_2009).
-GROUND_SECONDS = 30.0
 
 
-def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT,
-           seconds: float | None = GROUND_SECONDS) -> GroundProgram:
+def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> GroundProgram:
     """Ground a game's rules (after :func:`factor` and :func:`specialize`);
     raise :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed
-    facts), ``effort`` candidate atoms joined or ``seconds`` (None: no
-    limit)."""
-    budget = [effort] if seconds is None else [effort, time.monotonic() + seconds]
+    facts) or ``effort`` candidate atoms joined.  Both limits count work,
+    never time, so that a game builds the same network on any machine under
+    any load."""
+    budget = Effort(effort)
     rules = specialize(factor(rules))
     program = Program(rules)
-    static_strata = program.strata("static")
-    static_names = frozenset(r for st in static_strata for r in st.relations)
-    static = Program.evaluate(static_strata, Facts({}, static_names))
+    BUILD_LOG.info("grounding: the static relations")
+    static = static_facts(program)
+    static_names = static.shared
     BUILD_LOG.info("grounding: the relaxed domain")
     try:
-        relaxed = relaxed_facts(rules, limit, budget)
+        relaxed = relaxed_facts(rules, limit, budget, static)
     except GameError as exc:
         raise GroundingTooLarge(f"the relaxed domain cannot be computed: {exc}") from None
     domain = Facts({r: (static.get(r) if r in static_names else relaxed.get(r))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import time
 from collections import OrderedDict, defaultdict
 
 from gdl import Distinct, Not, Var, to_kif
@@ -325,7 +324,30 @@ BUILD_LOG = logging.getLogger("ggp.build")
 
 
 class TooMuchWork(GameError):
-    """The joins ran out of their ``effort`` (see :func:`solutions`)."""
+    """The joins ran out of their :class:`Effort`."""
+
+
+class Effort:
+    """A budget of work for the joins of an analysis, counted in candidate
+    atoms examined (see :func:`solutions`): never in seconds, so that what an
+    analysis finds, or where it stops, is the same on any machine under any
+    load.  ``used`` says how much was spent."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit):
+        self.left = self.limit = limit
+
+    @property
+    def used(self):
+        return self.limit - self.left
+
+    def spend(self, atoms: int, relation: str) -> None:
+        """Count ``atoms`` examined for ``relation``; :class:`TooMuchWork` past the limit."""
+        self.left -= atoms
+        if self.left < 0:
+            raise TooMuchWork(f"the joins examined more than {self.limit:,} candidate atoms "
+                              f"(at relation '{relation}')")
 
 
 #: The deepest nesting of terms a recursive relation may build (the parser
@@ -378,10 +400,8 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
 
     Literal ``delta_at`` is matched against ``delta`` only (semi-naive rounds).
     With ``negation=False`` negative literals are not tested (the grounder
-    decides them later); ``distinct`` always is.  ``effort``, a list,
-    counts down in its first item the candidate atoms the joins may examine,
-    and may hold a ``time.monotonic()`` deadline second: :class:`GameError`
-    when either runs out.
+    decides them later); ``distinct`` always is.  ``effort``, an
+    :class:`Effort`, counts the candidate atoms the joins examine.
     """
     body = clause.body
     steps = clause.steps
@@ -415,9 +435,7 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
         else:
             pool = facts.lookup(lit[0], step.positions, key)
         if effort is not None:
-            effort[0] -= len(pool)
-            if effort[0] < 0 or len(effort) > 1 and time.monotonic() > effort[1]:
-                raise TooMuchWork(f"the join of relation '{clause.relation}' takes too long")
+            effort.spend(len(pool), clause.relation)
         for atom in pool:
             b2 = extend(step, lit, atom, b)
             if b2 is not None:

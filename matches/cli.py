@@ -29,7 +29,7 @@ from ggp import GameError, RuleError, load_game
 from ggp.check import check_playouts
 from ggp.count import count
 from ggp.efg import HISTORY_LIMIT
-from ggp.ground import EFFORT, GROUND_LIMIT, GROUND_SECONDS
+from ggp.ground import EFFORT, GROUND_LIMIT
 from ggp.game import REASONERS
 from matches.server import DEFAULT_MARGIN
 from players.params import Param
@@ -98,16 +98,15 @@ def cmd_check(args) -> int:
 
 def cmd_info(args) -> int:
     from ggp.domains import base_and_input
-    from ggp.reference import TooMuchWork
+    from ggp.reference import Effort, TooMuchWork
     game = _load(args)
-    try:        # the relaxed domain, in --seconds at most
-        base, inputs = base_and_input(game.rules, effort=[float("inf"),
-                                                          time.monotonic() + args.seconds])
+    try:        # the relaxed domain, within --ground-limit facts and --ground-effort
+        base, inputs = base_and_input(game.rules, args.ground_limit, Effort(args.ground_effort))
         counted, why = (len(base), len(inputs)), None
     except GameError as exc:
         counted, why = (None, None), str(exc)
         if isinstance(exc, TooMuchWork):
-            why += " (--seconds S allows more time)"
+            why += " (--ground-effort N allows more)"
     relations = {gdl.ast.name_of(r.head) for r in game.rules}
     data = {"game": game.name, "roles": list(game.roles), "gdl2": game.is_gdl2,
             "rules": sum(1 for r in game.rules if r.body),
@@ -148,7 +147,7 @@ def _machine(args, game):
 
 def _limits(args) -> dict:
     """The ``--ground-*`` limits, as :meth:`ggp.game.Game.state_machine` takes them."""
-    return dict(limit=args.ground_limit, effort=args.ground_effort, seconds=args.ground_seconds)
+    return dict(limit=args.ground_limit, effort=args.ground_effort)
 
 
 def _tree(args, game):
@@ -774,9 +773,6 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
                        help="candidate atoms grounding's joins may examine before the game "
                        f"falls back to the demand-driven reasoner (default {EFFORT:,})")
-        p.add_argument("--ground-seconds", type=SECONDS, default=GROUND_SECONDS,
-                       help="seconds grounding may take before the game falls back to the "
-                       f"demand-driven reasoner (default {GROUND_SECONDS:g})")
 
     def view_options(p):
         p.add_argument("--view", action="store_true",
@@ -816,8 +812,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "each role's information states (ggp.features): size and, with --json, "
                    "what each slot means")
     max_histories(p)
-    p.add_argument("--seconds", type=SECONDS, default=10.0, help="time for the base and input "
-                   "propositions (the relaxed domain); past it they are not counted")
+    p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
+                   help="relaxed facts the base and input propositions may take; past it they "
+                   "are not counted")
+    p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
+                   help="candidate atoms the joins of the base and input propositions (the "
+                   "relaxed domain) may examine; past it they are not counted")
 
     p = command("solve", cmd_solve, "solve a small game by CFR, CFR+ or MCCFR over its "
                 "extensive form; print the values and exploitability of the average policy")
