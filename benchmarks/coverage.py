@@ -1,74 +1,538 @@
-"""Which public games the compiled reasoner builds, how fast and how big.
+"""The corpus harness: every public game validated, built, timed and played.
 
-Builds each game of ../shared/games/gdl1 (or the folders given) in its own
-process, with a time limit, and writes a Markdown table:
+    python benchmarks/coverage.py [FOLDER or FILE ...] [--jobs N] [--no-match]
+        [--csv benchmarks/results/coverage.csv] [--md docs/coverage.md]
+    python benchmarks/coverage.py --compare A.csv B.csv
 
-    python benchmarks/coverage.py [--timeout 60] [--out benchmarks/coverage.md] [FOLDER...]
+A folder is a name under ../shared/games (``gdl1``, ``gdl2``, ``corpus``: all
+three when none is given) or a path; a file is one ``.kif``.  Each game is
+checked in a process of its own (its memory and its crashes are its own), in
+stages: ``load`` (parse and validate), ``build`` (the compiled reasoner, or
+the demand-driven one it falls back to, and why), ``check`` (random playouts
+as ``ggp check`` plays them: a fixed number, no time limit), ``bench``
+(:func:`ggp.bench.bench`, state changes a second) and ``match`` (``uct``
+against ``mast`` on the clocks; skipped by ``--no-match``).  The row's
+``status`` is one of :data:`STATUSES`.  ``--timeout`` only decides when the
+harness stops waiting for a game: such a game is reported as ``timeout``, with
+the stage it was in and what the stages before it found.
+
+The CSV gets one row per game as it finishes; run again with the same
+``--csv``, the harness skips the games already in it (a killed run resumes),
+and at the end rewrites it in order of the games.  ``--md`` writes the summary
+(counts, the games not compiled and why, the rejected ones with their rule and
+place, the faults) between the file's ``<!-- coverage: begin/end -->`` marks,
+or as the whole file when it has none.  ``--compare`` tells whether two runs
+gave every game the same reasoner and the same network (exit 1 if not).
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games"
+SHARED = Path(os.environ.get("GGP_SHARED_GAMES",
+                             Path(__file__).resolve().parents[2] / "shared" / "games"))
+FOLDERS = ("gdl1", "gdl2", "corpus")
 
-PROBE = r"""
-import json, resource, sys, time, warnings
-warnings.simplefilter("error")
-from ggp import load_game
-from ggp.compiled import CompiledMachine
-game = load_game(sys.argv[1])
-start = time.perf_counter()
-try:
-    sm = CompiledMachine(game.rules, game.roles)
-    out = {"built": True, "nodes": sm.network.n, "base": len(sm.ground_program.base),
-           "inputs": len(sm.ground_program.inputs)}
-except Exception as exc:
-    out = {"built": False, "why": str(exc).splitlines()[0]}
-out["seconds"] = round(time.perf_counter() - start, 2)
-out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-print(json.dumps(out))
-"""
+#: What a row's ``status`` says about its game.
+STATUSES = {
+    "compiled": "built on the compiled reasoner (a propositional network), checked and played",
+    "demand": "past the grounding limits: built on the demand-driven reasoner (``why`` says "
+              "which limit), checked and played",
+    "rejected": "faulty: the GDL rule it breaks (``rule``) and where (``where``), found when "
+                "loading (static validation) or in play (a random playout or the match)",
+    "crashed": "stopped on an error that is not a rule of the game: an exception of the "
+               "reasoner or a player (``message``, with the innermost place in the code), "
+               "or the process died",
+    "timeout": "not done within --timeout seconds; ``stage`` is where it was",
+}
+STAGES = ("load", "build", "check", "bench", "match")
+
+#: The CSV's columns, in order.
+FIELDS = (
+    "game", "status", "stage", "rule", "where", "message",
+    "gdl", "roles", "reasoner", "why",
+    "build_seconds", "build_effort", "ground_rules", "base", "inputs", "nodes", "edges",
+    "build_rss_mb", "playouts", "mean_depth", "max_depth", "states_per_sec", "bench_fault",
+    "clocks", "seed", "players", "steps", "goals", "faults", "step_errors", "fault_text",
+    "match_seconds", "peak_rss_mb", "seconds",
+)
+#: What must be the same in two runs of the same game (``--compare``): the
+#: limits of grounding count work, never time, so load must not change them.
+SAME = ("reasoner", "why", "build_effort", "ground_rules", "base", "inputs", "nodes", "edges")
+#: The players of a match, by role in the order of the rules (GDL-II's
+#: ``random`` role is the manager's): ``uct`` alone in a puzzle, ``uct``
+#: against ``mast``, and ``random`` for every role past the second.
+SEATS = ("uct", "mast")
+MARK = "coverage-row "              # prefixes the child's lines of JSON on stdout
 
 
-def probe(path: Path, timeout: float) -> dict:
+# --- one game, in a process of its own ---------------------------------------
+
+def game_id(path: Path) -> str:
+    """A game's name in the table: ``folder/stem`` under ../shared/games, else
+    its path without ``.kif`` (relative to here when it can be)."""
+    path = path.resolve()
+    for root in (SHARED.resolve(), Path.cwd()):
+        if path.is_relative_to(root):
+            return str(path.relative_to(root).with_suffix(""))
+    return str(path.with_suffix(""))
+
+
+def game_seed(path: Path) -> int:
+    """The seed of a game's playouts and match: the same in every run and for
+    every copy of the file."""
+    return zlib.crc32(path.stem.encode()) & 0x7FFFFFF
+
+
+def seat_specs(roles, seed: int) -> dict:
+    """role -> player spec for the roles that play (every one but ``random``)."""
+    playing = [r for r in roles if r != "random"]
+    return {role: f"{SEATS[i] if i < len(SEATS) else 'random'}:seed={seed + i}"
+            for i, role in enumerate(playing)}
+
+
+def check_game(path: Path, settings: dict, emit) -> None:
+    """Check one game, stage by stage (:data:`STAGES`), calling ``emit(fields)``
+    as each starts (``{"stage": name}``) and ends (what it found), so that a
+    game stopped midway still reports the stages it finished.
+
+    ``settings``: ``playouts`` (of the check), ``seconds`` (of the bench),
+    ``match`` (play one or not), ``start_clock`` and ``play_clock``.
+    """
+    import resource
+    import warnings
+
+    import gdl
+    import players
+    from ggp import RuleError, load_game
+    from ggp.bench import bench
+    from ggp.check import check_playouts
+    from matches.manager import run_match
+
+    def place(pos) -> str:
+        return f"{game_id(Path(pos.path))}{Path(pos.path).suffix}:{pos.line}:{pos.column}" \
+            if pos.line else str(pos)
+
+    def rejected(diagnostic):
+        emit({"status": "rejected", "rule": diagnostic.kind, "where": place(diagnostic.pos),
+              "message": diagnostic.message, "peak_rss_mb": rss()})
+
+    def rss() -> float:
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+    seed = game_seed(path)
+    emit({"stage": "load"})
     try:
-        done = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True,
-                              text=True, timeout=timeout)
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except subprocess.TimeoutExpired:
-        return {"built": False, "why": f"not built within {timeout:.0f} s", "seconds": timeout}
-    except (IndexError, json.JSONDecodeError):
-        return {"built": False, "why": "the build process failed", "seconds": None}
+        game = load_game(path)
+    except gdl.GdlError as exc:
+        rejected(next((d for d in exc.diagnostics if d.severity == "error"), exc.first))
+        return
+    emit({"gdl": "II" if game.is_gdl2 else "I", "roles": " ".join(game.roles), "seed": seed})
+
+    emit({"stage": "build"})
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sm = game.state_machine("compiled")
+    built = {"reasoner": sm.name, "build_seconds": round(time.perf_counter() - start, 3),
+             "why": " ".join(str(w.message) for w in caught), "build_rss_mb": rss()}
+    program = getattr(sm, "ground_program", None)
+    if program is not None:
+        built.update(build_effort=getattr(sm, "build_effort", None),
+                     ground_rules=len(program.rule_head), base=len(program.base),
+                     inputs=len(program.inputs), nodes=sm.network.n, edges=sm.network_edges)
+    emit(built)
+
+    emit({"stage": "check"})
+    report = check_playouts(sm, settings["playouts"], seed=seed)
+    emit({"playouts": report["playouts"], "mean_depth": round(report["mean_depth"], 1),
+          "max_depth": report["max_depth"]})
+    if report["error"] is not None:
+        rejected(game.diagnostic(report["error"]))
+        return
+
+    emit({"stage": "bench"})
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        try:
+            speed = bench(game, "compiled", seconds=settings["seconds"], seed=seed)
+            emit({"states_per_sec": speed["states_per_sec"], "bench_fault": speed["fault"]})
+        except RuleError as exc:
+            emit({"bench_fault": str(exc)})
+
+    if settings["match"]:
+        emit({"stage": "match"})
+        specs = seat_specs(game.roles, seed)
+        clocks = (settings["start_clock"], settings["play_clock"])
+        emit({"clocks": "{:g}/{:g}".format(*clocks),
+              "players": " ".join(f"{r}={s}" for r, s in specs.items())})
+        start = time.perf_counter()
+        try:
+            record = run_match(game, {r: players.make(s) for r, s in specs.items()}, seed=seed,
+                               start_clock=clocks[0], play_clock=clocks[1], specs=specs)
+        except RuleError as exc:
+            rejected(game.diagnostic(exc))
+            return
+        emit({"steps": len(record.moves),
+              "goals": " ".join(f"{r}={g}" for r, g in record.goals.items()),
+              "faults": len(record.faults),
+              "step_errors": sum(1 for step in record.errors for code in step if code),
+              "fault_text": "; ".join(
+                  f"{f['phase']}{'' if f['step'] is None else ' ' + str(f['step'])} "
+                  f"{f['role']} {f['code']}: {f['reason']}" for f in record.faults),
+              "match_seconds": round(time.perf_counter() - start, 1)})
+    emit({"stage": "done", "status": sm.name, "peak_rss_mb": rss()})
 
 
-def main(argv=None):
+def _child(spec: str) -> int:
+    """The process of one game: its stages' findings on stdout, one line of
+    JSON each; an exception that is not the game's fault ends the row as
+    ``crashed`` with the innermost place of our code it came from."""
+    import traceback
+
+    def emit(fields):
+        print(MARK + json.dumps(fields), flush=True)
+
+    settings = json.loads(spec)
+    try:
+        check_game(Path(settings["path"]), settings, emit)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:            # noqa: BLE001 -- the row says what it was
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        emit({"status": "crashed", "message": f"{type(exc).__name__}: {exc} "
+                                              f"(at {frame.filename}:{frame.lineno})"})
+    return 0
+
+
+class Runner:
+    """Runs games in child processes and keeps track of them, so that an
+    interrupted harness ends the children it started and records nothing
+    they leave half done."""
+
+    def __init__(self, settings: dict, timeout: float):
+        self.settings, self.timeout = settings, timeout
+        self.live: set = set()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def run(self, path: Path) -> dict | None:
+        """The row of one game (None when the harness is being stopped)."""
+        spec = json.dumps({**self.settings, "path": str(path)})
+        command = [sys.executable, "-X", "faulthandler", __file__, "--child", spec]
+        start = time.perf_counter()
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True) as child:
+            with self.lock:
+                if self.stopping.is_set():
+                    child.kill()
+                self.live.add(child)
+            try:
+                out, err = child.communicate(timeout=self.timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                child.kill()
+                out, err = child.communicate()
+                timed_out = True
+            finally:
+                with self.lock:
+                    self.live.discard(child)
+        if self.stopping.is_set():
+            return None
+        row = {"game": game_id(path)}
+        for line in out.splitlines():
+            if line.startswith(MARK):
+                row.update(json.loads(line[len(MARK):]))
+        if timed_out:
+            row.update(status="timeout",
+                       message=f"not done within {self.timeout:g} s (in stage {row.get('stage')})")
+        elif "status" not in row:
+            row.update(status="crashed", message=_death(child.returncode, err))
+        row["seconds"] = round(time.perf_counter() - start, 1)
+        return row
+
+    def stop(self):
+        """End every child still running; rows not yet written are dropped."""
+        with self.lock:
+            self.stopping.set()
+            for child in self.live:
+                child.kill()
+
+
+def _death(code: int, err: str) -> str:
+    """Why a child ended without a row: its exit status and last words."""
+    how = (f"killed by {signal.Signals(-code).name}" if code < 0 and -code in
+           signal.valid_signals() else f"exit status {code}")
+    last = [line.strip() for line in err.splitlines() if line.strip()]
+    return f"the process ended ({how})" + (f": {last[-1]}" if last else "")
+
+
+# --- the table ---------------------------------------------------------------
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a coverage CSV (SystemExit with one line if it is not one)."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            if tuple(reader.fieldnames or ()) != FIELDS:
+                raise SystemExit(f"coverage: {path}: not a coverage table of this version "
+                                 f"(other columns); give another --csv")
+            return list(reader)
+    except OSError as exc:
+        raise SystemExit(f"coverage: {path}: cannot read it: {exc.strerror}") from None
+
+
+def write_rows(path: Path, rows) -> None:
+    """The whole table, in order of the games (through a file beside it, so
+    that an interruption leaves the old one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        writer = csv.DictWriter(f, FIELDS)
+        writer.writeheader()
+        writer.writerows(sorted(rows, key=lambda r: r["game"]))
+    os.replace(tmp, path)
+
+
+def _int(value) -> int:
+    return int(value) if value not in (None, "") else 0
+
+
+def summary(rows: list[dict], note: str = "") -> str:
+    """The Markdown summary of a table: counts by folder and status, the games
+    not compiled and why, those rejected with rule and place, the faults, and
+    the games that timed out or crashed."""
+    def folder(row):
+        return row["game"].split("/")[0] if "/" in row["game"] else "."
+
+    present = {folder(r) for r in rows}
+    folders = [f for f in FOLDERS if f in present] + sorted(present - set(FOLDERS))
+    statuses = list(STATUSES)
+    lines = [note, ""] if note else []
+    lines += ["| folder | games | " + " | ".join(statuses) + " |",
+              "|---|" + "---:|" * (len(statuses) + 1)]
+    for f in folders + ["all"]:
+        of = [r for r in rows if f == "all" or folder(r) == f]
+        cells = [str(sum(1 for r in of if r["status"] == s)) for s in statuses]
+        lines.append(f"| {'**all**' if f == 'all' else f} | {len(of)} | " + " | ".join(cells)
+                     + " |")
+    played = [r for r in rows if r["match_seconds"]]
+    faulty = [r for r in rows if _int(r["faults"]) or r["bench_fault"]]
+    lines += ["", f"Matches played to the end: {len(played)}, "
+                  f"with faults: {sum(1 for r in played if _int(r['faults']))}."]
+
+    def table(title, header, picked):
+        nonlocal lines
+        lines += ["", f"### {title} ({len(picked)})", ""]
+        if not picked:
+            lines.append("None.")
+        else:
+            lines += ["| " + " | ".join(h for h, _ in header) + " |",
+                      "|" + "---|" * len(header)]
+            lines += ["| " + " | ".join(str(get(r)).replace("|", "\\|") for _, get in header)
+                      + " |" for r in picked]
+
+    table("Not compiled: on the demand-driven reasoner, and why",
+          [("game", lambda r: r["game"]), ("why", lambda r: r["why"])],
+          [r for r in rows if r["reasoner"] == "demand"])
+    table("Rejected: the rule broken and where",
+          [("game", lambda r: r["game"]), ("found in", lambda r: r["stage"]),
+           ("rule", lambda r: r["rule"]), ("where", lambda r: r["where"]),
+           ("message", lambda r: r["message"])],
+          [r for r in rows if r["status"] == "rejected"])
+    table("Faults in play",
+          [("game", lambda r: r["game"]), ("faults", lambda r: r["faults"]),
+           ("what", lambda r: "; ".join(x for x in (r["bench_fault"] and
+                                                     f"bench: {r['bench_fault']}",
+                                                     r["fault_text"]) if x))],
+          faulty)
+    table("Timed out or crashed",
+          [("game", lambda r: r["game"]), ("status", lambda r: r["status"]),
+           ("stage", lambda r: r["stage"]), ("message", lambda r: r["message"])],
+          [r for r in rows if r["status"] in ("timeout", "crashed")])
+    return "\n".join(lines) + "\n"
+
+
+BEGIN, END = "<!-- coverage: begin -->", "<!-- coverage: end -->"
+
+
+def write_summary(path: Path, text: str) -> None:
+    """``text`` between the file's marks (the prose around them kept), or as
+    the whole file when it has no marks."""
+    old = path.read_text() if path.exists() else ""
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        text = f"{head}{BEGIN}\n{text}{END}{rest.split(END, 1)[1]}"
+    path.write_text(text)
+
+
+def compare(a: Path, b: Path) -> int:
+    """Print every game whose reasoner or network differs between two tables
+    (or that only one has); 0 when there is none, else 1."""
+    rows_a = {r["game"]: r for r in read_rows(a)}
+    rows_b = {r["game"]: r for r in read_rows(b)}
+    differences = 0
+    for name in sorted(rows_a.keys() | rows_b.keys()):
+        if name not in rows_a or name not in rows_b:
+            print(f"{name}: only in {a if name in rows_a else b}")
+            differences += 1
+            continue
+        changed = [f"{k} {rows_a[name][k] or '-'} != {rows_b[name][k] or '-'}"
+                   for k in SAME if rows_a[name][k] != rows_b[name][k]]
+        if changed:
+            print(f"{name}: " + "; ".join(changed))
+            differences += 1
+    print(f"{len(rows_a.keys() | rows_b.keys())} games, {differences} with differences "
+          f"(compared: {', '.join(SAME)})")
+    return 1 if differences else 0
+
+
+# --- the command -------------------------------------------------------------
+
+def games_of(arguments) -> list[Path]:
+    """The .kif files the arguments name: folders under ../shared/games or
+    paths, and single files (SystemExit with one line for anything else)."""
+    paths = []
+    for arg in arguments:
+        if (SHARED / arg).is_dir() and not Path(arg).is_dir():
+            paths += sorted((SHARED / arg).glob("*.kif"))
+        elif Path(arg).is_dir():
+            paths += sorted(Path(arg).glob("*.kif"))
+        elif Path(arg).is_file():
+            paths.append(Path(arg))
+        else:
+            raise SystemExit(f"coverage: {arg}: no such folder (under {SHARED} or here) "
+                             f"or file")
+    return paths
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or value <= 0:
+            raise argparse.ArgumentTypeError(f"expected a {kind.__name__} > 0, got {text!r}")
+        return value
+    return parse
+
+
+def _line(row: dict, done: int, total: int) -> str:
+    """One game's progress line."""
+    parts = [f"[{done}/{total}] {row['game']}: {row['status']}"]
+    if row.get("status") in ("rejected", "crashed", "timeout"):
+        parts.append(" ".join(x for x in (row.get("rule"), row.get("where"), row.get("message"))
+                              if x))
+    if row.get("reasoner"):
+        parts.append(f"built in {row['build_seconds']} s"
+                     + (f", {row['nodes']:,} nodes" if row.get("nodes") else ""))
+    if row.get("states_per_sec") is not None:
+        parts.append(f"{row['states_per_sec']:,} states/s")
+    if row.get("match_seconds"):
+        parts.append(f"match {row['steps']} steps, {row['faults']} faults, "
+                     f"{row['match_seconds']} s")
+    return "; ".join(parts) + f" ({row['seconds']} s)"
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folders", nargs="*", default=["gdl1"])
-    parser.add_argument("--timeout", type=float, default=60.0)
-    parser.add_argument("--out", default=None)
+    parser.add_argument("games", nargs="*", metavar="FOLDER_OR_FILE",
+                        help=f"folders under ../shared/games or paths, or .kif files "
+                             f"(default: {' '.join(FOLDERS)})")
+    parser.add_argument("--jobs", type=_positive(int), default=1,
+                        help="games checked at once (default 1)")
+    parser.add_argument("--no-match", action="store_true",
+                        help="build, check and bench only: no match")
+    parser.add_argument("--csv", type=Path, help="the whole table, one row per game as it "
+                        "finishes; games already in it are skipped")
+    parser.add_argument("--md", type=Path, help="the summary, between the file's "
+                        f"{BEGIN} and {END} marks or as the whole file")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
+                        help="which games differ in reasoner or network between two tables")
+    parser.add_argument("--seconds", type=_positive(float), default=2.0,
+                        help="seconds of random playouts timed per game (default 2)")
+    parser.add_argument("--playouts", type=_positive(int), default=20,
+                        help="random playouts checking each game's rules in play (default 20)")
+    parser.add_argument("--start-clock", type=_positive(float), default=5.0,
+                        help="the match's start clock, seconds (default 5)")
+    parser.add_argument("--play-clock", type=_positive(float), default=1.0,
+                        help="the match's play clock, seconds (default 1)")
+    parser.add_argument("--timeout", type=_positive(float), default=1800.0,
+                        help="seconds to wait for one game before reporting it as timeout "
+                             "(default 1800)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    rows, built, total = [], 0, 0
-    for folder in args.folders:
-        for path in sorted((SHARED / folder).glob("*.kif")):
-            result = probe(path, args.timeout)
-            total += 1
-            built += result["built"]
-            rows.append(f"| {folder}/{path.stem} | {'yes' if result['built'] else 'no'} | "
-                        f"{result.get('seconds')} | {result.get('nodes', '')} | "
-                        f"{result.get('peak_rss_mb', '')} | {result.get('why', '')} |")
-            print(rows[-1], flush=True)
-    table = "\n".join([f"Built {built} of {total} ({100 * built / total:.0f}%) within "
-                       f"{args.timeout:.0f} s.", "",
-                       "| game | built | seconds | nodes | peak RSS MB | why not |",
-                       "|---|---|---|---|---|---|", *rows])
-    print(table.splitlines()[0])
-    if args.out:
-        Path(args.out).write_text(table + "\n")
+    if args.child:
+        return _child(args.child)
+    if args.compare:
+        return compare(*args.compare)
+
+    paths = games_of(args.games or FOLDERS)
+    rows = read_rows(args.csv) if args.csv and args.csv.exists() else []
+    done = {r["game"] for r in rows}
+    todo = [p for p in paths if game_id(p) not in done]
+    if len(todo) < len(paths):
+        print(f"{len(paths) - len(todo)} of {len(paths)} games already in {args.csv}; "
+              f"checking the other {len(todo)}")
+    settings = {"match": not args.no_match, "seconds": args.seconds,
+                "playouts": args.playouts, "start_clock": args.start_clock,
+                "play_clock": args.play_clock}
+    runner = Runner(settings, args.timeout)
+    out = None
+    if args.csv:
+        if not rows:
+            write_rows(args.csv, [])
+        out = open(args.csv, "a", newline="")
+    writer = csv.DictWriter(out, FIELDS) if out else None
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    start = time.perf_counter()
+    pool = ThreadPoolExecutor(args.jobs)
+    try:
+        futures = [pool.submit(runner.run, p) for p in todo]
+        for n, future in enumerate(as_completed(futures), 1):
+            row = {k: v for k, v in future.result().items() if k in FIELDS}
+            rows.append({k: "" if row.get(k) is None else str(row[k]) for k in FIELDS})
+            if writer:
+                writer.writerow(rows[-1])
+                out.flush()
+            print(_line(row, n, len(todo)), flush=True)
+    except KeyboardInterrupt:
+        runner.stop()
+        pool.shutdown(cancel_futures=True)
+        print(f"coverage: interrupted after {len(rows) - len(done)} of {len(todo)} games"
+              + (f"; run again with --csv {args.csv} to go on" if args.csv else ""),
+              file=sys.stderr)
+        return 130
+    finally:
+        if out:
+            out.close()
+    pool.shutdown()
+    print(f"{len(todo)} games in {time.perf_counter() - start:.0f} s")
+    if args.csv:
+        write_rows(args.csv, rows)
+    if args.md:
+        write_summary(args.md, summary(rows, note=_note(rows, settings)))
+    return 0
+
+
+def _note(rows, settings) -> str:
+    """The summary's first line: what was run."""
+    clocks = sorted({r["clocks"] for r in rows if r["clocks"]})
+    return (f"{len(rows)} games, {time.strftime('%Y-%m-%d')}; matches "
+            + (f"at start/play clocks of {', '.join(clocks)} s" if clocks else "not played")
+            + f"; {settings['playouts']} random playouts checked and "
+              f"{settings['seconds']:g} s timed per game.")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
