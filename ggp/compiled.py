@@ -36,13 +36,19 @@ SPLIT_RATIO = 0.1
 
 class CompiledMachine(StateMachine):
     """The propositional-network reasoner.  ``build_seconds`` says how long
-    grounding and building took; ``network`` is the network it runs."""
+    grounding and building took; ``network`` is the network it runs.
+
+    ``program``, when given, is the game already ground (``ground(rules,
+    roles, limit, effort)``, e.g. in another process: ``Game.build``), and
+    only the network and the kernel are built here."""
 
     name = "compiled"
 
-    def __init__(self, rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT):
+    def __init__(self, rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT,
+                 program: GroundProgram | None = None):
         start = time.perf_counter()
-        gp: GroundProgram = ground(rules, roles, limit, effort)
+        gp: GroundProgram = program if program is not None else ground(rules, roles, limit,
+                                                                        effort)
         self.ground_program = gp
         BUILD_LOG.info("network: from %s ground rules", f"{len(gp.rule_head):,}")
         self.network = Network(gp)
