@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 import zlib
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -325,6 +326,9 @@ def summary(rows: list[dict], note: str = "") -> str:
         cells = [str(sum(1 for r in of if r["status"] == s)) for s in statuses]
         lines.append(f"| {'**all**' if f == 'all' else f} | {len(of)} | " + " | ".join(cells)
                      + " |")
+    built = Counter(r["reasoner"] for r in rows if r["reasoner"])
+    lines += ["", f"Built: {built['compiled']} on the compiled reasoner, {built['demand']} on the "
+                  f"demand-driven one (games rejected in play included)."]
     played = [r for r in rows if r["match_seconds"]]
     faulty = [r for r in rows if _int(r["faults"]) or r["bench_fault"]]
     lines += ["", f"Matches played to the end: {len(played)}, "
@@ -521,17 +525,15 @@ def main(argv=None) -> int:
     if args.csv:
         write_rows(args.csv, rows)
     if args.md:
-        write_summary(args.md, summary(rows, note=_note(rows, settings)))
+        write_summary(args.md, summary(rows, note=_note(rows)))
     return 0
 
 
-def _note(rows, settings) -> str:
-    """The summary's first line: what was run."""
+def _note(rows) -> str:
+    """The summary's first line: how many games, when, with matches or not."""
     clocks = sorted({r["clocks"] for r in rows if r["clocks"]})
     return (f"{len(rows)} games, {time.strftime('%Y-%m-%d')}; matches "
-            + (f"at start/play clocks of {', '.join(clocks)} s" if clocks else "not played")
-            + f"; {settings['playouts']} random playouts checked and "
-              f"{settings['seconds']:g} s timed per game.")
+            + (f"at start/play clocks of {', '.join(clocks)} s." if clocks else "not played."))
 
 
 if __name__ == "__main__":
