@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from gdl import Not, Rule, Var, expand
 from gdl.ast import name_of, substitute, variables
 
-from .domains import relaxed_facts, static_facts
-from .reference import BUILD_LOG, Effort, Facts, Program, _is_ground, _subst, solutions
+from .domains import Domain
+from .reference import BUILD_LOG, Effort, _is_ground, _subst
 from .statemachine import GameError, term_key
 
 
@@ -185,68 +185,66 @@ def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> Gro
     raise :class:`GroundingTooLarge` past ``limit`` ground rules (or relaxed
     facts) or ``effort`` candidate atoms joined.  Both limits count work,
     never time, so that a game builds the same network on any machine under
-    any load."""
+    any load.
+
+    Each clause is joined over the domain (:class:`ggp.domains.Domain`) by a
+    compiled join (:mod:`ggp.joins`) that tests its static literals and
+    emits the rest: the ground rule.  Rules come out in the same order in
+    every process, so atom and node numbers, hence seeded playouts, are the
+    same in every run."""
     budget = Effort(effort)
     rules = specialize(factor(rules))
-    program = Program(rules)
-    BUILD_LOG.info("grounding: the static relations")
-    static = static_facts(program)
-    static_names = static.shared
-    BUILD_LOG.info("grounding: the relaxed domain")
+    BUILD_LOG.info("grounding: the static relations and the relaxed domain")
     try:
-        relaxed = relaxed_facts(rules, limit, budget, static)
+        domain = Domain(rules, limit, budget)
     except GameError as exc:
         raise GroundingTooLarge(f"the relaxed domain cannot be computed: {exc}") from None
-    domain = Facts({r: (static.get(r) if r in static_names else relaxed.get(r))
-                    for r in set(relaxed.sets) | set(static.sets)})
+    facts, static = domain.facts, domain.static
     atoms: dict = {}
+    number = atoms.setdefault
     heads, starts, lits = array("i"), array("i", [0]), array("i")
-    for stratum in program.strata("state") + program.strata("move"):
+    seen: set = set()
+    for stratum in domain.program.strata("state") + domain.program.strata("move"):
         for clause in stratum.clauses:
+            positive = tuple(lit for lit in clause.body
+                             if isinstance(lit, (str, tuple)) and name_of(lit) not in static)
+            negative = tuple(lit.literal for lit in clause.body
+                             if isinstance(lit, Not) and name_of(lit.literal) not in static)
+            rows: list = []
             try:
-                bindings = solutions(clause, domain, negation=False, effort=budget)
+                domain.evaluator.run(clause, facts, ("", clause.head, ("", *positive),
+                                                     ("", *negative)), rows.append, budget)
             except GameError as exc:
                 raise GroundingTooLarge(str(exc)) from None
-            # in a canonical order (solutions come in the order of Python's
-            # string hashes, which vary between processes): atom and node
-            # numbers, hence seeded playouts, are then the same in every run
-            bindings.sort(key=lambda b: repr(sorted(b.items())))
-            for b in bindings:
-                rule = _instantiate(clause, b, static, static_names, relaxed, atoms)
-                if rule is not None:
+            for _, head, pos, neg in rows:
+                body = [number(a, len(atoms)) * 2 for a in pos[1:]]
+                body += [number(a, len(atoms)) * 2 + 1 for a in neg[1:]
+                         if a in facts.get(name_of(a))]
+                rule = (number(head, len(atoms)), tuple(body))
+                if rule not in seen:
+                    seen.add(rule)
                     heads.append(rule[0])
-                    lits.extend(rule[1])
+                    lits.extend(body)
                     starts.append(len(lits))
-            # solutions() also holds the list in a reference cycle, which would
-            # keep it until the next garbage collection: empty it now
-            bindings.clear()
             BUILD_LOG.info("grounding: %s ground rules (at relation '%s')", f"{len(heads):,}",
                            clause.relation)
             if len(heads) > limit:
                 raise GroundingTooLarge(
                     f"more than {limit} ground rules (at relation '{clause.relation}')")
-    base = sorted({a[1] for a in relaxed.get("true")}, key=term_key)
-    inputs = sorted({(a[1], a[2]) for a in relaxed.get("does")},
+    base = sorted({a[1] for a in facts.get("true")}, key=term_key)
+    inputs = sorted({(a[1], a[2]) for a in facts.get("does")},
                     key=lambda rm: (roles.index(rm[0]) if rm[0] in roles else len(roles),
                                     term_key(rm[1])))
-    init = sorted({a[1] for a in static.get("init")}, key=term_key)
-    return GroundProgram(tuple(roles), base, inputs, init, atoms, heads, starts, lits, static)
+    init = sorted({a[1] for a in facts.get("init")}, key=term_key)
+    return GroundProgram(tuple(roles), base, inputs, init, atoms, heads, starts, lits,
+                         _StaticFacts(facts, static))
 
 
-def _instantiate(clause, b, static, static_names, relaxed, atoms):
-    """The ground rule of ``clause`` under the binding ``b``, as (head id,
-    literals: the positive ones first), numbering new atoms in ``atoms``;
-    None when a static negative literal is false."""
-    pos, neg = [], []
-    for lit in clause.body:
-        if isinstance(lit, Not):
-            atom = _subst(lit.literal, b)
-            rel = name_of(atom)
-            if rel in static_names:
-                if atom in static.get(rel):
-                    return None
-            elif atom in relaxed.get(rel):
-                neg.append(atoms.setdefault(atom, len(atoms)) * 2 + 1)
-        elif isinstance(lit, (str, tuple)) and name_of(lit) not in static_names:
-            pos.append(atoms.setdefault(_subst(lit, b), len(atoms)) * 2)
-    return atoms.setdefault(_subst(clause.head, b), len(atoms)), pos + neg
+class _StaticFacts:
+    """The static relations of a store, as the network reads them (``get``)."""
+
+    def __init__(self, facts, static):
+        self._facts, self._static = facts, static
+
+    def get(self, relation):
+        return self._facts.get(relation) if relation in self._static else ()

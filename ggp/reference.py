@@ -286,7 +286,7 @@ class Program:
             while stratum.recursive and delta:
                 rounds += 1
                 if rounds > MAX_DEPTH:          # a long recursion: are its terms growing?
-                    _refuse_deep(delta)
+                    refuse_deep(delta)
                 found = {}
                 for c in stratum.clauses:
                     for i, lit in enumerate(c.body):
@@ -366,7 +366,7 @@ def _depth(term, cap: int) -> int:
     return deepest
 
 
-def _refuse_deep(delta: dict) -> None:
+def refuse_deep(delta: dict) -> None:
     """:class:`GameError` when an atom of ``delta`` (relation -> new atoms)
     nests deeper than :data:`MAX_DEPTH`, naming its relation."""
     for relation, atoms in delta.items():
