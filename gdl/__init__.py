@@ -5,11 +5,11 @@
 '(<= (legal x go)\\n    (true on))'
 """
 from .ast import And, Distinct, Not, Or, Position, Rule, Var
-from .errors import Diagnostic, GdlError
+from .errors import Diagnostic, GdlError, TooLarge
 from .parser import Description, parse, parse_file, parse_term
 from .printer import to_kif
 from .validate import check, expand, validate
 
 __all__ = ["And", "Distinct", "Not", "Or", "Position", "Rule", "Var", "Diagnostic",
-           "GdlError", "Description", "parse", "parse_file", "parse_term", "to_kif",
+           "GdlError", "TooLarge", "Description", "parse", "parse_file", "parse_term", "to_kif",
            "check", "expand", "validate"]

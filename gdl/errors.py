@@ -36,3 +36,10 @@ class GdlError(Exception):
     @property
     def first(self) -> Diagnostic:
         return self.diagnostics[0]
+
+
+class TooLarge(GdlError):
+    """A description refused for its size, before it is read whole: parsing
+    costs about 18 s and 350 MB of memory per MB of GDL (the largest public
+    game has 68 kB), so a caller that takes files from anyone bounds them
+    (``max_bytes`` of :func:`gdl.parse_file`, ``ggp --max-bytes``)."""

@@ -9,7 +9,9 @@ parentheses deeper than :data:`MAX_NESTING` is refused before Lark runs.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -17,7 +19,7 @@ from pathlib import Path
 import lark
 
 from .ast import And, Distinct, Not, Or, Position, Rule, Var
-from .errors import Diagnostic, GdlError
+from .errors import Diagnostic, GdlError, TooLarge
 
 #: GDL's reserved words (compared lower-case).
 KEYWORDS = frozenset({
@@ -355,12 +357,19 @@ def is_infix(text: str) -> bool:
     return bool(_INFIX_HINT.search(stripped)) and not stripped.lstrip().startswith("(")
 
 
-def parse(text: str, path: str = "<string>", symbols: dict | None = None) -> Description:
+def parse(text: str, path: str = "<string>", symbols: dict | None = None,
+          max_bytes: int | None = None) -> Description:
     """Read a game description (KIF, or infix when it looks like infix).
 
     Raises :class:`GdlError` naming ``path``, line and column when the text
     cannot be read.  ``symbols`` seeds the case-insensitive spelling table.
+    With ``max_bytes``, text of more bytes (UTF-8) is refused with
+    :class:`TooLarge` before it is parsed.
     """
+    if max_bytes is not None and len(text) > max_bytes // 4:   # else it cannot be too large
+        size = len(text.encode("utf-8", errors="replace"))
+        if size > max_bytes:
+            raise _too_large(path, "text", max_bytes, size)
     table = SymbolTable(symbols)
     infix = is_infix(text)
     tree = _read_tree(text, path, infix)
@@ -369,15 +378,37 @@ def parse(text: str, path: str = "<string>", symbols: dict | None = None) -> Des
     return Description(tuple(rules), path, tuple(reader.warnings), table.spellings)
 
 
-def parse_file(path) -> Description:
-    """Read a description from a file; errors name the file."""
+def parse_file(path, max_bytes: int | None = None) -> Description:
+    """Read a description from a file; errors name the file.
+
+    With ``max_bytes``, a larger file is refused with :class:`TooLarge`
+    without reading it whole: a regular file by its size on disk, anything
+    else (a pipe, ``/dev/zero``) once ``max_bytes`` + 1 bytes have been read.
+    Line ends are read as text files read them (``\\r\\n`` and ``\\r`` as ``\\n``).
+    """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        with open(p, "rb") as f:
+            info = os.fstat(f.fileno())
+            if (max_bytes is not None and stat.S_ISREG(info.st_mode)
+                    and info.st_size > max_bytes):
+                raise _too_large(str(p), "file", max_bytes, info.st_size)
+            data = f.read() if max_bytes is None else f.read(max_bytes + 1)
     except OSError as exc:
         raise GdlError([Diagnostic(Position(str(p), 0, 0), "io",
-                                   f"cannot read file: {exc.strerror}")]) from None
+                                   f"cannot read file: {exc.strerror or exc}")]) from None
+    if max_bytes is not None and len(data) > max_bytes:
+        raise _too_large(str(p), "file", max_bytes)
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     return parse(text, str(p))
+
+
+def _too_large(path: str, what: str, max_bytes: int, size: int | None = None) -> TooLarge:
+    """The error for ``what`` (file or text) at ``path`` past ``max_bytes``;
+    ``size`` is its bytes when known (a pipe's are not)."""
+    has = (f"has {size:,} bytes, more than the {max_bytes:,} allowed" if size is not None
+           else f"has more than the {max_bytes:,} bytes allowed")
+    return TooLarge([Diagnostic(Position(path, 0, 0), "io", f"the {what} {has}")])
 
 
 def parse_term(text: str, symbols: dict | None = None):

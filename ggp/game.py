@@ -122,11 +122,13 @@ class Game:
         return f"Game({self.name!r}, roles={self.roles})"
 
 
-def load_game(source) -> Game:
-    """A game from a name in ``games_gdl``, a path to a ``.kif`` file, or GDL text."""
+def load_game(source, max_bytes: int | None = None) -> Game:
+    """A game from a name in ``games_gdl``, a path to a ``.kif`` file, or GDL
+    text; with ``max_bytes``, a larger file or text is refused
+    (:class:`gdl.TooLarge`) before it is parsed (see :func:`gdl.parse_file`)."""
     text = str(source)
     if "(" in text or ":-" in text or "\n" in text:
-        return Game(gdl.parse(text, "<text>"), name="<text>")
+        return Game(gdl.parse(text, "<text>", max_bytes=max_bytes), name="<text>")
     path = Path(text)
     if not path.exists() and not path.suffix:
         candidate = games_dir() / f"{text}.kif"
@@ -137,4 +139,4 @@ def load_game(source) -> Game:
                 gdl.Position(text, 0, 0), "io",
                 f"no game file '{text}' and no game of that name in games_gdl "
                 f"(known: {', '.join(game_names()) or 'none'})")])
-    return Game(gdl.parse_file(path))
+    return Game(gdl.parse_file(path, max_bytes))

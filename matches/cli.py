@@ -48,10 +48,22 @@ def _emit(args, data: dict, text: str):
     print(json.dumps(data, indent=2, default=str) if args.json else text)
 
 
+#: ``--max-bytes``'s default: 15 times the largest public game (68 kB,
+#: duplicateStateLarge); parsing costs 13-18 s and 220-350 MB a MB of GDL, so a
+#: larger file is refused at once, before it is read, instead of after minutes.
+MAX_BYTES = 1 << 20
+
+
 def _load(args, source=None):
-    """The game the command names; kept on ``args`` so that a rule the game
-    breaks while playing is reported at its place in the file."""
-    args.loaded = load_game(source or args.game)
+    """The game the command names, within ``--max-bytes``; kept on ``args``
+    so that a rule the game breaks while playing is reported at its place in
+    the file."""
+    try:
+        args.loaded = load_game(source or args.game, args.max_bytes)
+    except gdl.TooLarge as exc:
+        first = exc.first
+        raise gdl.GdlError([gdl.Diagnostic(first.pos, first.kind, f"{first.message} "
+                                           "(--max-bytes N allows more)")]) from None
     return args.loaded
 
 
@@ -759,9 +771,16 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=formatter)
         if game:
             p.add_argument("game", metavar="GAME", help="a name in games_gdl or a .kif path")
+            max_bytes(p)
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(func=func)
         return p
+
+    def max_bytes(p):
+        p.add_argument("--max-bytes", type=COUNT, default=MAX_BYTES,
+                       help="refuse a game file of more bytes, before reading it (default "
+                       f"{MAX_BYTES:,}: 15 times the largest public game, 68 kB; parsing "
+                       "takes 13-18 s and 220-350 MB a MB)")
 
     def reasoner(p):
         p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
@@ -926,6 +945,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("match", metavar="MATCH.json")
     p.add_argument("--game", default=None, metavar="GAME",
                    help="the game (default: the record's gameSource or gdl)")
+    max_bytes(p)
 
     p = command("view", cmd_view, "serve the browser viewer on this machine: the stored "
                 "matches (search, filters, a stepper with boards), record files, a study's "

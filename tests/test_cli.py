@@ -277,6 +277,62 @@ def test_numbers_out_of_range(capsys, argv, message):
         "kind": "usage", "message": message, "file": None, "line": None, "column": None}}
 
 
+# --- bounds: the size of the input -------------------------------------------------------
+
+TOO_LARGE = "error[io]: the file has {} bytes, more than the {} allowed (--max-bytes N allows more)"
+
+
+def test_a_game_file_past_max_bytes_is_refused_in_one_line(tmp_path):
+    """--max-bytes (1 MB by default) refuses a larger file by its size, before
+    reading it: parsing 5 MB of GDL took 95 s and 1.7 GB (issue 30)."""
+    path = tmp_path / "big.kif"
+    with open(path, "wb") as f:
+        f.truncate(5 * 2 ** 20)
+    result = run("check", str(path))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"ggp: {path}: {TOO_LARGE.format('5,242,880', '1,048,576')}\n"
+    result = run("info", str(path), "--json")
+    assert (result.returncode, result.stderr) == (1, "")
+    assert json.loads(result.stdout) == {"error": {
+        "kind": "io", "message": TOO_LARGE.split(": ", 1)[1].format("5,242,880", "1,048,576"),
+        "file": str(path), "line": 0, "column": 0}}
+    assert run("check", str(path), "--max-bytes", str(5 * 2 ** 20)).stderr.startswith(
+        f"ggp: {path}:1:1: error[roles]: no '(role ...)' fact")          # read: 5 MB of NULs
+
+
+def test_a_stream_past_max_bytes_is_refused_after_reading_max_bytes(tmp_path):
+    """A device or a pipe has no size: at most --max-bytes + 1 bytes are read."""
+    result = run("info", "/dev/zero")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("ggp: /dev/zero: error[io]: the file has more than the 1,048,576 "
+                             "bytes allowed (--max-bytes N allows more)\n")
+    result = subprocess.run([sys.executable, "-m", "matches.cli", "count", "/dev/stdin",
+                             "--max-bytes", "1000"], input="(role a) " * 10_000,
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("ggp: /dev/stdin: error[io]: the file has more than the 1,000 "
+                             "bytes allowed (--max-bytes N allows more)\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "tictactoe"], ["info", "tictactoe"], ["count", "tictactoe"],
+    ["bench", "tictactoe"], ["play", "tictactoe", "random", "random"],
+    ["match", "tictactoe", "--player", "random", "--player", "random"],
+    ["solve", "kuhn"], ["exploit", "kuhn", "--policy", "uniform"],
+    ["replay", "{record}", "--game", "tictactoe"]], ids=lambda argv: argv[0])
+def test_every_command_that_reads_a_game_takes_max_bytes(capsys, tmp_path, argv):
+    record = tmp_path / "record.json"
+    record.write_text("{}")
+    argv = [str(record) if a == "{record}" else a for a in argv]
+    assert main([*argv, "--max-bytes", "100", "--db", str(tmp_path / "m.sqlite")]
+                if argv[0] == "match" else [*argv, "--max-bytes", "100"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    game = "tictactoe" if "tictactoe" in argv else "kuhn"
+    size = (Path(__file__).parents[1] / "games_gdl" / f"{game}.kif").stat().st_size
+    assert err == [f"ggp: {ROOT / 'games_gdl' / game}.kif: "
+                   f"{TOO_LARGE.format(f'{size:,}', 100)}"]
+
+
 # --- the README's table of bad inputs ------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -398,3 +398,46 @@ def test_nesting_up_to_the_limit_is_read_printed_and_validated():
 def test_parentheses_in_comments_do_not_count_as_nesting():
     assert gdl.parse(";" + "(" * 500 + "\n(role r)").rules == (Rule(("role", "r")),)
     assert gdl.parse("%" + "(" * 500 + "\nrole(r).").rules == (Rule(("role", "r")),)
+
+
+# --- size ------------------------------------------------------------------------------
+
+def test_a_file_past_max_bytes_is_refused_before_it_is_read(tmp_path):
+    """A regular file by its size on disk: a sparse 1 GB file is refused at
+    once (reading it would take seconds and a gigabyte)."""
+    path = tmp_path / "big.kif"
+    with open(path, "wb") as f:
+        f.truncate(2 ** 30)
+    start = time.perf_counter()
+    with pytest.raises(gdl.TooLarge) as info:
+        gdl.parse_file(path, max_bytes=2 ** 20)
+    assert time.perf_counter() - start < 0.5
+    assert str(info.value) == (f"{path}: error[io]: the file has 1,073,741,824 bytes, more "
+                               f"than the 1,048,576 allowed")
+    assert isinstance(info.value, gdl.GdlError) and info.value.first.kind == "io"
+
+
+def test_a_stream_past_max_bytes_is_refused_after_max_bytes_and_one():
+    """A character device (or a pipe) has no size: at most max_bytes + 1 bytes are read."""
+    with pytest.raises(gdl.TooLarge, match="^/dev/zero: error.io.: the file has more than "
+                       "the 1,000 bytes allowed$"):
+        gdl.parse_file("/dev/zero", max_bytes=1000)
+
+
+def test_max_bytes_counts_bytes_and_keeps_line_ends(tmp_path):
+    """Up to the limit a file reads as before (line ends as a text file reads
+    them); text given whole is measured in UTF-8 bytes, not characters."""
+    text = "(role a)\r\n(init (é 1))\r(<= (legal a go) (true (é 1)))"
+    path = tmp_path / "g.kif"
+    path.write_bytes(text.encode())
+    size = len(text.encode())
+    rules = gdl.parse_file(path, max_bytes=size).rules
+    assert rules == gdl.parse(text.replace("\r\n", "\n").replace("\r", "\n")).rules
+    assert [r.pos.line for r in rules] == [1, 2, 3]
+    with pytest.raises(gdl.TooLarge, match=f"the file has {size} bytes, more than the "
+                       f"{size - 1} allowed"):
+        gdl.parse_file(path, max_bytes=size - 1)
+    assert gdl.parse(text, max_bytes=size).rules == rules
+    with pytest.raises(gdl.TooLarge, match=f"^<string>: error.io.: the text has {size} bytes, "
+                       f"more than the {len(text)} allowed$"):
+        gdl.parse(text, max_bytes=len(text))
