@@ -1,8 +1,14 @@
 """``load_game`` and ``Game``: a validated description and its state machines."""
 from __future__ import annotations
 
+import logging
+import os
+import pickle
+import subprocess
+import sys
 import threading
 import warnings
+from concurrent.futures import Future
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -11,13 +17,147 @@ import gdl
 from gdl.ast import name_of
 
 from .ground import EFFORT, GROUND_LIMIT
-from .statemachine import RuleError
+from .statemachine import GameError, RuleError
 
 REASONERS = ("compiled", "reference", "demand")
 
 
 class GroundingWarning(UserWarning):
     """A game too large to ground runs on the demand-driven reasoner."""
+
+
+class BuildCancelled(GameError):
+    """A background build ended by :meth:`Game.cancel_builds`."""
+
+
+def _settle(future: Future, compute) -> None:
+    """Give ``future`` the result of ``compute()``, or the exception it raised."""
+    try:
+        result = compute()
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
+
+
+#: A background build first grounds in this process within these limits
+#: (work, not time: the small games, which take 0.03-0.15 s, ground within
+#: them, and every larger game measured stopped within 0.21 s); a game past
+#: them grounds in a process of its own, whose start costs 0.3-0.6 s.
+SMALL_LIMIT, SMALL_EFFORT = 5_000, 300_000
+
+
+class _Grounding:
+    """``ground(rules, roles, limit, effort)`` for a background build: here
+    when the game grounds within :data:`SMALL_LIMIT` and
+    :data:`SMALL_EFFORT` (the result is the same: the limits only cut it
+    short), else in a Python process of its own, started afresh (forking
+    this one, which has threads, could deadlock the child; multiprocessing's
+    other ways run the main script again).  The job goes to the process's
+    stdin, pickled, and its answers come back on its stdout: the
+    ``ggp.build`` log first, passed on to this process's logger, then the
+    ground program or the exception grounding raised."""
+
+    def __init__(self, rules, roles, limit, effort):
+        self.job = (rules, roles, limit, effort)
+        self._process = None
+        self._cancelled = False
+        self._lock = threading.Lock()
+
+    def result(self):
+        """The ground program (blocking); raises what grounding raised,
+        :class:`BuildCancelled`, or GroundingTooLarge when the process died
+        without an answer (out of memory, most likely)."""
+        from .ground import GroundingTooLarge, ground
+        rules, roles, limit, effort = self.job
+        small = min(limit, SMALL_LIMIT), min(effort, SMALL_EFFORT)
+        try:
+            return ground(rules, roles, *small)
+        except GroundingTooLarge:
+            if small == (limit, effort):
+                raise
+        with self._lock:
+            if self._cancelled:
+                raise BuildCancelled("the build was cancelled")
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", "from ggp.game import _ground_child; _ground_child()"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            pickle.dump(self.job, self._process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self._process.stdin.flush()     # kept open: the child ends when it closes
+            kind, value = self._answer()
+        finally:
+            self._process.stdin.close()
+            self._process.stdout.close()
+            code = self._process.wait()
+        if kind == "error":
+            raise value
+        if kind is None:
+            if self._cancelled:
+                raise BuildCancelled("the build was cancelled")
+            raise GroundingTooLarge(f"grounding's process ended without an answer (exit "
+                                    f"code {code}: out of memory?)")
+        return value
+
+    def _answer(self) -> tuple:
+        """The process's last answer, its log passed on; (None, None) if it
+        ended without one."""
+        from .reference import BUILD_LOG
+        try:
+            while True:
+                kind, value = pickle.load(self._process.stdout)
+                if kind != "log":
+                    return kind, value
+                BUILD_LOG.info("%s", value)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None, None
+        except Exception as exc:        # its code differs from ours (changed on disk since)
+            return "error", GameError(f"cannot read what grounding's process answered: "
+                                      f"{type(exc).__name__}: {exc}")
+
+    def cancel(self):
+        with self._lock:
+            self._cancelled = True
+            if self._process is not None:
+                self._process.kill()
+
+
+def _ground_child() -> None:
+    """The grounding process (:class:`_Grounding`): read the job, answer it,
+    and end as soon as the parent closes stdin (it ended, or gave up)."""
+    import signal
+
+    from .ground import ground
+    from .reference import BUILD_LOG
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the parent's to handle
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)                       # a stray print must not mix with the answers
+    rules, roles, limit, effort = pickle.load(sys.stdin.buffer)
+    threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
+
+    def send(kind, value):
+        try:
+            data = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:        # an exception that does not pickle
+            data = pickle.dumps(("error", GameError(f"grounding raised {value!r}: {exc}")))
+        try:
+            out.write(data)
+            out.flush()
+        except OSError:                 # the parent is gone
+            os._exit(0)
+
+    class Forward(logging.Handler):
+        def emit(self, record):
+            send("log", record.getMessage())
+
+    BUILD_LOG.handlers[:] = [Forward(logging.INFO)]
+    BUILD_LOG.setLevel(logging.INFO)
+    BUILD_LOG.propagate = False
+    try:
+        send("program", ground(rules, roles, limit, effort))
+    except Exception as exc:
+        send("error", exc)
+    os._exit(0)                         # nothing to tidy, and stdin's reader still waits
 
 
 def games_dir() -> Path:
@@ -41,8 +181,11 @@ class Game:
         self.warnings = tuple(gdl.check(description))
         self.name = name or Path(description.path).stem
         self.rules = description.rules
+        #: (reasoner, limit, effort) -> Future of the machine that
+        #: ``state_machine`` forks, built or being built
         self._machines: dict = {}
-        self._building = threading.Lock()
+        self._groundings: dict = {}         # key -> _Grounding still running in a process
+        self._lock = threading.Lock()
 
     @cached_property
     def roles(self) -> tuple:
@@ -72,26 +215,102 @@ class Game:
         bottom-up oracle (:mod:`ggp.reference`), ``demand`` the top-down one.
         The build reports what it does to the ``ggp.build`` logger.
         """
-        key = (reasoner, limit, effort)
-        with self._building:
-            if key not in self._machines:
-                self._machines[key] = self._new_state_machine(reasoner, limit, effort)
-        return self._machines[key].fork()
+        future, mine = self._claim(reasoner, limit, effort)
+        if mine:
+            self._settle(future, (reasoner, limit, effort),
+                         lambda: self._new_state_machine(reasoner, limit, effort))
+        return future.result().fork()
 
-    def _new_state_machine(self, reasoner, limit, effort):
+    def build(self, reasoner: str = "compiled", limit: int = GROUND_LIMIT,
+              effort: int = EFFORT) -> Future:
+        """Start building the machine of :meth:`state_machine` in the
+        background, unless it is built or being built, and return at once a
+        :class:`~concurrent.futures.Future` that is done when
+        ``state_machine(reasoner, limit, effort)`` answers without building.
+        Its result is the name of the reasoner built (``"demand"`` when the
+        compiled one fell back to it); its exception is the build's.  Every
+        caller that shares this Game shares the build, :meth:`state_machine`
+        included (it waits for a build under way).
+
+        The build is the one :meth:`state_machine` makes, with the same
+        result: time decides only when a caller stops waiting.  A compiled
+        build grounds the game in a process of its own (grounding is Python,
+        and in a thread it would hold the interpreter's lock against the
+        search meanwhile), then builds the network and kernel here from the
+        ground program; :meth:`cancel_builds` ends that process."""
+        machine, mine = self._claim(reasoner, limit, effort)
+        if mine:
+            threading.Thread(target=self._build_in_background,
+                             args=(machine, reasoner, limit, effort),
+                             name=f"build-{self.name}", daemon=True).start()
+        named = Future()
+        machine.add_done_callback(lambda done: _settle(named, lambda: done.result().name))
+        return named
+
+    def cancel_builds(self) -> None:
+        """End the grounding processes of the builds still running, which
+        gives their memory back; their futures raise
+        :class:`BuildCancelled`, and a later call builds again.  For the
+        owner of a Game no longer needed (a served match that ended)."""
+        with self._lock:
+            groundings = list(self._groundings.values())
+        for grounding in groundings:
+            grounding.cancel()
+
+    def _claim(self, reasoner, limit, effort) -> tuple:
+        """(the future of the machine ``state_machine`` forks, True when the
+        caller is the one to build it)."""
+        if reasoner not in REASONERS:
+            raise ValueError(f"unknown reasoner {reasoner!r}; "
+                             f"choose from {', '.join(REASONERS)}")
+        key = (reasoner, limit, effort)
+        with self._lock:
+            future = self._machines.get(key)
+            if future is not None:
+                return future, False
+            self._machines[key] = future = Future()
+            return future, True
+
+    def _build_in_background(self, future, reasoner, limit, effort):
+        """Build into ``future`` (:meth:`build`); a cancelled build is forgotten."""
+        key = (reasoner, limit, effort)
+        grounding = None
+        if reasoner == "compiled":
+            grounding = _Grounding(self.rules, self.roles, limit, effort)
+            with self._lock:
+                self._groundings[key] = grounding
+        try:
+            self._settle(future, key, lambda: self._new_state_machine(
+                reasoner, limit, effort, grounding and grounding.result))
+        finally:
+            with self._lock:
+                self._groundings.pop(key, None)
+
+    def _settle(self, future, key, build) -> None:
+        """Give ``future`` the machine ``build()`` makes, or what it raised; a
+        build that did not end (cancelled, interrupted) is forgotten, so that
+        a later call builds again."""
+        _settle(future, build)
+        error = future.exception()
+        if isinstance(error, BuildCancelled) or (error is not None
+                                                 and not isinstance(error, Exception)):
+            with self._lock:
+                del self._machines[key]
+
+    def _new_state_machine(self, reasoner, limit, effort, grounding=None):
+        """The machine ``state_machine`` forks; ``grounding()``, when given,
+        returns the game ground elsewhere (or raises as ``ground`` does)."""
         from .demand import DemandMachine
         from .reference import ReferenceMachine
         if reasoner == "reference":
             return ReferenceMachine(self.rules)
         if reasoner == "demand":
             return DemandMachine(self.rules)
-        if reasoner != "compiled":
-            raise ValueError(f"unknown reasoner {reasoner!r}; "
-                             f"choose from {', '.join(REASONERS)}")
         from .compiled import CompiledMachine
         from .ground import GroundingTooLarge
         try:
-            return CompiledMachine(self.rules, self.roles, limit, effort)
+            program = grounding() if grounding is not None else None
+            return CompiledMachine(self.rules, self.roles, limit, effort, program)
         except GroundingTooLarge as exc:
             warnings.warn(f"{self.name}: {exc}; using the demand-driven reasoner",
                           GroundingWarning, stacklevel=2)

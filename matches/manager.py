@@ -19,9 +19,19 @@ call keeps its thread, and its next call waits behind it.
 
 Players are reached through seats (:mod:`matches.seats`): a local match and a
 match over HTTP run this same code with the transport swapped.
+
+The compiled reasoner is built in the background (:meth:`ggp.Game.build`),
+and START is not held back by it: until it is built, the manager follows
+the match on the demand-driven reasoner and moves to the compiled one at the
+first step boundary after (the state carried over by its facts), as players
+thinking on the clock do (:mod:`players.base`).  Only when a player in this
+process must wait for the build at START (a player not on the clock, whose
+moves must not depend on when the build ends) does the manager wait for it
+before START, so that the build is not counted against that player's clock.
 """
 from __future__ import annotations
 
+import logging
 import random
 import time
 import uuid
@@ -31,8 +41,11 @@ from dataclasses import dataclass, field
 
 from matches.records import game_source
 from players import Observation
+from players.base import FALLBACK
 
 from .seats import GRACE, Fault, LocalSeat, RemoteSeat
+
+log = logging.getLogger("matches.manager")
 
 
 @dataclass
@@ -58,6 +71,9 @@ class MatchRecord:
     #: per step, per role: the simulations a search player in this process made
     #: for its move (its ``last_simulations``), else None
     simulations: list = field(default_factory=list)
+    #: per step, per role: the reasoner a player in this process made its move
+    #: with ("compiled", or "demand" while the compiled one was building), else None
+    reasoners: list = field(default_factory=list)
 
 
 def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10,
@@ -68,15 +84,16 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     or to a :class:`players.Player`, which gets a local seat.
 
     ``on_step(record, sm, state)`` is called after every step (and once after
-    START) with the record so far, the state machine and its state;
+    START) with the record so far, the state machine and its state (the
+    machine changes when the compiled one, built meanwhile, replaces the
+    fallback: see the module docstring);
     ``on_fault(fault)`` as soon as a fault is known, with its entry of
     ``record.faults``.  A game that breaks its rules during the match (a role
     with no legal move, no goal) raises :class:`ggp.GameError` after every
     player has been sent ABORT.
     """
-    sm = game.state_machine(reasoner)
     rng = random.Random(seed)
-    roles = sm.roles
+    roles = game.roles
     missing = [r for r in roles if r != "random" and r not in players]
     if missing:
         raise ValueError(f"no player for role(s) {', '.join(missing)}")
@@ -89,9 +106,10 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     record = MatchRecord(game.name, roles, dict(specs or {r: s.name for r, s in seats.items()}),
                          start_clock=start_clock, play_clock=play_clock,
                          game_source=game_source(game))
+    machine = _Machine(game, reasoner, any(s.waits_for_build for s in seats.values()))
     with _Rounds(seats, record, on_fault) as rounds:
         try:
-            _play(game, sm, rng, rounds, record, on_step)
+            _play(game, machine, rng, rounds, record, on_step)
         except BaseException:
             rounds.run("abort", None, play_clock,
                        {r: (seat.abort, record.match_id, play_clock)
@@ -100,9 +118,45 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     return record
 
 
-def _play(game, sm, rng, rounds, record, on_step):
+class _Machine:
+    """The manager's state machine (``sm``): the ``reasoner``'s; for the
+    compiled one, until its build ends, the fallback's, unless ``wait``
+    (see the module docstring).  :meth:`moved` carries states over when the
+    compiled one replaces the fallback."""
+
+    def __init__(self, game, reasoner: str, wait: bool):
+        self.game, self.building = game, None
+        if reasoner != "compiled":
+            self.sm = game.state_machine(reasoner)
+            return
+        build = game.build()
+        if wait or build.done():
+            self.sm = game.state_machine()
+            return
+        self.building = build
+        self.sm = game.state_machine(FALLBACK)
+        log.info("%s: the compiled reasoner is still building; the manager follows the "
+                 "match on the demand-driven reasoner meanwhile", game.name)
+
+    def moved(self, *states) -> tuple | None:
+        """``states`` on the compiled machine once its build has ended (and the
+        game grounded), the manager moving to it; else None."""
+        build = self.building
+        if build is None or not build.done():
+            return None
+        self.building = None
+        if build.exception() is not None or build.result() != "compiled":
+            return None
+        old, self.sm = self.sm, self.game.state_machine()
+        log.info("%s: the compiled reasoner is ready; the manager moved to it", self.game.name)
+        return tuple(None if s is None else self.sm.state_from_facts(old.state_facts(s))
+                     for s in states)
+
+
+def _play(game, machine, rng, rounds, record, on_step):
     seats, match_id = rounds.seats, record.match_id
     start_clock, play_clock = record.start_clock, record.play_clock
+    sm = machine.sm
     state = sm.initial_state()
     record.states.append(sm.state_facts(state))
     record.state_times.append(time.time())          # before START, as ggp-base's GameServer
@@ -116,6 +170,10 @@ def _play(game, sm, rng, rounds, record, on_step):
         on_step(record, sm, state)
     previous, turn = None, 0
     while not sm.is_terminal(state):
+        moved = machine.moved(state, previous and previous[0])
+        if moved:
+            sm, (state, before) = machine.sm, moved
+            previous = previous and (before, previous[1])
         legal = dict(zip(sm.roles, sm.playable_moves(state)))
         deadline = time.monotonic() + play_clock
         calls = {r: (seat.play, game, match_id,
@@ -125,6 +183,8 @@ def _play(game, sm, rng, rounds, record, on_step):
         joint, errors = [], []
         record.simulations.append([seats[r].simulations() if r in seats else None
                                    for r in sm.roles])
+        record.reasoners.append([seats[r].reasoner() if r in seats else None
+                                 for r in sm.roles])
         for role in sm.roles:
             move = answers.get(role)
             if move is None:            # the random role, or a fault

@@ -16,7 +16,10 @@ of the .kif) or, for a game given as text, ``gdl`` (its rules); and
 ``faults``, every fault of the match with its reason, START and STOP
 included (``{"phase", "step", "role", "code", "reason"}``); and
 ``simulations``, per step and role, the simulations a search player in the
-manager's process made for its move (null otherwise).  As in ggp-base,
+manager's process made for its move (null otherwise); ``reasoners``, per step
+and role, the reasoner such a player made its move with (``"compiled"``, or
+``"demand"`` while the compiled one was still building; null otherwise).
+As in ggp-base,
 ``errors`` has one entry per state, the codes of START's faults first, and
 ``stateTimes`` starts before START.
 
@@ -78,6 +81,7 @@ def to_ggp_json(record) -> dict:
         "roles": roles,
         "faults": list(record.faults),
         "simulations": [list(step) for step in record.simulations],
+        "reasoners": [list(step) for step in record.reasoners],
         "gameSource": None if from_text else source,
         **({"gdl": source} if from_text else {}),
     }

@@ -62,6 +62,12 @@ class LocalSeat:
         self.name = name or player.name
         self.waits = player.on_clock
 
+    @property
+    def waits_for_build(self) -> bool:
+        """True when the player's START would wait for the compiled build
+        however long it takes (:attr:`players.Player.waits_for_build`)."""
+        return self.player.reasoner == "compiled" and self.player.waits_for_build
+
     def start(self, game, match_id, role, start_clock, play_clock):
         deadline = time.monotonic() + start_clock
         try:
@@ -96,6 +102,10 @@ class LocalSeat:
         n = getattr(self.player, "last_simulations", None)
         return n if isinstance(n, int) else None
 
+    def reasoner(self):
+        """The reasoner the player's last move came from (:attr:`players.Player.reasoner_in_use`)."""
+        return self.player.reasoner_in_use
+
     def _crashed(self, when: str, exc: Exception) -> Fault:
         log.debug("player %s crashed at %s", self.name, when, exc_info=exc)
         return Fault("CE", f"raised {type(exc).__name__}: {one_line(exc)}")
@@ -105,6 +115,7 @@ class RemoteSeat:
     """A GGP player server at ``url`` (``http://host:port``)."""
 
     waits = True        # on the network
+    waits_for_build = False     # a player elsewhere builds its own
 
     def __init__(self, url: str, name: str | None = None):
         parts = urllib.parse.urlsplit(url)
@@ -133,6 +144,10 @@ class RemoteSeat:
 
     def simulations(self):
         """None: a player over HTTP does not say how it searched."""
+        return None
+
+    def reasoner(self):
+        """None: a player over HTTP does not say how it reasons."""
         return None
 
     def stop(self, game, match_id, obs: Observation, play_clock):

@@ -10,9 +10,13 @@ request per connection; each request has its own thread
 
 One match at a time:
 
-* START makes a fresh player from the spec, reads the rules and answers
-  ``ready`` by the start clock less a safety margin, even if the player's
-  meta-game is still running; a START while a match runs gets ``busy``.  A
+* START makes a fresh player from the spec, reads and validates the rules
+  and answers ``ready`` by the start clock less a safety margin, even if the
+  player's meta-game is still running; the compiled reasoner builds in the
+  background meanwhile (:meth:`ggp.Game.build`), however long it takes, and
+  the player and the server's own view of the position follow the game on
+  the demand-driven reasoner until it is ready (:mod:`players.base`).  A
+  START while a match runs gets ``busy``.  A
   match ends with STOP or ABORT, or is *abandoned*: a START that arrives when
   no message of the running match has come for twice that match's current
   clock (the start clock until the first PLAY, then the play clock) plus
@@ -50,7 +54,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from functools import partial
@@ -81,9 +85,14 @@ class RequestError(ValueError):
 
 class _Referee(players.Player):
     """The server's own view of the position: a player whose "move" is the
-    list of legal moves (tracking the belief set in GDL-II, as players do)."""
+    list of legal moves (tracking the belief set in GDL-II, as players do).
+    While the compiled build runs it follows the game on the fallback
+    reasoner, and moves to the compiled one as players do, quietly (the
+    player's log says it)."""
 
     name = "referee"
+    waits_for_build = False
+    log_reasoners = False
 
     def select(self, legal, deadline):
         return list(legal)
@@ -96,6 +105,7 @@ class _Match:
     role: str
     player: players.Player
     referee: _Referee
+    refereeing: Future      # the referee's start
     worker: ThreadPoolExecutor
     last_arrival: float
     clock: float            # the clock of the last message: start, then play clock
@@ -156,18 +166,24 @@ class PlayerService:
                 raise RequestError(f"role {m.role} is not one of {', '.join(game.roles)}")
             player = players.make(self.spec)
             referee = _Referee(reasoner=player.reasoner)
-            try:
-                referee.start(game, role, m.start_clock, m.play_clock)
-            except Exception as exc:    # e.g. a reasoner that cannot build the game
-                raise RequestError(f"cannot play these rules: {one_line(exc)}") from None
             worker = ThreadPoolExecutor(1, thread_name_prefix=f"player-{m.match_id}")
             play_clock = m.play_clock - min(self.margin, m.play_clock / 2)
             future = worker.submit(lambda: player.start(
                 game, role, max(0.0, deadline - time.monotonic()), play_clock))
-            self._match = _Match(m, game, role, player, referee, worker, arrival, m.start_clock)
+            refereeing = _aside(f"referee-{m.match_id}", lambda: referee.start(
+                game, role, max(0.0, deadline - time.monotonic()), play_clock))
+            match = _Match(m, game, role, player, referee, refereeing, worker, arrival,
+                           m.start_clock)
+            self._match = match
         fault = _wait(future, deadline)[1]
         if fault:
             log.warning("match %s: start: %s", m.match_id, fault)
+        refused = _wait(refereeing, deadline)[1]
+        if refused and refused != NOT_IN_TIME:    # e.g. rules no reasoner can follow
+            with self._lock:
+                if self._match is match:
+                    self._finish(match, player.abort)
+            raise RequestError(f"cannot play these rules: {refused}")
         return "ready"
 
     def _play(self, m, arrival: float) -> str:
@@ -175,6 +191,9 @@ class PlayerService:
             match = self._current(m.match_id)
             deadline = self._deadline(match, arrival)
             obs = self._observation(match, m, deadline)
+            fault = _wait(match.refereeing, deadline)[1]
+            if fault:
+                raise RequestError(f"cannot follow the game: its start: {fault}")
             try:
                 legal = match.referee.play(obs)
             except Exception as exc:        # the moves do not fit the game
@@ -210,9 +229,11 @@ class PlayerService:
 
     # --- helpers ------------------------------------------------------------------
     def _finish(self, match: _Match, call):
-        """End ``match``: queue its player's last call, let its worker go."""
+        """End ``match``: queue its player's last call, let its worker go, and
+        end a compiled build still running (its process and memory)."""
         future = match.worker.submit(call)
         match.worker.shutdown(wait=False)
+        match.game.cancel_builds()
         self._match = None
         return future
 
@@ -257,15 +278,26 @@ class PlayerService:
             percepts=None if m.percepts is None else frozenset(map(spell, m.percepts)))
 
 
+NOT_IN_TIME = "no answer in time"
+
+
 def _wait(future, deadline: float):
     """``(result, None)``, or ``(None, fault)`` if the call raised or the
     deadline passed first (the call then goes on in its worker)."""
     try:
         return future.result(timeout=max(0.0, deadline - time.monotonic())), None
     except FutureTimeout:
-        return None, "no answer in time"
+        return None, NOT_IN_TIME
     except Exception as exc:
         return None, f"raised {type(exc).__name__}: {one_line(exc)}"
+
+
+def _aside(name: str, call) -> Future:
+    """``call()`` run on a thread of its own."""
+    executor = ThreadPoolExecutor(1, thread_name_prefix=name)
+    future = executor.submit(call)
+    executor.shutdown(wait=False)
+    return future
 
 
 # --- HTTP -------------------------------------------------------------------------

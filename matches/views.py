@@ -374,7 +374,9 @@ class LiveMatch:
         self.steps, self.tracker, self.state = [], None, None
 
     def on_step(self, record, sm, state) -> None:
-        if self.tracker is None:
+        if self.tracker is None or self.tracker.sm is not sm:     # START, or a new reasoner
+            if self.state is not None:
+                self.state = sm.state_from_facts(self.tracker.sm.state_facts(self.state))
             self.tracker = Tracker(self.game, record.roles, sm)
         k, roles = len(record.moves), record.roles
         joint = record.moves[-1] if k else None

@@ -16,16 +16,38 @@ A match talks to a player through four calls, mirroring the GGP protocol
 GDL-I; in GDL-II a set of states consistent with the role's own moves and
 percepts, :mod:`players.belief`) so that a subclass only chooses:
 ``select(legal_moves, deadline)``.
+
+A compiled state machine can take longer to build than the start clock
+(:meth:`ggp.Game.build` builds it in the background).  A player that thinks
+on the clock then starts on the demand-driven reasoner (:data:`FALLBACK`)
+and moves to the compiled machine at the first turn after it is built: the
+position is rebuilt by replaying what the role was told so far, and
+:meth:`Player.rebuild_search` lets a subclass rebuild its search there.  One
+log line says each (logger ``players``).  A player whose moves must not
+depend on the machine's speed (a budget of simulations, or no search) waits
+for the build instead.
 """
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
+from concurrent.futures import wait
 from dataclasses import dataclass
 
 from .belief import Belief, Steps
 from .params import Param, settings
+
+log = logging.getLogger("players")
+
+#: The reasoner a player searches on while its compiled machine builds: the
+#: one a game too large to ground runs on anyway, and on the slow-building
+#: games measured the faster of the two (README, "Ready within the start clock").
+FALLBACK = "demand"
+#: The share of the start clock a player keeps, when the compiled build is
+#: not done, to start on the fallback reasoner and think before answering.
+BUILD_RESERVE = 0.25
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,10 @@ class Player:
 
     name = "player"
     belief_share = 0.4
+    #: Whether falling back to another reasoner at START, and moving to the
+    #: compiled one later, are logged as a warning and an info line (else at
+    #: debug level: for a helper that follows the game beside a player).
+    log_reasoners = True
     #: The declared parameters (:mod:`players.params`); subclasses add theirs.
     params = (
         Param("seed", int, None, "random seed (default: a fresh one each match)", low=0),
@@ -94,6 +120,7 @@ class Player:
             setattr(self, key, value)
         self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
+        self._building = None       # the compiled build to move to, while on the fallback
         #: the distribution (move -> probability) the last move was drawn from,
         #: for a player that keeps one (players.evaluation reads it); else None
         self.last_policy = None
@@ -104,6 +131,22 @@ class Player:
         without a simulation budget."""
         return any(p.name == "simulations" for p in self.params) and self.simulations is None
 
+    @property
+    def waits_for_build(self) -> bool:
+        """True when START waits for the compiled machine however long its
+        build takes: a player not on the clock, whose moves must depend on its
+        seed alone and not on when a build ends.  Otherwise START waits until
+        :data:`BUILD_RESERVE` of the start clock is left, then starts on the
+        fallback reasoner."""
+        return not self.on_clock
+
+    @property
+    def reasoner_in_use(self) -> str | None:
+        """The reasoner the player follows the game with now ("compiled",
+        "demand" or "reference"; None before START): after :meth:`play`,
+        the one its move came from."""
+        return None if self.sm is None else self.sm.name
+
     @classmethod
     def describe(cls) -> dict:
         """The player as ``ggp players --json`` lists it."""
@@ -113,16 +156,18 @@ class Player:
 
     # --- protocol ----------------------------------------------------------
     def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
+        deadline = time.monotonic() + start_clock
         self.game, self.role = game, role
-        self.sm = game.state_machine(self.reasoner)
         self.play_clock = play_clock
         self.imperfect = game.is_gdl2
-        self.steps = Steps(self.sm, self.imperfect)
-        self.me = self.sm.roles.index(role)
-        self.belief = Belief(self.steps, self.me, self.rng)
-        self.meta_game(time.monotonic() + start_clock)
+        self.observations: list[Observation] = []     # what the role was told, in order
+        self.sm = self._first_machine(deadline - BUILD_RESERVE * start_clock)
+        self._follow(deadline)
+        self.meta_game(deadline)
 
     def play(self, obs: Observation):
+        if self._building is not None and self._building.done():
+            self._move_to_compiled(obs)
         if obs.turn > 0 or obs.joint is not None or obs.percepts is not None:
             self.observe(obs)
         return self.select(self.legal_moves(obs.legal), obs.deadline)
@@ -139,6 +184,62 @@ class Player:
 
     def select(self, legal: list, deadline: float):
         raise NotImplementedError
+
+    def rebuild_search(self, deadline: float):
+        """The position has moved to a new state machine (``self.sm``,
+        ``self.steps`` and ``self.belief`` are new, at the current turn):
+        rebuild whatever was built over the old one, from the current
+        position, by ``deadline``.  Nothing by default."""
+
+    # --- the state machine ------------------------------------------------------
+    def _first_machine(self, until: float):
+        """The machine START begins on: the player's reasoner; for the
+        compiled one, its build (started in the background if need be) when
+        it ends by ``until`` or :attr:`waits_for_build`, else the fallback,
+        with one log line, and the build is kept to move to later."""
+        game, self._building = self.game, None
+        if self.reasoner != "compiled":
+            return game.state_machine(self.reasoner)
+        build = game.build()
+        if self.waits_for_build or wait([build], max(0.0, until - time.monotonic())).done:
+            return game.state_machine()
+        self._building = build
+        log.log(logging.WARNING if self.log_reasoners else logging.DEBUG,
+                "%s: the compiled reasoner is still building; role %s searches on the "
+                "demand-driven reasoner meanwhile", game.name, self.role)
+        return game.state_machine(FALLBACK)
+
+    def _move_to_compiled(self, obs: Observation):
+        """The compiled build has ended: follow the game on it from now on
+        (the position rebuilt from what the role was told, the search by
+        :meth:`rebuild_search`), with one log line; unless the game did not
+        ground (it then runs on the demand-driven reasoner already) or the
+        build failed (said once)."""
+        build, self._building = self._building, None
+        if build.exception() is not None:
+            log.warning("%s: the compiled reasoner's build failed (%s); role %s goes on with "
+                        "the %s reasoner", self.game.name, build.exception(), self.role,
+                        self.sm.name)
+            return
+        if build.result() != "compiled":
+            return
+        self.sm = self.game.state_machine()
+        self._follow(obs.deadline)
+        self.rebuild_search(obs.deadline)
+        log.log(logging.INFO if self.log_reasoners else logging.DEBUG,
+                "%s: the compiled reasoner is ready; role %s moved to it at turn %d",
+                self.game.name, self.role, obs.turn)
+
+    def _follow(self, deadline: float):
+        """Follow the game on ``self.sm``: Steps, the role's number, and its
+        belief, brought up to date with the observations so far (updating it
+        takes the belief's share of the time to ``deadline``, all together)."""
+        self.steps = Steps(self.sm, self.imperfect)
+        self.me = self.sm.roles.index(self.role)
+        self.belief = Belief(self.steps, self.me, self.rng)
+        budget = self._belief_budget(deadline)
+        for obs in self.observations:
+            self._advance(obs, *budget)
 
     # --- keeping track of the position -------------------------------------
     def legal_moves(self, offered=None) -> list:
@@ -161,14 +262,23 @@ class Player:
 
     def observe(self, obs: Observation):
         """Advance the position (GDL-I) or filter the belief (GDL-II)."""
+        self.observations.append(obs)
+        self._advance(obs, *self._belief_budget(obs.deadline))
+
+    def _belief_budget(self, deadline: float) -> tuple:
+        """(deadline, hard deadline) of a belief update when the answer is due
+        at ``deadline``: the belief's share of the time left (none when the
+        player is not on the clock)."""
+        now = time.monotonic()
+        left = max(0.0, deadline - now) if self.on_clock else math.inf
+        return now + self.belief_share * left, now + 1.5 * self.belief_share * left
+
+    def _advance(self, obs: Observation, deadline: float, hard: float):
         steps = self.steps
         if obs.joint is not None and not self.imperfect:
             self.belief.observe_joint(tuple(steps.move_id(r, m) for r, m in enumerate(obs.joint)))
             return
-        now = time.monotonic()
-        left = max(0.0, obs.deadline - now) if self.on_clock else math.inf
         seen = steps.seen_ids(self.me, obs.percepts or frozenset())
         legal = None if obs.legal is None else [steps.move_id(self.me, m) for m in obs.legal]
         self.belief.observe(steps.move_id(self.me, obs.own_move), seen, legal,
-                            deadline=now + self.belief_share * left,
-                            hard=now + 1.5 * self.belief_share * left)
+                            deadline=deadline, hard=hard)

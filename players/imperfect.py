@@ -99,16 +99,21 @@ class InformationSetPlayer(Player):
         unit = game_unit(self.game)
         self.unit = unit
         self.explore = self.c if self.c is not None else self.default_c(unit)
-        self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.typical = 0.0          # seconds, the last move's mean simulation
+        self.rebuild_search(deadline)
+        if self.simulations is None:
+            self.think(deadline - self.margin)
+
+    def rebuild_search(self, deadline):
+        """The playouts and the search over ``self.steps``: at START, and when
+        the player moves to the compiled reasoner mid-match (:mod:`players.base`)."""
         from ._sampling import Draws
+        self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.search = None          # the search in C, when there is one
         self.draw_seed = self.rng.getrandbits(63)   # its random numbers, or the Python one's
         self.draws = Draws(self.draw_seed)
         self.new_search()
-        if self.simulations is None:
-            self.think(deadline - self.margin)
 
     def select(self, legal, deadline):
         if not legal:

@@ -162,15 +162,25 @@ class MCTSPlayer(Player):
 
     # --- the Player hooks -------------------------------------------------------
     def meta_game(self, deadline):
+        self.rebuild_search(deadline)
+        if self.simulations is None:
+            self.think(deadline - self.margin)
+
+    def rebuild_search(self, deadline):
+        """The search and its tree over ``self.steps``, rooted at the current
+        position: at START, and when the player moves to the compiled
+        reasoner mid-match (:mod:`players.base`)."""
         self.search = _search_for(self.steps, self.playout, self.policy_params,
                                   self.rng.getrandbits(63))
-        self.history = []               # joint moves of the match so far (search ids)
+        # joint moves of the match so far (search ids; GDL-II: since the root)
+        self.history = [] if self.imperfect else [self.search.ids(o.joint)
+                                                  for o in self.observations]
         self.table = {} if self.transpositions else None
         self.ctree = None
         self.evaluation = None      # (weights and biases, weight in a leaf's value): heuristic
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
-            self.ctree = Forest(self.search, self.sm.initial_state(), self.threads, self.c,
+            self.ctree = Forest(self.search, self.position(), self.threads, self.c,
                                 self.discount, self.transpositions,
                                 [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
                                 self.solver, self.rave, self.leaf, self.evaluation)
@@ -181,10 +191,8 @@ class MCTSPlayer(Player):
                     warnings.warn(f"{self.name}: {name} needs the tree in C (engine=c on the "
                                   f"compiled reasoner); searching without it", RuntimeWarning,
                                   stacklevel=2)
-            self.root = self._node(self.sm.initial_state())
+            self.root = self._node(self.position())
         self.added = 0
-        if self.simulations is None:
-            self.think(deadline - self.margin)
 
     def _evaluation(self, deadline) -> tuple | None:
         """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned

@@ -1,5 +1,7 @@
-"""Shared fixtures: where the public test games are (../shared/games)."""
+"""Shared fixtures: where the public test games are (../shared/games), and a
+compiled build held back for as long as a test likes."""
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,22 @@ def leduc():
     from ggp import load_game
     from ggp.efg import build_tree
     return build_tree(load_game("leduc"))
+
+
+@pytest.fixture
+def held_build(monkeypatch):
+    """Compiled machines built during the test (by ``Game.build`` in the
+    background, or ``state_machine``) wait until the test sets the event
+    returned (or the test ends): a build slower than any start clock, on any
+    machine."""
+    import ggp.compiled
+    release = threading.Event()
+
+    class Held(ggp.compiled.CompiledMachine):
+        def __init__(self, *args, **kwargs):
+            release.wait(120)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(ggp.compiled, "CompiledMachine", Held)
+    yield release
+    release.set()

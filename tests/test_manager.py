@@ -1,5 +1,8 @@
 """Local matches: faulty players get a legal move and the fault is logged;
-GDL-II players see only their own move and percepts."""
+GDL-II players see only their own move and percepts; a compiled build
+slower than the start clock."""
+import logging
+import threading
 import time
 
 import pytest
@@ -8,6 +11,7 @@ from conftest import SHARED, needs_shared
 import players
 from ggp import load_game
 from matches.manager import run_match
+from matches.records import replay, to_ggp_json
 from players import Player
 
 
@@ -124,3 +128,70 @@ def test_budgeted_local_players_are_asked_in_the_managers_thread():
     # nothing to wait for: no thread round (they cost more than a tictactoe move)
     assert not players.make("uct:simulations=10").on_clock
     assert players.make("uct").on_clock and not players.make("random").on_clock
+
+
+# --- a compiled build slower than the start clock -------------------------------------
+
+def _held_match(game, specs, held_build, release_after, **clocks):
+    """A match whose compiled build is released after ``release_after`` steps;
+    its record and JSON."""
+    def on_step(record, sm, state):
+        if len(record.moves) == release_after:
+            held_build.set()
+
+    record = run_match(game, {r: players.make(s) for r, s in specs.items()}, seed=1,
+                       on_step=on_step, **clocks)
+    return record, to_ggp_json(record)
+
+
+def _moved_to_compiled(reasoners, first_steps: int) -> bool:
+    """The first steps' moves on the fallback, the last ones' on the compiled
+    reasoner, and never back."""
+    kinds = [set(step) for step in reasoners]
+    switched = [i for i, k in enumerate(kinds) if k == {"compiled"}]
+    return (all(k == {"demand"} for k in kinds[:first_steps]) and switched
+            and switched == list(range(switched[0], len(kinds))))
+
+
+def test_a_build_slower_than_the_start_clock(held_build, caplog):
+    """START does not wait for the compiled build: players on the clock and
+    the manager follow the match on the demand-driven reasoner, then move to
+    the compiled one; the record says which reasoner each move came from."""
+    caplog.set_level(logging.INFO)
+    game = load_game("tictactoe")
+    record, data = _held_match(game, {"xplayer": "uct:seed=1", "oplayer": "uct:seed=2"},
+                               held_build, 2, start_clock=1, play_clock=1)
+    start_and_first_step = record.state_times[1] - record.state_times[0]
+    assert start_and_first_step < 2.5           # the two clocks, not the build
+    assert not record.faults and record.goals
+    assert _moved_to_compiled(data["reasoners"], 2), data["reasoners"]
+    assert "the manager follows the match on the demand-driven reasoner" in caplog.text
+    assert "the compiled reasoner is ready; the manager moved to it" in caplog.text
+    for role in game.roles:
+        assert f"role {role} searches on the demand-driven reasoner meanwhile" in caplog.text
+        assert f"role {role} moved to it at turn" in caplog.text
+    assert replay(data).ok
+
+
+def test_a_gdl2_player_replays_its_percepts_on_the_compiled_reasoner(held_build):
+    """Phantom tic-tac-toe: each role rebuilds its belief on the compiled
+    reasoner from its own moves and percepts, and plays on with no fault."""
+    game = load_game("phantomttt")
+    record, data = _held_match(game, {"xplayer": "ismcts:seed=1", "oplayer": "ismcts:seed=2"},
+                               held_build, 3, start_clock=1, play_clock=0.5)
+    assert not record.faults and record.goals
+    assert _moved_to_compiled(data["reasoners"], 3), data["reasoners"]
+    assert replay(data).ok
+
+
+def test_a_player_not_on_the_clock_waits_for_the_build(held_build):
+    """A budgeted player's moves must not depend on when a build ends: the
+    manager waits for the build before START, and every move is compiled."""
+    game = load_game("tictactoe")
+    threading.Timer(1.5, held_build.set).start()
+    record, data = _held_match(game, {"xplayer": "uct:simulations=20,seed=1",
+                                      "oplayer": "uct"}, held_build, -1,
+                               start_clock=1, play_clock=1)
+    assert not record.faults
+    assert all(step == ["compiled", "compiled"] for step in data["reasoners"])
+    assert record.state_times[0] - record.start_time >= 1.4   # the wait came before START

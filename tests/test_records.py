@@ -26,7 +26,7 @@ GGP_KEYS = {"matchId", "randomToken", "startTime", "gameMetaURL", "isCompleted",
             "states", "moves", "stateTimes", "errors", "goalValues", "previewClock",
             "startClock", "playClock", "playerNamesFromHost", "isPlayerHuman",
             "tournamentNameFromHost", "scrambled"}
-OURS = {"gameName", "roles", "gameSource", "faults", "simulations"}
+OURS = {"gameName", "roles", "gameSource", "faults", "simulations", "reasoners"}
 
 
 def play(game="tictactoe", seed=1):
@@ -54,6 +54,7 @@ def test_ggp_json_shape(record, tmp_path):
     assert record["states"][0].endswith(" ( turn xplayer ) )")
     assert record["stateTimes"][0] >= record["startTime"] > 1.5e12        # ms since the epoch
     assert record["simulations"] == [[None, None]] * steps             # random does not search
+    assert record["reasoners"] == [["compiled", "compiled"]] * steps    # random waits for it
     path = tmp_path / "match.json"
     write_json(record, path)
     assert read_json(path) == record

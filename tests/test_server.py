@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import random
 import re
 import socket
@@ -258,6 +259,36 @@ def test_a_slow_meta_game_still_gets_ready_in_time():
         assert time.monotonic() - started < 0.8
         # Its first PLAY queues behind the meta-game; the server answers for it.
         assert send(server.url, Play("m", None)).startswith("(mark")
+
+
+def test_a_build_slower_than_the_start_clock(held_build, caplog):
+    """START is answered in time while the compiled build is held back; the
+    player searches on the demand-driven reasoner, moves to the compiled one
+    once it is built, and every move is legal and in time, with no fault."""
+    caplog.set_level(logging.INFO)
+    game, sm = TICTACTOE, TICTACTOE.state_machine("demand")     # not held
+    with serving("uct:seed=1") as server:
+        started = time.monotonic()
+        assert send(server.url, Start("m", "xplayer", RULES, 2, 1)) == "ready"
+        assert time.monotonic() - started < 2
+        state, joint, turn = sm.initial_state(), None, 0
+        while not sm.is_terminal(state):
+            if turn == 2:
+                held_build.set()
+            status, reply, seconds = post(server.url, print_message(Play("m", joint)))
+            assert status == 200 and seconds < 1
+            move = game.parse_move(reply)
+            assert move in sm.legal_moves(state, "xplayer")
+            joint = (move, sm.legal_moves(state, "oplayer")[0])
+            state, turn = sm.next_state(state, joint), turn + 1
+        assert send(server.url, Stop("m", joint)) == "done"
+    assert ("the compiled reasoner is still building; role xplayer searches on the "
+            "demand-driven reasoner meanwhile") in caplog.text
+    moved = re.findall(r"the compiled reasoner is ready; role xplayer moved to it at turn (\d+)",
+                       caplog.text)
+    assert len(moved) == 1 and 2 <= int(moved[0]) < turn     # the first two on the fallback
+    assert not [r for r in caplog.records if r.name == "matches.server"
+                and r.levelno >= logging.WARNING], "a fault"
 
 
 # --- GDL-II ------------------------------------------------------------------------------
