@@ -14,6 +14,16 @@ ctypedef struct Record:
     int64_t[64] row     # per lane: p * max_steps - the step its playout started
 
 
+ctypedef struct GoalCheck:
+    # the first terminal state whose goals break GDL's rule (see Lanes.playouts)
+    int free_role       # the role that may have no goal (GDL-II's random), or -1
+    int role            # the role whose goals break it, or -1 while none has
+    int nvalues         # its goal values: values[0:nvalues]
+    int32_t* values     # room for ngoals values
+    uint64_t* seen      # scratch, per role: the lanes where it has a goal
+    uint64_t* many      # scratch, per role: the lanes where it has two, or one past 100
+
+
 @cython.final
 cdef class Lanes:
     cdef int n, nbase, nmoves, nroles, ngoals, term_node
@@ -48,4 +58,5 @@ cdef class Lanes:
     cdef inline void _reset(self, const uint8_t* root, uint64_t lanes) noexcept nogil
     cdef int _root(self, const uint8_t* root, int max_steps) noexcept nogil
     cdef void _run(self, const uint8_t* root, int64_t count, uint64_t* rng, int max_steps,
-                   int64_t* out, Record* rec) noexcept nogil
+                   int64_t* out, Record* rec, GoalCheck* check) noexcept nogil
+    cdef void _check_goals(self, uint64_t lanes, GoalCheck* check) noexcept nogil

@@ -454,11 +454,12 @@ cdef class Lanes:
         return 0
 
     cdef void _run(self, const uint8_t* root, int64_t count, uint64_t* rng, int max_steps,
-                   int64_t* out, Record* rec) noexcept nogil:
+                   int64_t* out, Record* rec, GoalCheck* check) noexcept nogil:
         """``count`` playouts from ``root``: out[0] += total steps, out[1] +=
         the number cut short, out[2 + r] += the goals of role r.  With
         ``rec``, every playout is recorded, numbered in the order they start
-        (the first 64 in lane order)."""
+        (the first 64 in lane order); with ``check``, the goals of the
+        terminal states are checked (:meth:`_check_goals`)."""
         cdef int64_t started, t = 0, low, p
         cdef int64_t[64] start
         cdef int64_t[64] number
@@ -467,6 +468,8 @@ cdef class Lanes:
         cdef int nroles = self.nroles
         cdef int state = self._root(root, max_steps)
         if state:                               # every playout ends at the root
+            if state == 1 and check != NULL:
+                self._check_goals(1, check)
             for g in range(self.ngoals):
                 if self.val[self.goal_node[g]]:
                     out[2 + self.goal_role[g]] += count * self.goal_value[g]
@@ -501,6 +504,8 @@ cdef class Lanes:
             if done:
                 cutm = done & ~term
                 _sweep(self.val, self.progg, self.progg + self.leng)
+                if term and check != NULL and check.role < 0:
+                    self._check_goals(term, check)
                 for g in range(self.ngoals):
                     x = self.val[self.goal_node[g]] & done
                     if x:
@@ -545,26 +550,70 @@ cdef class Lanes:
             self._advance()
             t += 1
 
+    cdef void _check_goals(self, uint64_t lanes, GoalCheck* check) noexcept nogil:
+        """Whether GDL's rule on goals holds in the terminal states of
+        ``lanes`` (goals swept): exactly one goal 0..100 per role
+        (``check.free_role`` may have none).  The first role (in role order)
+        that breaks it in some lane goes to ``check.role``, with its goal
+        values in the lowest such lane."""
+        cdef int g, r
+        cdef uint64_t x, bad
+        for r in range(self.nroles):
+            check.seen[r] = check.many[r] = 0
+        for g in range(self.ngoals):
+            x = self.val[self.goal_node[g]] & lanes
+            r = self.goal_role[g]
+            check.many[r] |= (check.seen[r] & x) | (x if self.goal_value[g] > 100 else 0)
+            check.seen[r] |= x
+        for r in range(self.nroles):
+            bad = check.many[r] | (lanes & ~check.seen[r] if r != check.free_role else 0)
+            if bad:
+                bad &= 0 - bad                  # the lowest such lane
+                check.role = r
+                check.nvalues = 0
+                for g in range(self.ngoals):
+                    if self.goal_role[g] == r and self.val[self.goal_node[g]] & bad:
+                        check.values[check.nvalues] = self.goal_value[g]
+                        check.nvalues += 1
+                return
+
     # --- Python ------------------------------------------------------------------
-    def playouts(self, state, long count, unsigned long long seed, int max_steps=100000):
+    def playouts(self, state, long count, unsigned long long seed, int max_steps=100000,
+                 list fault=None, int free_role=-1):
         """Run ``count`` uniformly random playouts from ``state``, 64 at a time.
 
         Returns (total steps, the final goals summed per role, the number of
         playouts cut short by ``max_steps`` or by a role without legal moves),
-        as :meth:`ggp._propnet.Kernel.playouts` does (not the same playouts
-        for a seed, though).
+        and checks goals into ``fault`` with ``free_role``, as
+        :meth:`ggp._propnet.Kernel.playouts` does (not the same playouts for
+        a seed, though).
         """
         cdef const uint8_t[:] view = self._state(state)
         cdef uint64_t rng = _seed(seed)
         cdef int64_t* out = <int64_t*> _zeros(8 * (2 + self.nroles))
         cdef const uint8_t* root = &view[0] if self.nbase else <const uint8_t*> out
+        cdef GoalCheck check
+        cdef GoalCheck* checking = NULL
+        check.free_role, check.role, check.nvalues = free_role, -1, 0
+        check.values = NULL
+        check.seen = check.many = NULL
         try:
+            if fault is not None:
+                check.values = <int32_t*> _zeros(4 * self.ngoals + 4)
+                check.seen = <uint64_t*> _zeros(8 * self.nroles + 8)
+                check.many = <uint64_t*> _zeros(8 * self.nroles + 8)
+                checking = &check
             if count > 0:
                 with nogil:
-                    self._run(root, count, &rng, max_steps, out, NULL)
+                    self._run(root, count, &rng, max_steps, out, NULL, checking)
+            if check.role >= 0:
+                fault.append((check.role, [check.values[g] for g in range(check.nvalues)]))
             return out[0], [out[2 + r] for r in range(self.nroles)], out[1]
         finally:
             free(out)
+            free(check.values)
+            free(check.seen)
+            free(check.many)
 
     def traces(self, state, unsigned long long seed, int max_steps=1000, long count=64):
         """The playouts ``playouts(state, count, seed, max_steps)`` plays, in
@@ -597,7 +646,7 @@ cdef class Lanes:
         cdef const uint8_t* root = &view[0] if self.nbase else <const uint8_t*> out
         try:
             with nogil:
-                self._run(root, count, &rng, max_steps, out, &rec)
+                self._run(root, count, &rng, max_steps, out, &rec, NULL)
         finally:
             free(out)
         moves = moves.reshape(count, max(max_steps, 1), width)[:, :, :nr]

@@ -189,3 +189,4 @@ cdef class Kernel:
     cdef void _read_next(self, uint8_t* out) noexcept nogil
     cdef int _legal(self, int role, int32_t* out) noexcept nogil
     cdef int _playout(self, uint64_t* rng, int max_steps, int32_t* record) noexcept nogil
+    cdef int _goal_fault(self, int free_role, int32_t* scratch, int* nvalues) noexcept nogil

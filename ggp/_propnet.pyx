@@ -976,16 +976,29 @@ cdef class Kernel:
         return True
 
     def playouts(self, const uint8_t[:] state, long count, unsigned long long seed,
-                 int max_steps=100000):
+                 int max_steps=100000, list fault=None, int free_role=-1):
         """Run ``count`` uniformly random playouts from ``state`` in C.
 
         Returns (total steps, the final goals summed per role, the number of
         playouts cut short by ``max_steps`` or by a role without legal moves).
+        The sums cannot show a role with no goal or with two, so with
+        ``fault`` (a list) the goals of every terminal state reached are
+        checked against GDL's rule, exactly one goal 0..100 per role
+        (``free_role``, GDL-II's random, may have none), and the first state
+        that breaks it adds (role, its goal values) to ``fault``.
         """
         cdef uint64_t rng = _seed(seed)
         cdef long p, steps = 0, cut = 0
-        cdef int depth, r, g
+        cdef int depth, r, g, bad = -1, nbad = 0, ngoals = self.ngoals
         cdef long[64] sums
+        cdef bint check = fault is not None
+        cdef int32_t* scratch = NULL
+        if check:
+            for r in range(self.nnets):      # a split kernel's networks: the most goals
+                ngoals = max(ngoals, self.nets[r].ngoals)
+            scratch = <int32_t*> malloc(4 * (self.nroles + ngoals) + 4)
+            if scratch == NULL:
+                raise MemoryError()
         for r in range(64):
             sums[r] = 0
         # Small networks restart each playout from a copy of the settled root;
@@ -999,16 +1012,46 @@ cdef class Kernel:
                 elif p > 0:
                     self._load(root)
                 depth = self._playout(&rng, max_steps, NULL)
+                self._settle_goals()
                 if depth < 0:
                     cut += 1
                     depth = -1 - depth
+                elif check and bad < 0:
+                    bad = self._goal_fault(free_role, scratch, &nbad)
                 steps += depth
-                self._settle_goals()
                 for g in range(self.ngoals):
                     if self.val[self.goal_node[g]] and self.goal_role[g] < 64:
                         sums[self.goal_role[g]] += self.goal_value[g]
         free(saved)
+        if bad >= 0:
+            fault.append((bad, [scratch[self.nroles + g] for g in range(nbad)]))
+        free(scratch)
         return steps, [sums[r] for r in range(min(self.nroles, 64))], cut
+
+    cdef int _goal_fault(self, int free_role, int32_t* scratch, int* nvalues) noexcept nogil:
+        """The first role (in role order) whose goals in the current state,
+        settled, break GDL's rule: no true goal (``free_role`` may have none),
+        two or more, or one past 100; -1 when none does.  Its goal values go
+        to ``scratch[nroles:]``, ``nvalues`` of them (``scratch`` has room for
+        ``nroles + ngoals`` ints; its first ``nroles`` are counts)."""
+        cdef int g, r, bad = -1
+        for r in range(self.nroles):
+            scratch[r] = 0
+        for g in range(self.ngoals):
+            if self.val[self.goal_node[g]]:     # a value past 100 breaks the rule as two do
+                scratch[self.goal_role[g]] += 1 if self.goal_value[g] <= 100 else 2
+        for r in range(self.nroles):
+            if scratch[r] > 1 or (scratch[r] == 0 and r != free_role):
+                bad = r
+                break
+        if bad < 0:
+            return -1
+        nvalues[0] = 0
+        for g in range(self.ngoals):
+            if self.goal_role[g] == bad and self.val[self.goal_node[g]]:
+                scratch[self.nroles + nvalues[0]] = self.goal_value[g]
+                nvalues[0] += 1
+        return bad
 
     cdef char* _anchor(self, const uint8_t* state, size_t limit) noexcept nogil:
         """The kernel settled at ``state`` (every network of a split kernel

@@ -227,7 +227,8 @@ class CompiledMachine(StateMachine):
             state[self._base_index[fact]] = 1
         return bytes(state)
 
-    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000):
+    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000,
+                 goals: bool = True):
         """``count`` random playouts from ``state``, run in C.
 
         Returns (total steps, summed final goals per role, playouts cut short).
@@ -236,11 +237,19 @@ class CompiledMachine(StateMachine):
         state changes a second of the incremental kernel on the benchmark
         games); fewer run one after another on the kernel.  The rule depends
         on the network and ``count`` only, so a seed gives the same result in
-        every run.
+        every run.  The C loop checks the goals of the terminal states it
+        reaches, so that a fault raises the :class:`RuleError` the other
+        reasoners raise (with ``goals`` False it is not checked and the sums
+        are None, as :meth:`StateMachine.playouts` says).
         """
-        if self._use_lanes(count):
-            return self._lanes().playouts(state, count, seed, max_steps)
-        return self.kernel.playouts(state, count, seed, max_steps)
+        kernel = self._lanes() if self._use_lanes(count) else self.kernel
+        fault = [] if goals else None
+        free = self.roles.index("random") if "random" in self.roles else -1
+        steps, sums, cut = kernel.playouts(state, count, seed, max_steps, fault, free)
+        if fault:
+            role, values = fault[0]
+            single_goal(self.roles[role], values)      # raises: the C loop found the rule broken
+        return steps, sums if goals else None, cut
 
     def _use_lanes(self, count: int) -> bool:
         """Lanes pay when most of the 64 are busy, and a sweep of the whole

@@ -143,19 +143,24 @@ class StateMachine(ABC):
             steps += 1
         return state, steps
 
-    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000):
+    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000,
+                 goals: bool = True):
         """``count`` random playouts from ``state``.
 
-        Returns (total steps, summed final goals per role, playouts cut short).
-        The compiled reasoner runs this in C; this is the same in Python.
+        Returns (total steps, summed final goals per role, playouts cut short);
+        a terminal state whose goals break GDL's rule (exactly one per role)
+        raises :class:`RuleError`.  With ``goals`` False the goals are not
+        read (the sums are None): to time the moves of a game whose goals are
+        faulty.  The compiled reasoner runs this in C; this is the same in
+        Python.
         """
         rng = _random.Random(seed)
         total, sums, cut = 0, [0] * len(self.roles), 0
         for _ in range(count):
             final, steps = self.random_playout(state, rng, max_steps)
             total += steps
-            if self.is_terminal(final):
-                sums = [a + b for a, b in zip(sums, self.goals(final))]
-            else:
+            if not self.is_terminal(final):
                 cut += 1
-        return total, sums, cut
+            elif goals:
+                sums = [a + b for a, b in zip(sums, self.goals(final))]
+        return total, sums if goals else None, cut

@@ -404,7 +404,7 @@ cdef class Tree:
         cdef int r, nr = self.nroles
         for r in range(2 + nr):
             self.lane_out[r] = 0
-        self.lanes._run(state, self.leaf, &self.rng, MAX_PLAYOUT, self.lane_out, NULL)
+        self.lanes._run(state, self.leaf, &self.rng, MAX_PLAYOUT, self.lane_out, NULL, NULL)
         for r in range(nr):
             self.goals[r] = <double> self.lane_out[2 + r] / self.leaf
         return <double> self.lane_out[0] / self.leaf

@@ -171,6 +171,27 @@ def test_bench_times_a_game_whose_goals_are_faulty_without_them():
     assert result["playouts"] > 0 and result["mean_depth"] == 1
 
 
+GOAL_NONE = "tests/invalid/play/goal_none.kif"
+
+
+@pytest.mark.parametrize("reasoner", ["compiled", "reference", "demand"])
+def test_bench_reports_a_goal_fault_on_every_reasoner(capsys, monkeypatch, reasoner):
+    """A terminal state where a role has no goal is bench's fault on every
+    reasoner, the compiled one too (its playouts run in C, which checks the
+    goals of the terminal states it reaches): the line ggp check prints."""
+    monkeypatch.chdir(ROOT)
+    with pytest.warns(RuntimeWarning, match="no goal values.*timing the playouts without"):
+        assert main(["bench", GOAL_NONE, "--reasoner", reasoner, "--seconds", "0.3",
+                     "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reasoner"] == reasoner
+    assert data["fault"] == ("role b has no goal values in a terminal state; GDL requires "
+                             "exactly one")
+    assert data["playouts"] > 0 and data["mean_depth"] == 1
+    assert main(["check", GOAL_NONE]) == 1
+    assert capsys.readouterr().err.endswith(f"error[goal]: {data['fault']}\n")
+
+
 @pytest.mark.parametrize("reasoner", ["compiled", "reference"])
 def test_bench_json(capsys, reasoner):
     assert main(["bench", "tictactoe", "--seconds", "0.3", "--reasoner", reasoner,

@@ -12,7 +12,7 @@ import warnings
 import pytest
 from conftest import SHARED, needs_shared, shared_games
 
-from ggp import GameError, load_game
+from ggp import GameError, RuleError, load_game
 from ggp.count import count
 from ggp.game import GroundingWarning, game_names
 
@@ -248,6 +248,46 @@ def test_playouts_in_c_are_seeded():
     steps, sums, cut = first
     assert cut == 0 and 200 * 7 <= steps <= 200 * 42
     assert sum(sums) == 200 * 100         # connect four: the goals of a game add to 100
+
+
+FAULTY_GOALS = """(role a) (role b) (init (step 0))
+    (<= (legal a left) (true (step 0))) (<= (legal a right) (true (step 0)))
+    (<= (legal b wait) (true (step 0)))
+    (<= (next (went ?m)) (does a ?m)) (<= (next (step 1)) (true (step 0)))
+    (<= terminal (true (step 1))) (goal a 100) (score 150)
+    """
+
+
+@pytest.mark.parametrize("goals, message", [
+    ("(<= (goal b 50) (true (went left)))",
+     "role b has no goal values in a terminal state; GDL requires exactly one"),
+    ("(goal b 50) (<= (goal b 60) (true (went left)))",
+     "role b has 2 goal values (50, 60) in a terminal state; GDL requires exactly one"),
+    ("(<= (goal b 50) (true (went left))) (<= (goal b ?x) (score ?x) (true (went right)))",
+     "goal value '150' of role b is not an integer 0..100")])
+@pytest.mark.parametrize("count", [10, 200], ids=["kernel", "lanes"])
+def test_playouts_in_c_check_the_goals_of_terminal_states(goals, message, count):
+    """The sums of the C playouts cannot show a missing or doubled goal: the
+    kernel and the lanes check GDL's rule in the terminal states they reach
+    and the machine raises the RuleError the reference raises."""
+    game = load_game(FAULTY_GOALS + goals)
+    compiled = game.state_machine("compiled")
+    assert compiled.name == "compiled" and compiled._use_lanes(count) == (count == 200)
+    for sm in (compiled, game.state_machine("reference")):
+        with pytest.raises(RuleError) as info:
+            sm.playouts(sm.initial_state(), count, seed=1)
+        assert (str(info.value), info.value.kind, info.value.role) == (message, "goal", "b")
+        steps, sums, cut = sm.playouts(sm.initial_state(), count, seed=1, goals=False)
+        assert (steps, sums, cut) == (count, None, 0)
+
+
+@pytest.mark.parametrize("count", [10, 200], ids=["kernel", "lanes"])
+def test_the_random_role_needs_no_goal(count):
+    """GDL-II's random role may have no goal: C playouts of kuhn raise nothing."""
+    sm = load_game("kuhn").state_machine("compiled")
+    assert "random" in sm.roles      # and kuhn.kif gives it no goal
+    steps, sums, cut = sm.playouts(sm.initial_state(), count, seed=3)
+    assert cut == 0 and sums[sm.roles.index("random")] == 0
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "breakthroughsmall", "nim"])
