@@ -129,6 +129,32 @@ def _unify_flat(flat, k):
 
 _TEST, _NOT_BASE, _NOT_CALL, _BASE, _CALL = range(5)
 
+#: The most answers one call may have in one state: 46 times the largest
+#: table of the public games (amazons' legal moves, 2,176; 16 to 308 in the 21
+#: others measured, random play).  A call with millions, such as a role's
+#: 200^4 legal moves, would fill the memory answer by answer, so past this
+#: its question fails (:class:`TooManyAnswers`), in about 1.5 s.  A count, not
+#: a time: it fails the same on any machine, however busy.
+ANSWERS = 100_000
+
+
+class TooManyAnswers(GameError):
+    """A call of the demand-driven reasoner with more than :data:`ANSWERS`
+    answers in one state, named as ``(legal a ?)`` (``?``: not bound)."""
+
+    def __init__(self, k):
+        super().__init__(f"{_shown(k)} has more than {ANSWERS:,} answers in one state, more "
+                         "than the demand-driven reasoner holds")
+
+
+def _shown(k) -> str:
+    """The call with key ``k`` as KIF, ``?`` where an argument is not bound."""
+    if k is None:
+        return "?"
+    if isinstance(k, tuple):
+        return "(" + " ".join([k[0], *map(_shown, k[1:])]) + ")"
+    return k
+
 
 class _Table:
     __slots__ = ("answers", "done", "filling")
@@ -309,6 +335,8 @@ class DemandMachine(ReferenceMachine):
         atom = _subst(head, b)
         if _fits(k, atom):
             out.add(atom)
+            if len(out) > ANSWERS:
+                raise TooManyAnswers(k)
 
     def _ask(self, q, k):
         """The answers of the call ``k`` in the questions ``q``.  A question

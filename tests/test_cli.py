@@ -354,6 +354,24 @@ def test_every_command_that_reads_a_game_takes_max_bytes(capsys, tmp_path, argv)
                    f"{TOO_LARGE.format(f'{size:,}', 100)}"]
 
 
+# --- bounds: the work of an analysis --------------------------------------------------------
+
+def test_a_question_past_the_demand_reasoners_limit_is_one_line():
+    """A role with 200^4 legal moves filled the memory answer by answer; the
+    demand-driven reasoner now stops at 100,000 answers to one call in a
+    state (a count, not a time) and the command says so in one line."""
+    path = str(ROOT / "tests" / "invalid" / "play" / "legal_too_many.kif")
+    result = run("check", path, "--reasoner", "demand")
+    assert (result.returncode, result.stdout) == (1, "")
+    message = ("(legal a ?) has more than 100,000 answers in one state, more than the "
+               "demand-driven reasoner holds")
+    assert result.stderr == f"ggp: {message}\n"
+    result = run("count", path, "--reasoner", "demand", "--json")
+    assert (result.returncode, result.stderr) == (1, "")
+    assert json.loads(result.stdout) == {"error": {"kind": "game", "message": message,
+                                                   "file": None, "line": None, "column": None}}
+
+
 # --- the README's table of bad inputs ------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -177,3 +177,24 @@ def test_a_failed_question_leaves_no_half_filled_tables():
     finally:
         sys.setrecursionlimit(limit)
     assert sm.legal_moves(state, "p") == ["go"]
+
+
+def test_a_call_with_too_many_answers_fails_at_its_limit():
+    """A role with 200^4 legal moves: the call (legal a ?) is refused once it
+    has more than ANSWERS answers in the state (it filled the memory answer
+    by answer), its tables dropped; a call within the limit still answers."""
+    from pathlib import Path
+
+    from ggp.demand import ANSWERS, TooManyAnswers
+    path = Path(__file__).parent / "invalid" / "play" / "legal_too_many.kif"
+    sm = load_game(path).state_machine("demand")
+    state = sm.initial_state()
+    with pytest.raises(TooManyAnswers) as info:
+        sm.legal_moves(state, "a")
+    assert str(info.value) == ("(legal a ?) has more than 100,000 answers in one state, more "
+                               "than the demand-driven reasoner holds")
+    assert ANSWERS == 100_000 and not sm._questions(state).state_tables
+    assert not sm.is_terminal(state)
+    rules = path.read_text().split("(number 1)")[0]
+    few = load_game(rules + " ".join(f"(number {i})" for i in range(1, 18)))
+    assert len(few.state_machine("demand").legal_moves(state, "a")) == 17 ** 4 <= ANSWERS
