@@ -778,9 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def max_bytes(p):
         p.add_argument("--max-bytes", type=COUNT, default=MAX_BYTES,
-                       help="refuse a game file of more bytes, before reading it (default "
-                       f"{MAX_BYTES:,}: 15 times the largest public game, 68 kB; parsing "
-                       "takes 13-18 s and 220-350 MB a MB)")
+                       help="refuse a game file of more bytes, before reading it (the "
+                       "default is 15 times the largest public game, 68 kB; parsing takes "
+                       "13-18 s and 220-350 MB a MB)")
 
     def reasoner(p):
         p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
