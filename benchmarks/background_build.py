@@ -18,10 +18,22 @@ same player's simulations a second with no build running (``alone``).
 
     python benchmarks/background_build.py ../shared/games/gdl1/checkers.kif \\
         ../shared/games/corpus/shogi_ctk.kif --repeat 2
+
+With ``--memory``, each design's build in a fresh process of its own: the
+memory of that (the player's) process at its peak and after the build.
+
+With ``--fallbacks``, which fallback to search on: per game and reasoner
+(demand-driven, reference), the seconds to build its machine and a ``uct``
+player's simulations a second on it, thinking about the first move for
+``--seconds``.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -40,9 +52,11 @@ def build(game, design: str):
     return lambda: not thread.is_alive()
 
 
-def searching(game, fallback: str, until, slice_seconds: float = 0.25) -> tuple:
+def searching(game, fallback: str, until, slice_seconds: float = 2.0) -> tuple:
     """(simulations, seconds) of a ``uct`` player on ``fallback`` thinking
-    about the first move in slices until ``until()`` is true."""
+    about the first move in slices until ``until()`` is true (a playout that
+    would not end within its slice is not started: slices as long as a play
+    clock)."""
     player = players.make(f"uct:reasoner={fallback},seed=1")
     player.start(game, game.roles[0], start_clock=0.0, play_clock=1.0)
     simulations, start = 0, time.monotonic()
@@ -74,20 +88,67 @@ def measure(path: str, design: str, fallback: str) -> dict:
             "sims/s alone": round(quiet / seconds, 1)}
 
 
+def memory(path: str, design: str) -> dict:
+    """The build by ``design`` in this process: its resident memory at the
+    peak and after (MB)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        done = build(load_game(path), design)
+        while not done():
+            time.sleep(0.01)
+    with open("/proc/self/statm") as statm:
+        after = int(statm.read().split()[1]) * resource.getpagesize() / 2 ** 20
+    return {"game": path.rsplit("/", 1)[-1].removesuffix(".kif"), "design": design,
+            "peak MB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "after MB": round(after)}
+
+
+def in_a_process(path: str, design: str) -> dict:
+    """:func:`memory` in a fresh process (peaks are per process)."""
+    done = subprocess.run([sys.executable, __file__, "--memory-here", design, path],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def fallback(path: str, reasoner: str, seconds: float) -> dict:
+    game = load_game(path)
+    start = time.monotonic()
+    game.state_machine(reasoner)
+    built = time.monotonic() - start
+    simulations, spent = searching(game, reasoner,
+                                   lambda deadline=time.monotonic() + seconds:
+                                   time.monotonic() >= deadline, seconds)
+    return {"game": path.rsplit("/", 1)[-1].removesuffix(".kif"), "reasoner": reasoner,
+            "machine built s": round(built, 2), "uct sims/s": round(simulations / spent, 2)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="+")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--fallback", default="demand", choices=("demand", "reference"))
+    parser.add_argument("--fallbacks", action="store_true")
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--memory-here", choices=("thread", "process"), help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
-    rows = [measure(path, design, args.fallback)
-            for path in args.games for _ in range(args.repeat)
-            for design in ("thread", "process")]
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for row in rows:
-        print("| " + " | ".join(str(row[k]) for k in keys) + " |", flush=True)
+    if args.memory_here:
+        print(json.dumps(memory(args.games[0], args.memory_here)))
+        return
+    if args.memory:
+        rows = (in_a_process(path, design) for path in args.games
+                for _ in range(args.repeat) for design in ("thread", "process"))
+    elif args.fallbacks:
+        rows = (fallback(path, reasoner, args.seconds) for path in args.games
+                for _ in range(args.repeat) for reasoner in ("demand", "reference"))
+    else:
+        rows = (measure(path, design, args.fallback) for path in args.games
+                for _ in range(args.repeat) for design in ("thread", "process"))
+    for i, row in enumerate(rows):
+        if i == 0:
+            print("| " + " | ".join(row) + " |")
+            print("|" + "---|" * len(row))
+        print("| " + " | ".join(str(v) for v in row.values()) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ class BuildCancelled(GameError):
     """A background build ended by :meth:`Game.cancel_builds`."""
 
 
-def _settle(future: Future, compute) -> None:
+def _fulfil(future: Future, compute) -> None:
     """Give ``future`` the result of ``compute()``, or the exception it raised."""
     try:
         result = compute()
@@ -81,13 +81,12 @@ class _Grounding:
                 raise BuildCancelled("the build was cancelled")
             self._process = subprocess.Popen(
                 [sys.executable, "-c", "from ggp.game import _ground_child; _ground_child()"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=None if os.environ.get("GGP_DEBUG") else subprocess.DEVNULL)
         try:
-            pickle.dump(self.job, self._process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            self._process.stdin.flush()     # kept open: the child ends when it closes
-            kind, value = self._answer()
+            kind, value = self._answer() if self._sent() else (None, None)
         finally:
-            self._process.stdin.close()
+            self._process.stdin.close()     # the child ends when it closes
             self._process.stdout.close()
             code = self._process.wait()
         if kind == "error":
@@ -95,13 +94,25 @@ class _Grounding:
         if kind is None:
             if self._cancelled:
                 raise BuildCancelled("the build was cancelled")
-            raise GroundingTooLarge(f"grounding's process ended without an answer (exit "
-                                    f"code {code}: out of memory?)")
+            why = f"killed by signal {-code}: out of memory?" if code < 0 else f"exit code {code}"
+            raise GroundingTooLarge(f"grounding's process ended without an answer ({why})")
         return value
 
+    def _sent(self) -> bool:
+        """Write the job to the process (not through the buffered pipe object,
+        which a daemon thread must not hold while the interpreter exits);
+        False if the process is gone."""
+        data = memoryview(pickle.dumps(self.job, protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            while data:
+                data = data[os.write(self._process.stdin.fileno(), data):]
+        except OSError:
+            return False
+        return True
+
     def _answer(self) -> tuple:
-        """The process's last answer, its log passed on; (None, None) if it
-        ended without one."""
+        """(kind, value) of the process's last answer, its log passed on;
+        (None, None) if it ended without one."""
         from .reference import BUILD_LOG
         try:
             while True:
@@ -132,7 +143,10 @@ def _ground_child() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the parent's to handle
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)                       # a stray print must not mix with the answers
-    rules, roles, limit, effort = pickle.load(sys.stdin.buffer)
+    try:
+        rules, roles, limit, effort = pickle.load(sys.stdin.buffer)
+    except Exception:                   # the parent ended before it sent the whole job
+        os._exit(0)
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
 
     def send(kind, value):
@@ -184,7 +198,7 @@ class Game:
         #: (reasoner, limit, effort) -> Future of the machine that
         #: ``state_machine`` forks, built or being built
         self._machines: dict = {}
-        self._groundings: dict = {}         # key -> _Grounding still running in a process
+        self._groundings: dict = {}         # key -> _Grounding of a background build
         self._lock = threading.Lock()
 
     @cached_property
@@ -244,7 +258,7 @@ class Game:
                              args=(machine, reasoner, limit, effort),
                              name=f"build-{self.name}", daemon=True).start()
         named = Future()
-        machine.add_done_callback(lambda done: _settle(named, lambda: done.result().name))
+        machine.add_done_callback(lambda done: _fulfil(named, lambda: done.result().name))
         return named
 
     def cancel_builds(self) -> None:
@@ -290,7 +304,7 @@ class Game:
         """Give ``future`` the machine ``build()`` makes, or what it raised; a
         build that did not end (cancelled, interrupted) is forgotten, so that
         a later call builds again."""
-        _settle(future, build)
+        _fulfil(future, build)
         error = future.exception()
         if isinstance(error, BuildCancelled) or (error is not None
                                                  and not isinstance(error, Exception)):

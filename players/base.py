@@ -201,7 +201,11 @@ class Player:
         if self.reasoner != "compiled":
             return game.state_machine(self.reasoner)
         build = game.build()
-        if self.waits_for_build or wait([build], max(0.0, until - time.monotonic())).done:
+        if self.waits_for_build:
+            return game.state_machine()
+        if not build.done():            # the fallback's static relations can take a while too
+            game.build(FALLBACK)
+        if wait([build], max(0.0, until - time.monotonic())).done:
             return game.state_machine()
         self._building = build
         log.log(logging.WARNING if self.log_reasoners else logging.DEBUG,
@@ -261,7 +265,8 @@ class Player:
         return self.belief.sample().state
 
     def observe(self, obs: Observation):
-        """Advance the position (GDL-I) or filter the belief (GDL-II)."""
+        """Advance the position (GDL-I) or filter the belief (GDL-II), and
+        keep the observation (to replay on another state machine)."""
         self.observations.append(obs)
         self._advance(obs, *self._belief_budget(obs.deadline))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import SHARED, needs_shared
 
 from gdl import to_kif
 from ggp import load_game
@@ -73,6 +75,58 @@ def test_ggp_match_drives_two_ggp_serve_processes(tmp_path):
         for server in servers:
             server.terminate()
             server.wait(10)
+
+
+@pytest.mark.slow
+@needs_shared()
+def test_ggp_serve_uct_answers_start_in_time_on_chess(tmp_path):
+    """chess.kif builds for seconds before its grounding gives up (the issue:
+    `ready` came 20 s after START): `ggp serve uct` answers START within a
+    5 s start clock, and `ggp match` plays its first steps with no fault."""
+    ports, logs = [free_port(), free_port()], [tmp_path / "uct.log", tmp_path / "random.log"]
+    servers = [subprocess.Popen(GGP + ["serve", spec, "--port", str(port)],
+                                stdout=subprocess.DEVNULL, stderr=log.open("w"))
+               for spec, port, log in zip(["uct", "random"], ports, logs)]
+    try:
+        for port in ports:
+            wait_for(port)
+        match = subprocess.Popen(
+            GGP + ["match", str(SHARED / "gdl1" / "chess.kif"), "--startclock", "5",
+                   "--playclock", "3", "--db", str(tmp_path / "m.sqlite")]
+            + [arg for p in ports for arg in ("--player", f"http://127.0.0.1:{p}")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        steps = _lines_until(match.stdout, "step 4:", 180)
+        match.terminate()
+        errors = match.communicate(timeout=30)[1]
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(10)
+    assert steps is not None, "no fourth step within 3 minutes"
+    faults = [line for line in errors.splitlines() if "): START:" in line or "): step" in line]
+    assert not faults, faults
+    log = logs[0].read_text()
+    ready = re.search(r"START \S+: 200 ready \(arrived \S+, ([0-9.]+) s\)", log)
+    assert ready and float(ready.group(1)) < 5, log
+    assert "the compiled reasoner is still building" in log
+    assert not re.search(r"turn \d+: ", log), log       # every move the player's, in time
+    print(f"ggp serve uct answered START on chess.kif after {ready.group(1)} s")
+
+
+def _lines_until(stream, prefix: str, seconds: float) -> list | None:
+    """The lines of ``stream`` up to one that starts with ``prefix``; None if
+    none comes within ``seconds``."""
+    lines, found = [], threading.Event()
+
+    def read():
+        for line in stream:
+            lines.append(line)
+            if line.startswith(prefix):
+                found.set()
+                return
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines if found.wait(seconds) else None
 
 
 class Recorder(ThreadingHTTPServer):
