@@ -30,6 +30,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -52,8 +53,8 @@ STATUSES = {
     "rejected": "faulty: the GDL rule it breaks (``rule``) and where (``where``), found when "
                 "loading (static validation) or in play (a random playout or the match)",
     "crashed": "stopped on an error that is not a rule of the game: an exception of the "
-               "reasoner or a player (``message``, with the innermost place in the code), "
-               "or the process died",
+               "reasoner or a player (``message``, with the innermost place in the code; "
+               "MemoryError past --memory), or the process died",
     "timeout": "not done within --timeout seconds; ``stage`` is where it was",
 }
 STAGES = ("load", "build", "check", "bench", "match")
@@ -110,7 +111,6 @@ def check_game(path: Path, settings: dict, emit) -> None:
     ``settings``: ``playouts`` (of the check), ``seconds`` (of the bench),
     ``match`` (play one or not), ``start_clock`` and ``play_clock``.
     """
-    import resource
     import warnings
 
     import gdl
@@ -129,7 +129,10 @@ def check_game(path: Path, settings: dict, emit) -> None:
               "message": diagnostic.message, "peak_rss_mb": rss()})
 
     def rss() -> float:
-        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        """Peak resident memory in MB, of this process or of a process it
+        started (a build may ground in one)."""
+        return round(max(resource.getrusage(who).ru_maxrss for who in
+                         (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024, 1)
 
     seed = game_seed(path)
     emit({"stage": "load"})
@@ -205,6 +208,8 @@ def _child(spec: str) -> int:
         print(MARK + json.dumps(fields), flush=True)
 
     settings = json.loads(spec)
+    limit = settings["memory_mb"] * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         check_game(Path(settings["path"]), settings, emit)
     except KeyboardInterrupt:
@@ -219,7 +224,9 @@ def _child(spec: str) -> int:
 class Runner:
     """Runs games in child processes and keeps track of them, so that an
     interrupted harness ends the children it started and records nothing
-    they leave half done."""
+    they leave half done.  Each child leads a process group of its own,
+    ended whole: a process it started (a build grounding elsewhere) goes
+    with it."""
 
     def __init__(self, settings: dict, timeout: float):
         self.settings, self.timeout = settings, timeout
@@ -233,16 +240,17 @@ class Runner:
         command = [sys.executable, "-X", "faulthandler", __file__, "--child", spec]
         start = time.perf_counter()
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True) as child:
+                              stdin=subprocess.DEVNULL, text=True,
+                              start_new_session=True) as child:
             with self.lock:
                 if self.stopping.is_set():
-                    child.kill()
+                    _end(child)
                 self.live.add(child)
             try:
                 out, err = child.communicate(timeout=self.timeout)
                 timed_out = False
             except subprocess.TimeoutExpired:
-                child.kill()
+                _end(child)
                 out, err = child.communicate()
                 timed_out = True
             finally:
@@ -267,7 +275,18 @@ class Runner:
         with self.lock:
             self.stopping.set()
             for child in self.live:
-                child.kill()
+                _end(child)
+
+
+def _end(child) -> None:
+    """Kill a child's whole process group (unless the child was reaped: its
+    number may be another's by now)."""
+    if child.returncode is not None:
+        return
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:          # already gone
+        pass
 
 
 def _death(code: int, err: str) -> str:
@@ -474,6 +493,9 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=_positive(float), default=1800.0,
                         help="seconds to wait for one game before reporting it as timeout "
                              "(default 1800)")
+    parser.add_argument("--memory", type=_positive(int), default=6000, metavar="MB",
+                        help="address space one game's process may take; past it the game "
+                             "is crashed (MemoryError), not the machine (default 6000)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -488,7 +510,7 @@ def main(argv=None) -> int:
     if len(todo) < len(paths):
         print(f"{len(paths) - len(todo)} of {len(paths)} games already in {args.csv}; "
               f"checking the other {len(todo)}")
-    settings = {"match": not args.no_match, "seconds": args.seconds,
+    settings = {"match": not args.no_match, "seconds": args.seconds, "memory_mb": args.memory,
                 "playouts": args.playouts, "start_clock": args.start_clock,
                 "play_clock": args.play_clock}
     runner = Runner(settings, args.timeout)
