@@ -20,12 +20,19 @@ UNSAFE = "tests/invalid/safety_negation.kif"         # static: unsafe rule, 7:20
 STUCK = "tests/invalid/play/legal_none.kif"          # in play: a role without a move
 #: Quick short-clock matches: a 5/1 s clock would make them minutes.
 FAST = ("--start-clock", "1", "--play-clock", "0.5", "--seconds", "0.2", "--playouts", "5")
-#: The CI sample of the corpus: quick to build and to play, each kind of game
-#: once or more: puzzles (one role), two-player turn-taking, simultaneous
-#: moves, more than two players, a zero-sum variant.
-SAMPLE = ("corpus/blocks", "corpus/guess", "corpus/gt_coordination", "corpus/nim4",
-          "corpus/smallest_4player", "corpus/ticTacToeSerial", "corpus/lightsOnSimultaneous",
-          "corpus/3pffa")
+#: The CI sample of the corpus, quick to build and to play (about 60 steps in
+#: all): puzzles (blocks, kitten_escapes_from_fire), two players taking turns
+#: (tictactoe-init1, chickentictactoe), simultaneous moves (tron_10x10,
+#: ticTicToe, blockerParallel), more than two players (switches: three at once;
+#: smallest_4player), and a faulty one: majorities breaks stratification.
+#: (4pttc, whose roles can be left without a legal move, is not in it: 20
+#: random playouts meet that or not as the order of the moves falls, which
+#: the grounder's version changes, and so does a match.)
+SAMPLE = ("corpus/blocks", "corpus/kitten_escapes_from_fire", "corpus/tictactoe-init1",
+          "corpus/chickentictactoe", "corpus/tron_10x10", "corpus/ticTicToe",
+          "corpus/blockerParallel", "corpus/switches", "corpus/smallest_4player",
+          "corpus/majorities")
+REJECTED = {"corpus/majorities": ("load", "stratification", "corpus/majorities.kif:205:7")}
 
 
 def harness(*args, timeout=600):
@@ -104,9 +111,13 @@ def test_a_fixed_sample_of_the_corpus(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = rows_of(table)
     assert sorted(rows) == sorted(SAMPLE)
-    for row in rows.values():
+    for name, row in rows.items():
         assert_sound(row)
-        assert row["match_seconds"], row
+        if name in REJECTED:
+            assert (row["status"], row["stage"], row["rule"], row["where"]) == \
+                ("rejected", *REJECTED[name])
+        else:
+            assert row["status"] == "compiled" and row["match_seconds"], row
 
 
 def test_a_killed_run_resumes(tmp_path):
