@@ -64,7 +64,8 @@ FIELDS = (
     "game", "status", "stage", "rule", "where", "message",
     "gdl", "roles", "reasoner", "why",
     "build_seconds", "build_effort", "ground_rules", "base", "inputs", "nodes", "edges",
-    "build_rss_mb", "playouts", "mean_depth", "max_depth", "states_per_sec", "bench_fault",
+    "build_rss_mb", "playouts", "check_steps", "mean_depth", "max_depth",
+    "states_per_sec", "bench_fault",
     "clocks", "seed", "players", "steps", "goals", "faults", "step_errors", "fault_text",
     "match_seconds", "peak_rss_mb", "seconds",
 )
@@ -117,7 +118,6 @@ def check_game(path: Path, settings: dict, emit) -> None:
     import players
     from ggp import RuleError, load_game
     from ggp.bench import bench
-    from ggp.check import check_playouts
     from matches.manager import run_match
 
     def place(pos) -> str:
@@ -158,11 +158,9 @@ def check_game(path: Path, settings: dict, emit) -> None:
     emit(built)
 
     emit({"stage": "check"})
-    report = check_playouts(sm, settings["playouts"], seed=seed)
-    emit({"playouts": report["playouts"], "mean_depth": round(report["mean_depth"], 1),
-          "max_depth": report["max_depth"]})
-    if report["error"] is not None:
-        rejected(game.diagnostic(report["error"]))
+    error = check(sm, settings["playouts"], settings["check_steps"], seed, emit)
+    if error is not None:
+        rejected(game.diagnostic(error))
         return
 
     emit({"stage": "bench"})
@@ -196,6 +194,27 @@ def check_game(path: Path, settings: dict, emit) -> None:
                   f"{f['role']} {f['code']}: {f['reason']}" for f in record.faults),
               "match_seconds": round(time.perf_counter() - start, 1)})
     emit({"stage": "done", "status": sm.name, "peak_rss_mb": rss()})
+
+
+def check(sm, playouts: int, steps: int, seed: int, emit):
+    """The random playouts of ``ggp check`` (:func:`ggp.check.check_playouts`),
+    one at a time from seeds ``seed``, ``seed + 1``, ...: ``playouts`` of them,
+    but none begun once ``steps`` steps have been played (work, not time: a
+    game on the demand-driven reasoner may take seconds a step).  Emits the
+    playouts, steps and depths; returns the first RuleError met, or None."""
+    from ggp.check import check_playouts
+    depths, played = [], 0
+    for i in range(playouts):
+        if played >= steps:
+            break
+        report = check_playouts(sm, 1, seed=seed + i)
+        played += report["steps"]
+        if report["error"] is not None:
+            return report["error"]
+        depths.append(report["max_depth"])
+        emit({"playouts": len(depths), "check_steps": played,
+              "mean_depth": round(sum(depths) / len(depths), 1), "max_depth": max(depths)})
+    return None
 
 
 def _child(spec: str) -> int:
@@ -486,6 +505,9 @@ def main(argv=None) -> int:
                         help="seconds of random playouts timed per game (default 2)")
     parser.add_argument("--playouts", type=_positive(int), default=20,
                         help="random playouts checking each game's rules in play (default 20)")
+    parser.add_argument("--check-steps", type=_positive(int), default=2000,
+                        help="no further playout of the check once it has played this many "
+                             "steps (default 2000)")
     parser.add_argument("--start-clock", type=_positive(float), default=5.0,
                         help="the match's start clock, seconds (default 5)")
     parser.add_argument("--play-clock", type=_positive(float), default=1.0,
@@ -511,8 +533,8 @@ def main(argv=None) -> int:
         print(f"{len(paths) - len(todo)} of {len(paths)} games already in {args.csv}; "
               f"checking the other {len(todo)}")
     settings = {"match": not args.no_match, "seconds": args.seconds, "memory_mb": args.memory,
-                "playouts": args.playouts, "start_clock": args.start_clock,
-                "play_clock": args.play_clock}
+                "playouts": args.playouts, "check_steps": args.check_steps,
+                "start_clock": args.start_clock, "play_clock": args.play_clock}
     runner = Runner(settings, args.timeout)
     out = None
     if args.csv:
