@@ -80,7 +80,7 @@ class _Grounding:
             if self._cancelled:
                 raise BuildCancelled("the build was cancelled")
             self._process = subprocess.Popen(
-                [sys.executable, "-c", "from ggp.game import _ground_child; _ground_child()"],
+                [sys.executable, "-c", _CHILD],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=None if os.environ.get("GGP_DEBUG") else subprocess.DEVNULL)
         try:
@@ -131,6 +131,12 @@ class _Grounding:
             self._cancelled = True
             if self._process is not None:
                 self._process.kill()
+
+
+#: The grounding process's program: this very ``ggp`` package, wherever the
+#: child's working directory is.
+_CHILD = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+          f"from ggp.game import _ground_child; _ground_child()")
 
 
 def _ground_child() -> None:
@@ -227,7 +233,9 @@ class Game:
         with a one-line warning.  Both limits count work, not time: the
         same game gets the same reasoner and network on any machine.  ``reference`` is the
         bottom-up oracle (:mod:`ggp.reference`), ``demand`` the top-down one.
-        The build reports what it does to the ``ggp.build`` logger.
+        The build reports what it does to the ``ggp.build`` logger; a build
+        under way in the background (:meth:`build`) is waited for, not
+        started again.
         """
         future, mine = self._claim(reasoner, limit, effort)
         if mine:
@@ -248,10 +256,11 @@ class Game:
 
         The build is the one :meth:`state_machine` makes, with the same
         result: time decides only when a caller stops waiting.  A compiled
-        build grounds the game in a process of its own (grounding is Python,
-        and in a thread it would hold the interpreter's lock against the
-        search meanwhile), then builds the network and kernel here from the
-        ground program; :meth:`cancel_builds` ends that process."""
+        build grounds a small game here and a larger one in a process of its
+        own (:class:`_Grounding`: its memory goes back to the system when it
+        ends, :meth:`cancel_builds` can end it, and on a free core it does
+        not take turns with a search here for the interpreter's lock), then
+        builds the network and kernel here from the ground program."""
         machine, mine = self._claim(reasoner, limit, effort)
         if mine:
             threading.Thread(target=self._build_in_background,

@@ -206,6 +206,7 @@ class Player:
         if not build.done():            # the fallback's static relations can take a while too
             game.build(FALLBACK)
         if wait([build], max(0.0, until - time.monotonic())).done:
+            build.result()      # raises if it failed, or was cancelled (the match is over)
             return game.state_machine()
         self._building = build
         log.log(logging.WARNING if self.log_reasoners else logging.DEBUG,
