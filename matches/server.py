@@ -179,7 +179,7 @@ class PlayerService:
         if fault:
             log.warning("match %s: start: %s", m.match_id, fault)
         refused = _wait(refereeing, deadline)[1]
-        if refused and refused != NOT_IN_TIME:    # e.g. rules no reasoner can follow
+        if refused and refused != _NO_ANSWER:    # e.g. rules no reasoner can follow
             with self._lock:
                 if self._match is match:
                     self._finish(match, player.abort)
@@ -278,7 +278,7 @@ class PlayerService:
             percepts=None if m.percepts is None else frozenset(map(spell, m.percepts)))
 
 
-NOT_IN_TIME = "no answer in time"
+_NO_ANSWER = "no answer in time"
 
 
 def _wait(future, deadline: float):
@@ -287,7 +287,7 @@ def _wait(future, deadline: float):
     try:
         return future.result(timeout=max(0.0, deadline - time.monotonic())), None
     except FutureTimeout:
-        return None, NOT_IN_TIME
+        return None, _NO_ANSWER
     except Exception as exc:
         return None, f"raised {type(exc).__name__}: {one_line(exc)}"
 
