@@ -50,6 +50,9 @@ class CompiledMachine(StateMachine):
         gp: GroundProgram = program if program is not None else ground(rules, roles, limit,
                                                                         effort)
         self.ground_program = gp
+        #: candidate atoms grounding's joins examined (deterministic: the
+        #: same on any machine, unlike ``build_seconds``)
+        self.build_effort = gp.effort
         BUILD_LOG.info("network: from %s ground rules", f"{len(gp.rule_head):,}")
         self.network = Network(gp)
         self._arrays = self.network.arrays()

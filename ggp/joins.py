@@ -43,6 +43,8 @@ Determinism
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 
@@ -105,19 +107,29 @@ def _compile(source: str, name: str, label: str, scope: dict):
 
 class Store:
     """Relations as insertion-ordered sets of ground atoms (dicts), with
-    their indexes and statistics (dropped when the relation grows).  ``get``,
-    ``define`` and ``add`` are those of :class:`ggp.reference.Facts`."""
+    their indexes and statistics (dropped when the relation grows).
 
-    __slots__ = ("sets", "_indexes", "_stats")
+    A relation in ``demanded`` is not held whole: it is an object that
+    answers the lookups of the joins itself, computing only what they ask
+    (``index(shape, key_paths)`` gives a mapping from keys to the matching
+    atoms, ``in`` tests an atom), as :class:`ggp.domains.Demanded` does for
+    static relations too large to compute whole."""
+
+    __slots__ = ("sets", "demanded", "virtual", "_indexes", "_stats")
 
     def __init__(self, sets: dict | None = None):
         self.sets = {r: atoms if isinstance(atoms, dict) else dict.fromkeys(atoms)
                      for r, atoms in (sets or {}).items()}
+        self.demanded: dict = {}
+        #: relation -> (size, {argument index: distinct values}): the
+        #: expected statistics of a relation not computed yet
+        self.virtual: dict = {}
         self._indexes: dict = {}
         self._stats: dict = {}
 
     def get(self, relation):
-        return self.sets.get(relation, _EMPTY)
+        demanded = self.demanded.get(relation)
+        return demanded if demanded is not None else self.sets.get(relation, _EMPTY)
 
     def size(self, relation) -> int:
         return len(self.sets.get(relation, _EMPTY))
@@ -138,17 +150,30 @@ class Store:
     def index(self, relation, shape, key_paths) -> dict:
         """The atoms of ``relation`` that fit ``shape`` (:func:`_shape`), by
         their values at ``key_paths``."""
+        demanded = self.demanded.get(relation)
+        if demanded is not None:
+            return demanded.index(shape, key_paths)
         by_shape = self._indexes.setdefault(relation, {})
         index = by_shape.get((shape, key_paths))
         if index is None:
-            index = by_shape[(shape, key_paths)] = _index_builder(shape, key_paths)(
+            index = by_shape[(shape, key_paths)] = index_builder(shape, key_paths)(
                 self.sets.get(relation, _EMPTY))
         return index
 
     def estimate(self, relation, shape, key_paths) -> float:
         """Atoms of ``relation`` a lookup of ``shape`` keyed at ``key_paths``
         is expected to offer: those that fit the shape, divided by the number
-        of distinct values at each key place (places taken as independent)."""
+        of distinct values at each key place (places taken as independent).
+        A demanded relation is taken to offer one atom to a lookup with a
+        key, and very many to one without."""
+        if relation in self.demanded:
+            return 1.0 if key_paths else 1e12
+        if relation in self.virtual and relation not in self.sets:
+            size, distinct = self.virtual[relation]
+            divisor = 1.0
+            for path in key_paths:
+                divisor *= distinct.get(path[0], size) if len(path) == 1 else 1.0
+            return max(size / divisor, 1.0)
         stats = self._stats.setdefault(relation, {})
         entry = stats.get(shape)
         if entry is None:
@@ -166,11 +191,29 @@ class Store:
             divisor *= d
         return max(size / divisor, 1.0)
 
+    def distinct(self, lit, var) -> float:
+        """The values ``var`` may take as the positive literal ``lit``
+        (nothing bound) offers them: distinct values at its first place."""
+        relation = name_of(lit)
+        shape, _ = _shape(lit, ())
+        path = next(p for p, leaf in _leaves(lit) if leaf == var)
+        if relation in self.demanded:
+            return 1e6
+        if relation in self.virtual and relation not in self.sets:
+            size, distinct = self.virtual[relation]
+            return distinct.get(path[0], size) if len(path) == 1 else size
+        self.estimate(relation, shape, ())
+        fitting, distinct = self._stats[relation][shape]
+        d = distinct.get(path)
+        if d is None:
+            d = distinct[path] = len({_get(a, path) for a in fitting})
+        return float(d)
+
 
 _BUILDERS: dict = {}
 
 
-def _index_builder(shape, key_paths):
+def index_builder(shape, key_paths):
     """A function that indexes a sequence of atoms: those that pass the
     tests of ``shape``, by their values at ``key_paths`` (generated once per
     shape and key)."""
@@ -225,29 +268,32 @@ class Step:
     binding its fresh variables), ``exists`` (some match; nothing later reads
     its fresh variables), ``member`` (the atom, all bound, holds), ``absent``
     (the negated atom does not), ``distinct``, or ``skip`` (a negation the
-    caller decides later).  ``delta``: it reads the round's new atoms."""
+    caller decides later).  ``delta``: it reads the round's new atoms.
+    ``fanout``: the matches a ``loop`` is expected to offer (else 1)."""
 
-    __slots__ = ("kind", "lit", "shape", "keys", "delta")
+    __slots__ = ("kind", "lit", "shape", "keys", "delta", "fanout")
 
-    def __init__(self, kind, lit, shape=(), keys=(), delta=False):
+    def __init__(self, kind, lit, shape=(), keys=(), delta=False, fanout=1.0):
         self.kind, self.lit, self.shape, self.keys, self.delta = kind, lit, shape, keys, delta
+        self.fanout = fanout
 
     def signature(self) -> tuple:
         return self.kind, self.lit, self.shape, self.keys, self.delta
 
 
 def plan(body, store: Store, outputs, delta_at=None, exact=frozenset(),
-         negation: bool = True) -> list:
+         negation: bool = True, given=()) -> list:
     """The literals of ``body`` in join order, as :class:`Step` s (module
     docstring, "Planning").
 
     ``outputs`` are the variables the caller reads in each solution.
     Literal ``delta_at`` (if not None) comes first and reads the round's new
     atoms.  With ``negation`` False, a negated literal of a relation not in
-    ``exact`` is not tested (``skip``); one of ``exact`` always is.
+    ``exact`` is not tested (``skip``); one of ``exact`` always is.  The
+    variables ``given`` are bound before the first literal.
     """
     left = list(range(len(body)))
-    bound: set = set()
+    bound: set = set(given)
     steps = []
 
     def take(i, delta=False):
@@ -270,7 +316,9 @@ def plan(body, store: Store, outputs, delta_at=None, exact=frozenset(),
         for j in left:
             later.update(variables(body[j]))
         kind = "loop" if delta or any(v in later for v in fresh) else "exists"
-        steps.append(Step(kind, lit, shape, keys, delta))
+        fanout = store.estimate(name_of(lit), shape, tuple(p for p, _ in keys)) \
+            if kind == "loop" else 1.0
+        steps.append(Step(kind, lit, shape, keys, delta, fanout))
         bound.update(fresh)
 
     if delta_at is not None:
@@ -298,29 +346,52 @@ def plan(body, store: Store, outputs, delta_at=None, exact=frozenset(),
     return steps
 
 
+def plan_cost(steps) -> tuple[float, float]:
+    """(atoms the lookups of ``steps`` are expected to offer, solutions
+    expected), from the fan-outs of their loops."""
+    cost, rows = 0.0, 1.0
+    for step in steps:
+        if step.kind == "loop":
+            cost += rows * step.fanout
+            rows *= step.fanout
+    return cost, rows
+
+
 class _Over(Exception):
-    """A generated join went past its limit."""
+    """A generated join went past its limit of work."""
+
+
+class _Rows(Exception):
+    """A generated join found more solutions than its limit."""
+
+
+class TooManyRows(GameError):
+    """A join found more solutions than it was allowed (``relation``: whose)."""
+
+    def __init__(self, relation: str):
+        super().__init__(relation)
+        self.relation = relation
 
 
 class Join:
     """A compiled plan (module docstring).  ``run`` calls ``emit`` with the
     term ``out`` instantiated for every solution."""
 
-    def __init__(self, steps, out, relation: str):
+    def __init__(self, steps, out, relation: str, given=()):
         self.steps, self.out, self.relation = steps, out, relation
         self._tables: list = []        # per table argument: (step, kind)
         chunks: list = []
-        self._chunk(0, {}, chunks, "join")
+        self._chunk(0, {v: f"g{i}" for i, v in enumerate(given)}, chunks, "join")
         self.source = "\n\n".join(chunks)
         self._run = _compile(self.source, "join", f"<join {relation}>",
-                             {"_EMPTY": _EMPTY, "_Over": _Over})
+                             {"_EMPTY": _EMPTY, "_Over": _Over, "_Rows": _Rows})
 
     def _chunk(self, start, names, chunks, fname):
         """Add to ``chunks`` the source of the function ``fname`` that runs
         steps ``start``... (and of the functions it continues in)."""
         names = dict(names)
-        lines = [f"def {fname}({', '.join(['T', 'emit', 'lim', *names.values()])}):",
-                 "    n = 0"]
+        lines = [f"def {fname}({', '.join(['T', 'emit', 'lim', 'rlim', *names.values()])}):",
+                 "    n = r = 0"]
         depth, loops = 1, 0
         for k in range(start, len(self.steps)):
             step, pad = self.steps[k], "    " * depth
@@ -328,7 +399,8 @@ class Join:
                 continue
             if step.kind == "loop" and loops == MAX_NESTING:
                 cont = f"join{k}"
-                lines.append(f"{pad}n += {cont}({', '.join(['T', 'emit', 'lim - n', *names.values()])})")
+                args = ", ".join(["T", "emit", "lim - n", "rlim - r", *names.values()])
+                lines += [f"{pad}dn, dr = {cont}({args})", f"{pad}n += dn", f"{pad}r += dr"]
                 self._chunk(k, names, chunks, cont)
                 break
             lit = step.lit
@@ -355,35 +427,44 @@ class Join:
                             lines.append(f"{pad}    {names[leaf]} = {_at(f'a{k}', path)}")
             depth += 1
         else:
-            lines.append(f"{'    ' * depth}emit({_term(self.out, names)})")
-        lines.append("    return n")
+            pad = "    " * depth
+            lines += [f"{pad}r += 1", f"{pad}if r > rlim:", f"{pad}    raise _Rows",
+                      f"{pad}emit({_term(self.out, names)})"]
+        lines.append("    return n, r")
         chunks.insert(0, "\n".join(lines))
 
     def _table(self, k, kind) -> int:
         self._tables.append((k, kind))
         return len(self._tables) - 1
 
-    def run(self, store: Store, emit, effort: Effort | None = None, delta=None) -> None:
+    def run(self, store: Store, emit, effort: Effort | None = None, delta=None,
+            given=(), rows: float = float("inf")) -> int:
         """Every solution, ``emit`` ted; ``delta`` holds the new atoms the
-        delta step reads.  The atoms the lookups offer count against
-        ``effort`` (:class:`ggp.reference.TooMuchWork` past it)."""
+        delta step reads, ``given`` the values of the variables the plan was
+        made with bound.  The atoms the lookups offer count against
+        ``effort`` (:class:`ggp.reference.TooMuchWork` past it); more than
+        ``rows`` solutions raise :class:`TooManyRows` as soon as they are
+        found, before they fill the memory.  Returns the solutions."""
         tables = []
         for k, kind in self._tables:
             step = self.steps[k]
             if kind == "set":
                 tables.append(store.get(name_of(step.lit)))
             elif kind == "delta":
-                tables.append(_index_builder(step.shape, ())(delta))
+                tables.append(index_builder(step.shape, ())(delta))
             else:
                 tables.append(store.index(name_of(step.lit), step.shape,
                                           tuple(p for p, _ in step.keys)))
         limit = effort.left if effort is not None else float("inf")
         try:
-            work = self._run(tables, emit, limit)
+            work, found = self._run(tables, emit, limit, rows, *given)
         except _Over:
-            work = limit + 1
+            work, found = limit + 1, 0
+        except _Rows:
+            raise TooManyRows(self.relation) from None
         if effort is not None:
             effort.spend(work, self.relation)
+        return found
 
 
 class Joins:
@@ -393,12 +474,22 @@ class Joins:
     def __init__(self):
         self._compiled: dict = {}
 
-    def join(self, steps, out, relation: str) -> Join:
-        key = (tuple(s.signature() for s in steps), out)
+    def join(self, steps, out, relation: str, given=()) -> Join:
+        key = (tuple(s.signature() for s in steps), out, tuple(given))
         compiled = self._compiled.get(key)
         if compiled is None:
-            compiled = self._compiled[key] = Join(steps, out, relation)
+            compiled = self._compiled[key] = Join(steps, out, relation, given)
         return compiled
+
+
+class Stratum(NamedTuple):
+    """Relations evaluated together: their clauses (objects with ``head``,
+    ``body`` and ``relation``, as :class:`ggp.reference.Program` makes
+    them), and whether they are recursive."""
+
+    relations: frozenset
+    clauses: list
+    recursive: bool
 
 
 class Evaluator:
@@ -414,46 +505,59 @@ class Evaluator:
     literals with all atoms.  Plans are kept per rule and literal, made again
     when a relation they read has grown or shrunk by more than half since
     (their estimates would be stale).
+
+    ``limit`` bounds the facts derived by all evaluations of this evaluator
+    (``derived`` counts them), ``effort`` the work of their joins; a single
+    join stops as soon as it finds four times ``limit`` solutions, before
+    they fill the memory.
     """
 
-    def __init__(self, exact=frozenset(), negation: bool = True):
-        self.exact, self.negation = frozenset(exact), negation
+    def __init__(self, exact=frozenset(), negation: bool = True, limit: int | None = None,
+                 effort: Effort | None = None):
+        self.exact, self.negation = exact, negation
+        self.limit, self.effort = limit, effort
+        self.derived = 0
         self.joins = Joins()
         self._plans: dict = {}
 
-    def plan(self, clause, store: Store, outputs, delta_at=None) -> list:
-        key = (id(clause), delta_at, outputs)
+    def plan(self, clause, store: Store, outputs, delta_at=None, given=()) -> list:
+        key = (id(clause), delta_at, outputs, given)
         sizes = tuple(store.size(name_of(lit)) for lit in clause.body if _is_positive(lit))
         kept = self._plans.get(key)
         if kept is not None and all(
                 (a == 0) == (b == 0) and b <= 2 * a and a <= 2 * b
                 for a, b in zip(kept[0], sizes)):
             return kept[1]
-        steps = plan(clause.body, store, outputs, delta_at, self.exact, self.negation)
+        steps = plan(clause.body, store, outputs, delta_at, self.exact, self.negation, given)
         self._plans[key] = (sizes, steps, clause)      # the clause kept alive: its id stays its own
         return steps
 
-    def run(self, clause, store, out, emit, effort, delta_at=None, delta=None):
+    def run(self, clause, store, out, emit, delta_at=None, delta=None, given=None,
+            rows: float | None = None) -> int:
         """``emit`` ``out`` for every solution of ``clause`` (literal
-        ``delta_at`` drawn from ``delta``)."""
-        steps = self.plan(clause, store, tuple(dict.fromkeys(variables(out))), delta_at)
-        self.joins.join(steps, out, clause.relation).run(store, emit, effort, delta)
+        ``delta_at`` drawn from ``delta``; ``given``: values of variables
+        bound beforehand, variable -> value); how many there were.  More
+        than ``rows`` solutions (default: four times the limit) raise
+        :class:`TooManyRows`."""
+        names = tuple(given or ())
+        steps = self.plan(clause, store, tuple(dict.fromkeys(variables(out))), delta_at, names)
+        if rows is None:
+            rows = 4 * self.limit if self.limit is not None else float("inf")
+        return self.joins.join(steps, out, clause.relation, names).run(
+            store, emit, self.effort, delta, tuple((given or {}).values()), rows)
 
-    def evaluate(self, strata, store: Store, limit: int | None = None,
-                 effort: Effort | None = None) -> Store:
+    def evaluate(self, strata, store: Store) -> Store:
         """Add to ``store`` everything ``strata`` derive (their relations are
-        defined first).  :class:`ggp.statemachine.GameError` past ``limit``
-        facts derived, past ``effort``, or when a recursion builds terms
+        defined first).  :class:`ggp.statemachine.GameError` past the limit
+        of facts derived, past the effort, or when a recursion builds terms
         nested without bound (:func:`ggp.reference.refuse_deep`)."""
-        derived = 0
         for stratum in strata:
             for r in stratum.relations:
                 store.define(r)
             found: dict = {}
             for c in stratum.clauses:
-                self.run(c, store, c.head, found.setdefault(c.relation, []).append, effort)
-            delta = {r: store.add_new(r, atoms) for r, atoms in found.items()}
-            derived += sum(map(len, delta.values()))
+                self._derive(c, store, found)
+            delta = self._add(store, found)
             rounds = 0
             while stratum.recursive and any(delta.values()):
                 rounds += 1
@@ -463,22 +567,30 @@ class Evaluator:
                 for c in stratum.clauses:
                     for i, lit in enumerate(c.body):
                         if _is_positive(lit) and delta.get(name_of(lit)):
-                            self.run(c, store, c.head, found.setdefault(c.relation, []).append,
-                                     effort, i, delta[name_of(lit)])
-                delta = {r: store.add_new(r, atoms) for r, atoms in found.items()}
-                new = sum(map(len, delta.values()))
-                derived += new
-                if new and limit is not None:
+                            self._derive(c, store, found, i, delta[name_of(lit)])
+                delta = self._add(store, found)
+                if self.limit is not None and any(delta.values()):
                     named = sorted(r for r in stratum.relations if not r.startswith("__"))
                     BUILD_LOG.info("relaxed domain: %s facts derived (round %d of the "
-                                   "recursion of %s)", f"{derived:,}", rounds,
+                                   "recursion of %s)", f"{self.derived:,}", rounds,
                                    ", ".join(named[:3] or sorted(stratum.relations)[:1]))
-                _check_limit(derived, limit, delta)
-            _check_limit(derived, limit, delta)
         return store
 
+    def _derive(self, clause, store, found, delta_at=None, delta=None):
+        """The heads ``clause`` derives, into ``found`` (relation -> dict of atoms)."""
+        try:
+            self.run(clause, store, clause.head, found.setdefault(clause.relation, {}).setdefault,
+                     delta_at, delta)
+        except TooManyRows as exc:
+            raise GameError(f"more than {self.limit:,} facts derived (relation "
+                            f"'{exc.relation}' adding the most)") from None
 
-def _check_limit(derived, limit, delta):
-    if limit is not None and derived > limit:
-        raise GameError(f"more than {limit:,} facts derived (relation "
-                        f"'{max(delta, key=lambda r: len(delta[r]))}' adding the most)")
+    def _add(self, store, found) -> dict:
+        """Add the atoms ``found`` to ``store``; the new ones, by relation
+        (GameError past the limit)."""
+        delta = {r: store.add_new(r, atoms) for r, atoms in found.items()}
+        self.derived += sum(map(len, delta.values()))
+        if self.limit is not None and self.derived > self.limit:
+            raise GameError(f"more than {self.limit:,} facts derived (relation "
+                            f"'{max(delta, key=lambda r: len(delta[r]))}' adding the most)")
+        return delta

@@ -12,6 +12,7 @@ import warnings
 import pytest
 from conftest import SHARED, needs_shared, shared_games
 
+import gdl
 from ggp import GameError, RuleError, load_game
 from ggp.count import count
 from ggp.game import GroundingWarning, game_names
@@ -115,6 +116,25 @@ def test_differential(source):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("source", [pytest.param(p, id=f"corpus/{p.stem}")
+                                    for p in shared_games("corpus")])
+def test_differential_corpus(source):
+    """Every corpus game the grounder compiles, against the reference for a
+    minute (some reference reasoners take minutes to compute their static
+    relations, so one step is the least asked)."""
+    try:
+        game = load_game(source)
+    except gdl.GdlError:
+        pytest.skip("rejected as faulty (docs/coverage.md)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GroundingWarning)
+        if game.state_machine("compiled").name != "compiled":
+            pytest.skip("not compiled (benchmarks/results/coverage.csv says why)")
+    done, steps = compare(game, playouts=50, seconds=60.0)
+    assert steps >= 1 or done >= 1
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("source", GAMES)
 def test_differential_200_playouts(source):
     done, _ = compare(load(source, slow=True), playouts=200, seconds=3600.0, seed=2)
@@ -206,12 +226,12 @@ def test_terms_nested_without_bound_fall_back_at_once():
 
 
 def test_relations_called_with_constants_are_specialized_to_their_calls():
-    """ggp.ground.specialize: ``count`` is only ever asked with constants in
+    """ggp.rewrite.specialize: ``count`` is only ever asked with constants in
     its first two places, so its rules become the calls' (a head that cannot
     take them goes); ``near``, asked once with a variable, stays; and the
     game plays the same on both reasoners."""
     from gdl import Var
-    from ggp.ground import factor, specialize
+    from ggp.rewrite import factor, specialize
     game = load_game("""(role a) (init (cell c1 on)) (init (cell c2 off))
 (<= (legal a (flip ?x)) (true (cell ?x ?s)))
 (<= (next (cell ?x on)) (does a (flip ?x)) (true (cell ?x off)))
