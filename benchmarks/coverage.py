@@ -5,7 +5,8 @@
     python benchmarks/coverage.py --compare A.csv B.csv
 
 A folder is a name under ../shared/games (``gdl1``, ``gdl2``, ``corpus``: all
-three when none is given) or a path; a file is one ``.kif``.  Each game is
+three when none is given) or a path; a file is a ``.kif`` path or a game as
+the table names it (``corpus/blocks``).  Each game is
 checked in a process of its own (its memory and its crashes are its own), in
 stages: ``load`` (parse and validate), ``build`` (the compiled reasoner, or
 the demand-driven one it falls back to, and why), ``check`` (random playouts
@@ -441,19 +442,17 @@ def compare(a: Path, b: Path) -> int:
 # --- the command -------------------------------------------------------------
 
 def games_of(arguments) -> list[Path]:
-    """The .kif files the arguments name: folders under ../shared/games or
-    paths, and single files (SystemExit with one line for anything else)."""
+    """The .kif files the arguments name: folders and files, each a path or a
+    name under ../shared/games (a game as the table names it, ``corpus/blocks``,
+    will do); SystemExit with one line for anything else."""
     paths = []
     for arg in arguments:
-        if (SHARED / arg).is_dir() and not Path(arg).is_dir():
-            paths += sorted((SHARED / arg).glob("*.kif"))
-        elif Path(arg).is_dir():
-            paths += sorted(Path(arg).glob("*.kif"))
-        elif Path(arg).is_file():
-            paths.append(Path(arg))
-        else:
-            raise SystemExit(f"coverage: {arg}: no such folder (under {SHARED} or here) "
-                             f"or file")
+        found = next((p for p in (Path(arg), SHARED / arg, SHARED / f"{arg}.kif")
+                      if p.exists()), None)
+        if found is None:
+            raise SystemExit(f"coverage: {arg}: no such folder or file (here or under "
+                             f"{SHARED})")
+        paths += sorted(found.glob("*.kif")) if found.is_dir() else [found]
     return paths
 
 

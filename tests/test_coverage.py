@@ -72,7 +72,7 @@ def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
     with an unsafe rule is rejected when loaded, one whose role has no move
     when played, each with its rule and line; the summary lists them."""
     table, md = tmp_path / "c.csv", tmp_path / "c.md"
-    done = harness(str(SHARED / "gdl1" / "ticTacToe.kif"), str(SHARED / "gdl1" / "maze.kif"),
+    done = harness(str(SHARED / "gdl1" / "ticTacToe.kif"), "gdl1/maze",     # a path, a name
                    str(SHARED / "gdl2" / "montyhall.kif"), UNSAFE, STUCK, *FAST,
                    "--jobs", "2", "--csv", str(table), "--md", str(md))
     assert done.returncode == 0, done.stderr
@@ -192,8 +192,8 @@ def test_bad_arguments_give_one_line(tmp_path):
     """No traceback: an unknown folder, or a CSV of other columns."""
     done = harness("nosuchfolder")
     assert done.returncode == 1
-    assert done.stderr.strip() == (f"coverage: nosuchfolder: no such folder (under {SHARED} "
-                                   f"or here) or file")
+    assert done.stderr.strip() == (f"coverage: nosuchfolder: no such folder or file (here or "
+                                   f"under {SHARED})")
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n")
     done = harness(UNSAFE, "--csv", str(other))
