@@ -23,7 +23,7 @@ from gdl import Not
 from gdl.ast import name_of
 
 from .condense import condense
-from .domains import Domain
+from .domains import KEYWORDS, Domain
 from .joins import TooManyRows
 from .reference import BUILD_LOG, Effort
 from .rewrite import factor, fix_constants, specialize
@@ -61,9 +61,11 @@ class GroundProgram:
     effort: int = 0
 
 
-#: Ground rules (and relaxed facts) a game may have before grounding gives up
-#: (``ggp check/bench/count --ground-limit``).
-GROUND_LIMIT = 1_000_000
+#: Ground rules a game may have before grounding gives up, and twice the
+#: facts its static relations and relaxed domain may hold (``ggp
+#: check/info/bench/count --ground-limit``): racer4 needs 2.2 million rules
+#: (694 MB), gt_two_thirds_6p 1.2 million facts.
+GROUND_LIMIT = 4_000_000
 #: Candidate atoms grounding's joins may examine: past it a game counts as too
 #: large rather than keeping its player busy for hours.  The dearest game that
 #: builds, mastermind448, needs 120 million (28 s); small_dominion stops after
@@ -87,7 +89,7 @@ def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> Gro
     rules = specialize(factor(fix_constants(rules)))
     BUILD_LOG.info("grounding: the static relations and the relaxed domain")
     try:
-        domain = Domain(rules, limit, budget)
+        domain = Domain(rules, limit // 2, budget)      # facts: half the rules
     except GameError as exc:
         raise GroundingTooLarge(f"the relaxed domain cannot be computed: {exc}") from None
     grounder = _Grounder(domain, limit)
@@ -168,10 +170,13 @@ class _Grounder:
 
 
 class _StaticFacts:
-    """The static relations of a store, as the network reads them (``get``)."""
+    """The facts of the static keyword relations (``legal``, ``goal``,
+    ``terminal``, ``next``, ``sees``, ...), as the network reads them
+    (``get``); plain sets, so that a ground program pickles (a background
+    build sends it from another process)."""
 
     def __init__(self, facts, static):
-        self._facts, self._static = facts, static
+        self._sets = {r: frozenset(facts.get(r)) for r in KEYWORDS if r in static}
 
     def get(self, relation):
-        return self._facts.get(relation) if relation in self._static else ()
+        return self._sets.get(relation, ())

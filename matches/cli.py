@@ -113,7 +113,7 @@ def cmd_info(args) -> int:
     from ggp.reference import Effort, TooMuchWork
     game = _load(args)
     try:        # the relaxed domain, within --ground-limit facts and --ground-effort
-        base, inputs = base_and_input(game.rules, args.ground_limit, Effort(args.ground_effort))
+        base, inputs = base_and_input(game.rules, args.ground_limit // 2, Effort(args.ground_effort))
         counted, why = (len(base), len(inputs)), None
     except GameError as exc:
         counted, why = (None, None), str(exc)
