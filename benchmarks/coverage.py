@@ -6,11 +6,11 @@
 
 A folder is a name under ../shared/games (``gdl1``, ``gdl2``, ``corpus``: all
 three when none is given) or a path; a file is a ``.kif`` path or a game as
-the table names it (``corpus/blocks``).  Each game is
-checked in a process of its own (its memory and its crashes are its own), in
-stages: ``load`` (parse and validate), ``build`` (the compiled reasoner, or
-the demand-driven one it falls back to, and why), ``check`` (random playouts
-as ``ggp check`` plays them: a fixed number, no time limit), ``bench``
+the table names it (``corpus/blocks``).  Each game is checked in a process of
+its own (its memory and its crashes are its own), in stages: ``load`` (parse
+and validate), ``build`` (the compiled reasoner, or the demand-driven one it
+falls back to, and why), ``check`` (random playouts as ``ggp check`` plays
+them: a number of them within a number of steps, no time limit), ``bench``
 (:func:`ggp.bench.bench`, state changes a second) and ``match`` (``uct``
 against ``mast`` on the clocks; skipped by ``--no-match``).  The row's
 ``status`` is one of :data:`STATUSES`.  ``--timeout`` only decides when the
@@ -58,7 +58,6 @@ STATUSES = {
                "MemoryError past --memory), or the process died",
     "timeout": "not done within --timeout seconds; ``stage`` is where it was",
 }
-STAGES = ("load", "build", "check", "bench", "match")
 
 #: The CSV's columns, in order.
 FIELDS = (
@@ -68,7 +67,7 @@ FIELDS = (
     "build_rss_mb", "playouts", "check_steps", "mean_depth", "max_depth",
     "states_per_sec", "bench_fault",
     "clocks", "seed", "players", "steps", "goals", "faults", "step_errors", "fault_text",
-    "match_seconds", "peak_rss_mb", "seconds",
+    "match_seconds", "peak_rss_mb", "seconds", "code",
 )
 #: What must be the same in two runs of the same game (``--compare``): the
 #: limits of grounding count work, never time, so load must not change them.
@@ -106,12 +105,14 @@ def seat_specs(roles, seed: int) -> dict:
 
 
 def check_game(path: Path, settings: dict, emit) -> None:
-    """Check one game, stage by stage (:data:`STAGES`), calling ``emit(fields)``
-    as each starts (``{"stage": name}``) and ends (what it found), so that a
-    game stopped midway still reports the stages it finished.
+    """Check one game, stage by stage (load, build, check, bench, match),
+    calling ``emit(fields)`` as each starts (``{"stage": name}``) and ends
+    (what it found), so that a game stopped midway still reports the stages
+    it finished.
 
-    ``settings``: ``playouts`` (of the check), ``seconds`` (of the bench),
-    ``match`` (play one or not), ``start_clock`` and ``play_clock``.
+    ``settings``: ``playouts`` and ``check_steps`` (of the check), ``seconds``
+    (of the bench), ``match`` (play one or not), ``start_clock`` and
+    ``play_clock``.
     """
     import warnings
 
@@ -320,14 +321,16 @@ def _death(code: int, err: str) -> str:
 # --- the table ---------------------------------------------------------------
 
 def read_rows(path: Path) -> list[dict]:
-    """The rows of a coverage CSV (SystemExit with one line if it is not one)."""
+    """The rows of a coverage CSV, a column it lacks (written by an earlier
+    version) left empty; SystemExit with one line if it is not one."""
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
-            if tuple(reader.fieldnames or ()) != FIELDS:
-                raise SystemExit(f"coverage: {path}: not a coverage table of this version "
-                                 f"(other columns); give another --csv")
-            return list(reader)
+            if "game" not in (reader.fieldnames or ()) or not set(reader.fieldnames) <= \
+                    set(FIELDS):
+                raise SystemExit(f"coverage: {path}: not a coverage table (other columns); "
+                                 f"give another --csv")
+            return [{k: row.get(k) or "" for k in FIELDS} for row in reader]
     except OSError as exc:
         raise SystemExit(f"coverage: {path}: cannot read it: {exc.strerror}") from None
 
@@ -537,8 +540,7 @@ def main(argv=None) -> int:
     runner = Runner(settings, args.timeout)
     out = None
     if args.csv:
-        if not rows:
-            write_rows(args.csv, [])
+        write_rows(args.csv, rows)      # with this version's columns, then row by row
         out = open(args.csv, "a", newline="")
     writer = csv.DictWriter(out, FIELDS) if out else None
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -546,8 +548,10 @@ def main(argv=None) -> int:
     pool = ThreadPoolExecutor(args.jobs)
     try:
         futures = [pool.submit(runner.run, p) for p in todo]
+        code = _code()
         for n, future in enumerate(as_completed(futures), 1):
             row = {k: v for k, v in future.result().items() if k in FIELDS}
+            row["code"] = code
             rows.append({k: "" if row.get(k) is None else str(row[k]) for k in FIELDS})
             if writer:
                 writer.writerow(rows[-1])
@@ -572,10 +576,24 @@ def main(argv=None) -> int:
     return 0
 
 
+def _code() -> str:
+    """The commit of the code checked (of this file's repository, ``+`` when it
+    has uncommitted changes), or ``?``: the rows say what they measured."""
+    try:
+        done = subprocess.run(["git", "describe", "--always", "--dirty=+"],
+                              cwd=Path(__file__).parent, capture_output=True, text=True,
+                              timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    return done.stdout.strip() if done.returncode == 0 else "?"
+
+
 def _note(rows) -> str:
-    """The summary's first line: how many games, when, with matches or not."""
+    """The summary's first line: how many games, when, of which code, with
+    matches or not."""
     clocks = sorted({r["clocks"] for r in rows if r["clocks"]})
-    return (f"{len(rows)} games, {time.strftime('%Y-%m-%d')}; matches "
+    codes = sorted({r["code"] or "?" for r in rows})
+    return (f"{len(rows)} games, {time.strftime('%Y-%m-%d')}, code {', '.join(codes)}; matches "
             + (f"at start/play clocks of {', '.join(clocks)} s." if clocks else "not played."))
 
 
