@@ -7,6 +7,7 @@ and on the game it builds, move by move against the reference reasoner
 """
 import time
 
+import numpy as np
 import pytest
 from conftest import SHARED, needs_shared
 from test_compiled import compare
@@ -243,3 +244,26 @@ def test_public_games_the_grounder_now_builds(name):
     if name not in SLOW_REFERENCE:
         done, steps = compare(game, playouts=3, seconds=20.0)
         assert done >= 1 or steps >= 20
+
+
+def test_a_loaded_machine_builds_the_same_network():
+    """Two processes burn both cores while a game builds: the network is
+    the one built on a quiet machine, node for node (no limit is counted in
+    seconds)."""
+    import subprocess
+    import sys
+    game = load_game("breakthrough")
+    quiet = game.state_machine("compiled")
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded = load_game("breakthrough").state_machine("compiled")
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert loaded.name == quiet.name == "compiled"
+    assert loaded.build_effort == quiet.build_effort
+    assert loaded.ground_program.atoms == quiet.ground_program.atoms
+    quiet_arrays, loaded_arrays = quiet.network.arrays(), loaded.network.arrays()
+    for key, value in quiet_arrays.items():
+        assert np.array_equal(np.asarray(loaded_arrays[key]), np.asarray(value)), key
