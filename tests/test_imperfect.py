@@ -448,6 +448,7 @@ def test_one_slow_simulation_does_not_stop_the_searches_of_later_moves(monkeypat
     search in C keeps the same rule)."""
     import time
     game = load_game("leduc")
+    game.state_machine()        # built first: on a busy machine a build can outlast 0.2 s
     player = players.make("ismcts:engine=python,seed=0")
     player.start(game, "first", 0.2, 0.2)
     fast, calls = player.simulate, []
