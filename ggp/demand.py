@@ -43,7 +43,8 @@ from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
 
-from .reference import ReferenceMachine, _match, _recall, _remember, _Step, _subst, extend
+from .reference import (Facts, ReferenceMachine, _match, _recall, _remember, _Step, _subst,
+                        extend)
 from .statemachine import GameError, single_goal, term_key
 
 
@@ -179,8 +180,13 @@ class _Questions:
 class DemandMachine(ReferenceMachine):
     """Top-down evaluation with tabling (see the module docstring).
 
-    The static relations, roles and states are those of the reference
-    reasoner; a state is the frozenset of its true base facts.
+    Roles and states are those of the reference reasoner (a state is the
+    frozenset of its true base facts).  The static relations given as
+    facts are held whole; the others are called as the state's relations
+    are, their tables kept for the machine's life (``_static_tables``), so
+    that a static relation is only computed where a question needs it:
+    mummymaze1p's ``direction-from`` (6.5 million facts, most of them off
+    its board) and laikLee_hex's lists of cells (past 6 GB computed whole).
     """
 
     name = "demand"
@@ -192,24 +198,38 @@ class DemandMachine(ReferenceMachine):
             for lits, _ in expand(rule):
                 self._clauses[name_of(rule.head)].append((rule.head, lits, _flat(rule.head)))
         self._phase, self._component = {}, {}    # the reference's strata say both
-        for phase in ("state", "move"):
+        for phase in ("static", "state", "move"):
             for stratum in self.program.strata(phase):
+                if phase == "static" and all(not c.body for c in stratum.clauses):
+                    continue                            # facts: held whole
                 for r in stratum.relations:
                     self._phase[r] = phase
                     if stratum.recursive:
                         self._component[r] = stratum.relations
         self._plans = {}
+        self._static_tables: dict = {}
         self._episodes = {}
         self._cycle = False
         self._states: OrderedDict = OrderedDict()
         self._moves: OrderedDict = OrderedDict()
         self._q = None
 
+    @staticmethod
+    def _static_facts(strata) -> Facts:
+        """The static relations given as facts; the others are called."""
+        facts = [st for st in strata if all(not c.body for c in st.clauses)]
+        return ReferenceMachine._static_facts(facts)
+
     def fork(self) -> DemandMachine:
         other = super().fork()
         other._episodes, other._states, other._moves = {}, OrderedDict(), OrderedDict()
+        other._static_tables = {}
         other._q = None
         return other
+
+    def initial_state(self):
+        q = _Questions(self.static.copy(), {})
+        return frozenset(a[1] for a in self._ask(q, ("init", None)))
 
     # --- plans ----------------------------------------------------------------
     def _plan(self, relation, i, bound):
@@ -251,7 +271,9 @@ class DemandMachine(ReferenceMachine):
         """The answers of the call with key ``k`` in the current questions."""
         relation = k if isinstance(k, str) else k[0]
         q = self._q
-        tables = q.tables if self._phase.get(relation) == "move" else q.state_tables
+        phase = self._phase.get(relation)
+        tables = q.tables if phase == "move" else \
+            self._static_tables if phase == "static" else q.state_tables
         t = tables.get(k)
         if t is not None:
             if t.done:
@@ -347,6 +369,7 @@ class DemandMachine(ReferenceMachine):
         except BaseException as exc:
             q.tables.clear()
             q.state_tables.clear()
+            self._static_tables.clear()
             self._episodes.clear()
             self._cycle = False
             if isinstance(exc, RecursionError):

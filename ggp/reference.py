@@ -472,9 +472,7 @@ class ReferenceMachine(StateMachine):
 
     def __init__(self, rules, cache_size: int = 64):
         self.program = Program(rules)
-        static = self.program.strata("static")
-        self.static = Program.evaluate(
-            static, Facts({}, frozenset(r for st in static for r in st.relations)))
+        self.static = self._static_facts(self.program.strata("static"))
         self._state_strata = self.program.strata("state")
         self._move_strata = self.program.strata("move")
         self.roles = tuple(sorted((a[1] for a in self.static.get("role")),
@@ -483,6 +481,12 @@ class ReferenceMachine(StateMachine):
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._move_cache: OrderedDict = OrderedDict()
+
+    @staticmethod
+    def _static_facts(strata) -> Facts:
+        """The facts of the static relations, all computed now."""
+        return Program.evaluate(strata, Facts({}, frozenset(r for st in strata
+                                                            for r in st.relations)))
 
     def fork(self) -> ReferenceMachine:
         """A machine of its own on the same program and static facts, with
