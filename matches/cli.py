@@ -787,7 +787,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="compiled (a propositional network in C), reference (bottom-up, the "
                        "oracle) or demand (top-down with tabling, for games that do not ground)")
         p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
-                       help="ground rules (and relaxed facts) the compiled reasoner may have "
+                       help="ground rules (and half as many relaxed facts) the compiled reasoner may have "
                        f"before the game falls back to the demand-driven one (default {GROUND_LIMIT:,})")
         p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
                        help="candidate atoms grounding's joins may examine before the game "
@@ -832,8 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "what each slot means")
     max_histories(p)
     p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
-                   help="relaxed facts the base and input propositions may take; past it they "
-                   "are not counted")
+                   help="ground rules of the game's build; the base and input propositions may "
+                   "take half as many relaxed facts, past which they are not counted")
     p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
                    help="candidate atoms the joins of the base and input propositions (the "
                    "relaxed domain) may examine; past it they are not counted")

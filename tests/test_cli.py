@@ -510,6 +510,6 @@ def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatc
         assert main(["bench", "breakthrough", "--seconds", "0.1", "--ground-effort", "1000",
                      "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["reasoner"] == "demand"
-    with pytest.warns(GroundingWarning, match="more than 100 facts derived"):
+    with pytest.warns(GroundingWarning, match="more than 50 facts derived"):
         assert main(["count", "breakthrough", "--depth", "1", "--ground-limit", "100"]) == 0
 

@@ -194,7 +194,7 @@ def test_a_join_of_four_roles_moves_stops_at_the_fact_limit():
             (does c (pick ?y)) (does d (pick ?z)))
         (<= terminal (true (step 3))) (<= (goal ?r 100) (role ?r))""")
     start = time.perf_counter()
-    with pytest.raises(GroundingTooLarge, match="more than 10,000 facts derived .relation 'next'"):
+    with pytest.raises(GroundingTooLarge, match="more than 5,000 facts derived .relation 'next'"):
         ground(game.rules, game.roles, limit=10_000)
     assert time.perf_counter() - start < 5
 
