@@ -6,10 +6,10 @@
 """
 from .ast import And, Distinct, Not, Or, Position, Rule, Var
 from .errors import Diagnostic, GdlError, TooLarge
-from .parser import Description, parse, parse_file, parse_term
+from .parser import MAX_BYTES, Description, parse, parse_file, parse_term
 from .printer import to_kif
 from .validate import check, expand, validate
 
 __all__ = ["And", "Distinct", "Not", "Or", "Position", "Rule", "Var", "Diagnostic",
-           "GdlError", "TooLarge", "Description", "parse", "parse_file", "parse_term", "to_kif",
+           "GdlError", "TooLarge", "MAX_BYTES", "Description", "parse", "parse_file", "parse_term", "to_kif",
            "check", "expand", "validate"]

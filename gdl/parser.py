@@ -333,7 +333,9 @@ def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> Gdl
         else:
             msg = f"unexpected '{tok}'"
     elif isinstance(exc, lark.UnexpectedCharacters):
-        msg = f"unexpected character {text[exc.pos_in_stream]!r}"
+        char = text[exc.pos_in_stream]
+        msg = (f"control character U+{ord(char):04X} is not allowed" if _CONTROL.match(char)
+               else f"unexpected character {char!r}")
     else:
         msg = str(exc).splitlines()[0]
     return GdlError([Diagnostic(Position(path, line, col), "syntax", msg)])
@@ -348,6 +350,7 @@ def _read_tree(text: str, path: str, infix: bool):
         raise _syntax_error(exc, text, path, infix) from None
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _INFIX_HINT = re.compile(r":-|^\s*[a-z][A-Za-z0-9_]*[ \t]*\(", re.MULTILINE)
 
 
@@ -378,12 +381,19 @@ def parse(text: str, path: str = "<string>", symbols: dict | None = None,
     return Description(tuple(rules), path, tuple(reader.warnings), table.spellings)
 
 
-def parse_file(path, max_bytes: int | None = None) -> Description:
+#: The bytes a game file may have unless told otherwise: 15 times the largest
+#: public game (68 kB, duplicateStateLarge); parsing costs 13-18 s and 220-350 MB
+#: a MB of GDL, so a larger file is refused at once, before it is read.
+MAX_BYTES = 1 << 20
+
+
+def parse_file(path, max_bytes: int | None = MAX_BYTES) -> Description:
     """Read a description from a file; errors name the file.
 
-    With ``max_bytes``, a larger file is refused with :class:`TooLarge`
-    without reading it whole: a regular file by its size on disk, anything
-    else (a pipe, ``/dev/zero``) once ``max_bytes`` + 1 bytes have been read.
+    A file of more than ``max_bytes`` (:data:`MAX_BYTES` unless told; None:
+    no limit) is refused with :class:`TooLarge` without reading it whole: a
+    regular file by its size on disk, anything else (a pipe, ``/dev/zero``)
+    once ``max_bytes`` + 1 bytes have been read.
     Line ends are read as text files read them (``\\r\\n`` and ``\\r`` as ``\\n``).
     """
     p = Path(path)

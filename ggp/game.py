@@ -364,9 +364,10 @@ class Game:
         return f"Game({self.name!r}, roles={self.roles})"
 
 
-def load_game(source, max_bytes: int | None = None) -> Game:
+def load_game(source, max_bytes: int | None = gdl.MAX_BYTES) -> Game:
     """A game from a name in ``games_gdl``, a path to a ``.kif`` file, or GDL
-    text; with ``max_bytes``, a larger file or text is refused
+    text; a file or text of more than ``max_bytes`` (:data:`gdl.MAX_BYTES`
+    unless told; None: no limit) is refused
     (:class:`gdl.TooLarge`) before it is parsed (see :func:`gdl.parse_file`)."""
     text = str(source)
     if "(" in text or ":-" in text or "\n" in text:

@@ -48,10 +48,8 @@ def _emit(args, data: dict, text: str):
     print(json.dumps(data, indent=2, default=str) if args.json else text)
 
 
-#: ``--max-bytes``'s default: 15 times the largest public game (68 kB,
-#: duplicateStateLarge); parsing costs 13-18 s and 220-350 MB a MB of GDL, so a
-#: larger file is refused at once, before it is read, instead of after minutes.
-MAX_BYTES = 1 << 20
+#: ``--max-bytes``'s default, the bound of every reader of games.
+MAX_BYTES = gdl.MAX_BYTES
 
 
 def _load(args, source=None):

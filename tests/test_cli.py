@@ -318,7 +318,7 @@ def test_a_game_file_past_max_bytes_is_refused_in_one_line(tmp_path):
         "kind": "io", "message": TOO_LARGE.split(": ", 1)[1].format("5,242,880", "1,048,576"),
         "file": str(path), "line": 0, "column": 0}}
     assert run("check", str(path), "--max-bytes", str(5 * 2 ** 20)).stderr.startswith(
-        f"ggp: {path}:1:1: error[roles]: no '(role ...)' fact")          # read: 5 MB of NULs
+        f"ggp: {path}:1:1: error[syntax]: control character U+0000")     # read: 5 MB of NULs
 
 
 def test_a_stream_past_max_bytes_is_refused_after_reading_max_bytes(tmp_path):

@@ -424,6 +424,35 @@ def test_a_stream_past_max_bytes_is_refused_after_max_bytes_and_one():
         gdl.parse_file("/dev/zero", max_bytes=1000)
 
 
+def test_reading_a_file_is_bounded_unless_told_otherwise():
+    """Without max_bytes a reader of games is bounded all the same (gdl.MAX_BYTES):
+    /dev/zero was read whole, to a MemoryError."""
+    with pytest.raises(gdl.TooLarge, match="^/dev/zero: error.io.: the file has more than "
+                       "the 1,048,576 bytes allowed$"):
+        gdl.parse_file("/dev/zero")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x08", "\x0e", "\x1b", "\x7f"])
+@pytest.mark.parametrize("text, line, column", [
+    ("(role x)\n(init (on a{c}))", 2, 12),       # in a symbol
+    ("(role x)\n(<= (p ?x{c}) (q ?x))", 2, 10),    # in a variable
+    ("(role x){c}(role y)", 1, 9),                 # between statements
+    ("{c}(role x)", 1, 1),
+])
+def test_a_control_character_is_refused_where_it_stands(char, text, line, column):
+    """NUL was read inside symbols and as a statement of its own, as were
+    the other control characters but the few Python counts as whitespace."""
+    with pytest.raises(gdl.GdlError) as info:
+        gdl.parse(text.format(c=char), "g.kif")
+    assert str(info.value) == (f"g.kif:{line}:{column}: error[syntax]: control character "
+                               f"U+{ord(char):04X} is not allowed")
+
+
+def test_tabs_form_feeds_and_line_ends_are_whitespace():
+    assert gdl.parse("(role\tx)\f\r\n(role y)").rules == (Rule(("role", "x")),
+                                                          Rule(("role", "y")))
+
+
 def test_max_bytes_counts_bytes_and_keeps_line_ends(tmp_path):
     """Up to the limit a file reads as before (line ends as a text file reads
     them); text given whole is measured in UTF-8 bytes, not characters."""
