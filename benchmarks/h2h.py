@@ -1,6 +1,6 @@
 """A study's results as seed 001's head-to-head table (slide 51): for every pair,
 the row player's mean goal against the column player over their matches (roles
-swapped every match), with a 95% interval, in the order the study lists its players.
+swapped every match), with its 95% Wilson interval, in the order the study lists its players.
 
     python benchmarks/h2h.py benchmarks/seed001_leduc.yaml
 
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 
 import yaml
+
+from matches.study import score_interval
 
 
 def table(study_path) -> str:
@@ -38,9 +39,8 @@ def table(study_path) -> str:
             if j <= i or not g:
                 cells.append("")
                 continue
-            mean = sum(g) / len(g)
-            sd = math.sqrt(sum((x - mean) ** 2 for x in g) / max(1, len(g) - 1))
-            cells.append(f"{mean:.1f} ± {1.96 * sd / math.sqrt(len(g)):.1f}")
+            low, high = score_interval(g)
+            cells.append(f"{sum(g) / len(g):.1f} ({low} .. {high})")
         rows.append(f"| {a} | " + " | ".join(cells) + " |")
     counts = sorted({len(g) for g in goals.values()})
     rows.append("")

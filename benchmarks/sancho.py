@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import shlex
 import signal
@@ -30,6 +29,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from matches.study import score_interval
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 
@@ -100,12 +101,11 @@ def summary(rows: list) -> str:
     for game in dict.fromkeys(r["game"] for r in rows):
         scores = [r["ours"] for r in rows if r["game"] == game]
         n = len(scores)
-        mean = sum(scores) / n
-        sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
+        low, high = score_interval(scores)
         games = [r for r in rows if r["game"] == game]
         wins = sum(r["ours"] > r["sancho"] for r in games)
         losses = sum(r["ours"] < r["sancho"] for r in games)
-        lines.append(f"| {game} | {n} | {mean:.1f} ± {1.96 * sd / math.sqrt(n):.1f} | "
+        lines.append(f"| {game} | {n} | {sum(scores) / n:.1f} ({low} .. {high}) | "
                      f"{wins} / {n - wins - losses} / {losses} | "
                      f"{sum(r['our_faults'] for r in games)} | "
                      f"{sum(r['sancho_faults'] for r in games)} |")

@@ -20,6 +20,7 @@ alone, its board guessed from the facts.  A record that cannot be read is a
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -308,11 +309,23 @@ class Library:
 def study_view(folder) -> dict:
     """A study's tables from its folder (``matches.jsonl``, written by ``ggp
     study``): the score of each pair with its 95% interval, the Bradley-Terry
-    ranking, and the plots it drew."""
+    ranking, and the plots it drew.  Computed once per state of the file (its
+    modification time and size), so that loading the page again costs
+    nothing until the study writes the file again."""
     folder = Path(folder)
     path = folder / "matches.jsonl"
-    if not path.is_file():
-        raise Damaged(f"{folder}: no matches.jsonl (is it a study's out folder?)")
+    try:
+        state = path.stat()
+    except OSError:
+        raise Damaged(f"{folder}: no matches.jsonl (is it a study's out folder?)") from None
+    document = _study_tables(path, state.st_mtime_ns, state.st_size)
+    return {**document, "plots": plots_in(folder)}
+
+
+@functools.lru_cache(maxsize=8)
+def _study_tables(path: Path, mtime_ns: int, size: int) -> dict:
+    """The document of the study whose ``matches.jsonl`` is ``path``, in the
+    state given by its modification time and size (the cache's key)."""
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
@@ -322,7 +335,7 @@ def study_view(folder) -> dict:
                          "goals": {m["roles"][label]: g for label, g in m["goals"].items()}})
         except (ValueError, KeyError, TypeError, AttributeError):
             raise Damaged(f"{path}, line {n}: not a match of a study") from None
-    return study_document(folder.name, rows, plots_in(folder))
+    return study_document(path.parent.name, rows)
 
 
 def plots_in(folder) -> list:
@@ -333,7 +346,7 @@ def plots_in(folder) -> list:
 def study_document(name: str, rows: list, plots=(), finished=None, total=None) -> dict:
     """The page's document of a study from its match rows (key, game, players, goals)."""
     from .study import ranking, summary as scores
-    labels = sorted({label for r in rows for label in r["players"].values()})
+    labels = sorted({r["players"][role] for r in rows for role in r["goals"]})
     return {"name": name, "table": scores(rows), "ranking": ranking(rows, labels) if rows else [],
             "plots": list(plots), "finished": len(rows) if finished is None else finished,
             "total": total}

@@ -12,7 +12,7 @@ import pytest
 
 from matches.cli import main
 from matches.records import MatchStore
-from matches.study import load_study, ranking, run_study, summary, tasks
+from matches.study import load_study, ranking, run_study, score_interval, summary, tasks
 
 STUDY = """
 name: tiny
@@ -70,6 +70,26 @@ def test_ranking_orders_a_stronger_player_first():
     assert [r["player"] for r in ranks] == ["a", "b"]
     a, b = ranks
     assert a["elo"] == -b["elo"] > 0 and a["low"] <= a["elo"] <= a["high"]
+
+
+def test_six_wins_of_six_have_a_wilson_interval_not_zero_width():
+    # the normal approximation printed 100.0 ± 0.0 for 6 wins of 6
+    rows = [{"players": {"x": "a", "o": "b"}, "goals": {"x": 100, "o": 0}, "key": f"g|a|b|{i}",
+             "game": "g"} for i in range(6)]
+    (row,) = summary(rows)
+    assert (row["wins"], row["score"], row["low"], row["high"]) == (6, 100.0, 61.0, 100.0)
+    assert score_interval([0] * 6) == (0.0, 39.0)
+    assert score_interval([50] * 100) == (40.4, 59.6)
+
+
+def test_the_ranking_bootstrap_is_seeded_and_resamples_the_matches():
+    rows = [{"players": {"x": p, "o": q}, "goals": {"x": g, "o": 100 - g}, "key": f"g|{p}|{q}|{i}"}
+            for i, (p, q, g) in enumerate([("a", "b", 100), ("b", "c", 50), ("a", "c", 0)] * 40)]
+    ranks = ranking(rows, ["a", "b", "c"], resamples=100, seed=5)
+    assert ranks == ranking(rows, ["a", "b", "c"], resamples=100, seed=5)
+    assert ranks != ranking(rows, ["a", "b", "c"], resamples=100, seed=6)
+    assert all(r["low"] < r["elo"] < r["high"] for r in ranks)
+    assert sum(r["elo"] for r in ranks) in (-1, 0, 1)
 
 
 def test_study_command_writes_tables(tmp_path, capsys):

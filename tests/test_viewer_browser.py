@@ -229,7 +229,7 @@ def test_a_study_page_shows_scores_ranking_and_plots(browser, tmp_path):
     try:
         browser.get(served.url + "#/study")
         wait_for(browser, lambda b: text_of(b, "#scores"))
-        assert text_of(browser, "#scores tbody") == "tictactoe uct random 5 4 1 0 90.0 ± 19.6"
+        assert text_of(browser, "#scores tbody") == "tictactoe uct random 5 4 1 0 90.0 (46.3 .. 98.9)"
         assert text_of(browser, "#ranking tbody").startswith("1 uct")
         img = browser.find_element(By.CSS_SELECTOR, "figure img")
         wait_for(browser, lambda b: b.execute_script("return arguments[0].naturalWidth", img) > 0)

@@ -173,6 +173,27 @@ def test_study_view_from_its_folder(tmp_path):
         study_view(tmp_path)
 
 
+def test_a_study_page_is_computed_once_per_state_of_its_file(tmp_path, monkeypatch):
+    # the ranking's bootstrap of seed001_leduc's 18,000 matches took 50-62 s a page load
+    # when recomputed on every request; now once per (path, mtime, size) of matches.jsonl
+    from matches import study
+    calls = []
+    real = study.ranking
+    monkeypatch.setattr(study, "ranking", lambda *a, **k: calls.append(1) or real(*a, **k))
+    line = {"key": "tictactoe|a|b|0", "game": "tictactoe", "pair": ["a", "b"],
+            "roles": {"a": "xplayer", "b": "oplayer", "null": "random"},
+            "goals": {"a": 100, "b": 0}, "steps": 7, "faults": 0}
+    path = tmp_path / "matches.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    first = study_view(tmp_path)
+    assert study_view(tmp_path) == first and len(calls) == 1
+    # a label without a goal (the random role's, written as null) is not ranked
+    assert [r["player"] for r in first["ranking"]] == ["a", "b"]
+    path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "key": "tictactoe|a|b|1"})
+                    + "\n")
+    assert study_view(tmp_path)["finished"] == 2 and len(calls) == 2
+
+
 def get(url):
     try:
         with urllib.request.urlopen(url, timeout=10) as response:

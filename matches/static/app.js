@@ -306,7 +306,7 @@ function renderStudy(doc) {
       el("td", {}, r.game), el("td", {}, r.player), el("td", {}, r.opponent),
       el("td", {class: "num"}, r.matches), el("td", {class: "num"}, r.wins),
       el("td", {class: "num"}, r.draws), el("td", {class: "num"}, r.losses),
-      el("td", {class: "num"}, Number(r.score).toFixed(1) + (r.ci95 == null ? "" : ` ± ${Number(r.ci95).toFixed(1)}`))))));
+      el("td", {class: "num"}, `${Number(r.score).toFixed(1)} (${Number(r.low).toFixed(1)} .. ${Number(r.high).toFixed(1)})`)))));
   const ranking = el("table", {id: "ranking"},
     el("thead", {}, el("tr", {}, ["rank", "player", "Elo (Bradley-Terry)", "95% interval"]
                                   .map(h => el("th", {}, h)))),
