@@ -607,8 +607,6 @@ def cmd_replay(args) -> int:
     try:
         data = read_json(args.match)
         report = replay(data, _load(args, args.game) if args.game else None)
-    except KeyError as exc:
-        raise UserError(f"{args.match}: not a match record: no key {exc}", "io") from None
     except OSError as exc:
         raise UserError(f"{args.match}: cannot read it: {exc.strerror or exc}", "io") from None
     except ValueError as exc:

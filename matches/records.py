@@ -40,6 +40,8 @@ from ggp import load_game
 from ggp.board import render
 from ggp.game import games_dir
 
+from . import schema
+
 # --- the ggp.org match JSON ---------------------------------------------------
 
 def game_source(game) -> str:
@@ -262,6 +264,28 @@ class ReplayReport:
         return not self.problems
 
 
+#: The fields of a match record that :func:`replay` reads, checked before use
+#: (:mod:`matches.schema`); ``states`` and ``moves`` are required.
+RECORD = {
+    "states": ([str], "a list of states, each a string of facts"),
+    "moves": ([[str]], "a list of steps, each a list of moves (strings) in role order"),
+    "roles": ((None, [str]), "a list of role names"),
+    "errors": ((None, [[str]]), "a list of steps, each a list of error codes (strings)"),
+    "goalValues": ((None, [(None, float)]), "a list of goal values (numbers or null)"),
+    "gdl": ((None, str), "the game's rules as text"),
+    "gameSource": ((None, str), "a game's name or the path of its file"),
+}
+
+
+def check_record(data) -> dict:
+    """``data`` when it has the shape of :data:`RECORD`, else ValueError on
+    one line naming the field."""
+    try:
+        return schema.check(data, RECORD, required=("states", "moves"), what="it must be a JSON object")
+    except ValueError as exc:
+        raise ValueError(f"not a match record: {exc}") from None
+
+
 def replay(data: dict, game=None) -> ReplayReport:
     """Re-check a ggp.org match JSON with the reasoner.
 
@@ -271,8 +295,10 @@ def replay(data: dict, game=None) -> ReplayReport:
     excuse it: the record holds the move executed in its place), every
     recorded state must hold exactly the facts the rules give, the last state
     must be terminal, and ``goalValues`` must be the rules' goals.  Facts and
-    moves compare case-insensitively, as GDL symbols do.
+    moves compare case-insensitively, as GDL symbols do.  A record of another
+    shape raises ValueError (:func:`check_record`).
     """
+    check_record(data)
     if game is None:
         source = data.get("gdl") or data.get("gameSource")
         if not source:
@@ -281,7 +307,8 @@ def replay(data: dict, game=None) -> ReplayReport:
     sm = game.state_machine()
     roles = list(sm.roles)
     report = ReplayReport()
-    if [r.lower() for r in data.get("roles", roles)] != [r.lower() for r in roles]:
+    recorded = data.get("roles")
+    if recorded is not None and [r.lower() for r in recorded] != [r.lower() for r in roles]:
         report.problems.append(f"roles {data['roles']} are not the game's {roles}")
         return report
     states, moves = data["states"], data["moves"]

@@ -35,6 +35,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,15 +68,28 @@ class Study:
     executor: str = "process"
 
 
+#: The fields of a study file but the settings, and their types (:mod:`matches.schema`).
+FIELDS = {
+    "name": (str, "a string"),
+    "games": ([str], "a list of games: names in games_gdl or .kif paths"),
+    "players": ({str: str}, "a mapping label: player spec"),
+    "pairs": ([[str]], "a list of pairs of labels, each [label, label]"),
+    "out": (str, "a directory (a string)"),
+}
+
+
 def load_study(path) -> Study:
     """Read and check a study file: its YAML, every key and value, every
-    player spec and game, before any match is played.  A mistake raises
-    ValueError, one line naming the file (and the line, for bad YAML)."""
+    player spec and game, and that ``out`` can be written, before any match
+    is played.  A mistake raises ValueError, one line naming the file (and
+    the line, for bad YAML)."""
     import players as registry
     from ggp import load_game
+
+    from .schema import check
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_bytes())
     except OSError as exc:
         raise ValueError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
@@ -84,32 +98,32 @@ def load_study(path) -> Study:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ValueError(f"{where}: not valid YAML: {problem}") from None
     data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a study is a mapping (name, games, players, pairs, ...), "
-                         f"not a {type(data).__name__}")
-    known = set(Study.__dataclass_fields__)
+    try:
+        check(data, FIELDS, required=("games", "players"),
+              what="a study is a mapping (name, games, players, pairs, ...)")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    known = set(FIELDS) | {p.name for p in _SETTINGS}
     unknown = set(map(str, data)) - known
     if unknown:
         raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(sorted(known))}")
-    for key, kind in (("games", list), ("players", dict)):
-        if not data.get(key) or not isinstance(data[key], kind):
-            raise ValueError(f"{path}: '{key}' is required: a "
-                             f"{'list of games' if kind is list else 'mapping label: spec'}")
-    players = {str(k): str(v) for k, v in data["players"].items()}
+    for key in ("games", "players"):
+        if not data[key]:
+            raise ValueError(f"{path}: '{key}' is empty: {FIELDS[key][1]}")
+    players = data["players"]
     for label, spec in players.items():
         try:
             registry.make(spec)
         except ValueError as exc:
             raise ValueError(f"{path}: player {label}: {exc}") from None
     labels = list(players)
-    pairs = [tuple(p) if isinstance(p, (list, tuple)) else (p,) for p in data.get("pairs") or
+    pairs = [tuple(p) for p in data.get("pairs") or
              [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]]
     for pair in pairs:
         if len(pair) != 2 or any(label not in players for label in pair):
             raise ValueError(f"{path}: pair {list(pair)} must name two of {labels}")
-    games = [str(path.parent / str(g)) if str(g).endswith(".kif") else str(g)
-             for g in data["games"]]
+    games = [str(path.parent / g) if g.endswith(".kif") else g for g in data["games"]]
     for game in games:
         roles = [r for r in load_game(game).roles if r != "random"]
         if len(roles) != 2:
@@ -121,8 +135,13 @@ def load_study(path) -> Study:
             values[param.name] = param.convert(data.get(param.name, param.default))
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
-    out = path.parent / str(data.get("out", f"results/{path.stem}"))
-    return Study(name=str(data.get("name", path.stem)), games=games, players=players,
+    out = path.parent / data.get("out", f"results/{path.stem}")
+    try:                                # the tables are written after the last match
+        out.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=out).close()
+    except OSError as exc:
+        raise ValueError(f"{path}: out: cannot write in {out}: {exc.strerror or exc}") from None
+    return Study(name=data.get("name", path.stem), games=games, players=players,
                  pairs=pairs, out=out, **values)
 
 

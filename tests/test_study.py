@@ -126,10 +126,28 @@ def test_study_command_writes_tables(tmp_path, capsys):
     ("games: [tictactoe]\nplayers: {a: random, b: random}\nplayclock: -1\n",
      "playclock=-1: expected a number > 0"),
     ("games: [lightsout]\nplayers: {a: random, b: random}\n", "a study pairs two players"),
+    ("name: [1, 2]\ngames: [tictactoe]\nplayers: {a: random, b: random}\n",
+     "tiny.yaml: 'name' must be a string, not a list"),
+    ("games: [tictactoe, 3]\nplayers: {a: random, b: random}\n",
+     r"'games' must be a list of games: names in games_gdl or .kif paths; games\[1\] is an int"),
+    ("games: [tictactoe]\nplayers: {a: random, b: [uct]}\n",
+     "'players' must be a mapping label: player spec; players.b is a list"),
+    ("games: [tictactoe]\nplayers: {a: random, b: random}\npairs: [a, b]\n",
+     r"'pairs' must be a list of pairs of labels, each \[label, label\]; pairs\[0\] is a str"),
 ])
 def test_mistakes_in_a_study_file_are_named(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         load_study(write(tmp_path, text))
+
+
+def test_a_study_whose_out_cannot_be_written_is_refused_before_any_match(tmp_path, capsys):
+    """It played every match and then failed to write its tables: internal error."""
+    (tmp_path / "taken").write_text("")             # a file where the directory would go
+    path = write(tmp_path, STUDY + "out: taken/results\n")
+    assert main(["study", str(path), "--db", str(tmp_path / "m.sqlite")]) == 1
+    assert capsys.readouterr().err == (f"ggp: {path}: out: cannot write in "
+                                       f"{tmp_path}/taken/results: Not a directory\n")
+    assert not (tmp_path / "m.sqlite").exists()
 
 
 def test_the_ray_executor_plays_the_same_matches_on_a_cluster(tmp_path, monkeypatch):
