@@ -547,8 +547,8 @@ def cmd_bench(args) -> int:
 
 
 def cmd_study(args) -> int:
-    from matches.study import (load_study, ranking, run_study, summary, write_matches,
-                               write_tables)
+    from matches.study import (ExecutorError, load_study, ranking, run_study, summary,
+                               write_matches, write_tables)
     try:
         study = load_study(args.study)
     except (OSError, ValueError) as exc:
@@ -557,9 +557,13 @@ def cmd_study(args) -> int:
     if args.ray_address and executor != "ray":
         raise UserError("--ray-address goes with the ray executor (--executor ray)")
     viewer = _viewer(args, "study")
-    rows = run_study(study, args.workers, db=args.db, executor=executor,
-                     progress=None if args.json else sys.stderr, ray_address=args.ray_address,
-                     on_match=viewer and _publish_study(viewer, study))
+    try:
+        rows = run_study(study, args.workers, db=args.db, executor=executor,
+                         progress=None if args.json else sys.stderr,
+                         ray_address=args.ray_address,
+                         on_match=viewer and _publish_study(viewer, study))
+    except ExecutorError as exc:
+        raise UserError(str(exc), executor) from None
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
     text = write_tables(study, table, ranks)

@@ -29,11 +29,14 @@ as Markdown, CSV and a PNG plot in ``out``, and every match on a line of
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import csv
 import hashlib
 import json
+import logging
 import math
 import os
+import socket
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -223,10 +226,10 @@ def _execute(todo: list, workers: int, executor: str, ray_address: str | None = 
         try:
             import ray
         except ImportError:
-            raise ValueError("the ray executor needs Ray: pip install 'ggp[ray]'") from None
+            raise ExecutorError("the ray executor needs Ray: pip install 'ggp[ray]'") from None
         ours = not ray.is_initialized()
-        ray.init(address=ray_address or os.environ.get("RAY_ADDRESS"),
-                 ignore_reinit_error=True)
+        if ours:
+            _connect_ray(ray, ray_address or os.environ.get("RAY_ADDRESS"))
         try:
             remote = ray.remote(play_task)
             pending = {remote.remote(t): t for t in todo}
@@ -243,6 +246,69 @@ def _execute(todo: list, workers: int, executor: str, ray_address: str | None = 
         futures = {pool.submit(play_task, t): t for t in todo}
         for future in concurrent.futures.as_completed(futures):
             yield futures[future], future.result()
+
+
+class ExecutorError(Exception):
+    """The executor cannot run the study's matches: one line saying why and
+    what to do about it."""
+
+
+def _connect_ray(ray, address: str | None) -> None:
+    """Join the Ray cluster at ``address`` (``HOST:PORT``, ``auto``,
+    ``ray://...``), or start a local one when it is None.
+
+    A cluster started by ``ray start --head`` uses token authentication when
+    that machine has a token (``~/.ray/auth_token``, which any earlier local
+    ``ray.init()`` left there, or ``RAY_AUTH_TOKEN``), but Ray's driver never
+    turns it on for an explicit address: it was refused 20 times over 20 s
+    (``InvalidAuthToken``) and then failed.  The driver here follows the rule
+    ``ray start`` follows.  A cluster that is not there, or that refuses this
+    machine's token, is an :class:`ExecutorError` at once, in one line."""
+    host, _, port = (address or "").rpartition(":")
+    if host and port.isdigit() and "://" not in address:
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+        except OSError as exc:
+            raise ExecutorError(
+                f"no Ray cluster answers at {address} ({exc.strerror or exc}): start one "
+                f"there with `ray start --head --port {port}`, or give its address") from None
+        from ray._private.authentication.authentication_token_setup import \
+            maybe_enable_token_auth_if_token_available
+        from ray._raylet import GcsClient
+        from ray.exceptions import AuthenticationError
+        quiet = logging.getLogger(maybe_enable_token_auth_if_token_available.__module__)
+        quiet.disabled = True       # its warning speaks of the cluster, not of this driver
+        maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+        quiet.disabled = False
+        try:
+            with _quiet_stderr():   # Ray's C++ client logs the refusal there as well
+                GcsClient(address=address).cluster_id
+        except AuthenticationError:
+            raise ExecutorError(
+                f"the Ray cluster at {address} refused this machine (token authentication): "
+                "give it the head's token (copy the head's ~/.ray/auth_token here, or set "
+                "RAY_AUTH_TOKEN), or start the cluster with RAY_AUTH_MODE=disabled on a "
+                "private network") from None
+    try:
+        ray.init(address=address, ignore_reinit_error=True)
+    except (ConnectionError, RuntimeError) as exc:
+        where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+        raise ExecutorError(f"cannot use {where}: {str(exc).strip().splitlines()[0]}") from None
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """File descriptor 2 sent to /dev/null for a while (C++ libraries write
+    there past ``sys.stderr``)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _by_label(row) -> dict:
