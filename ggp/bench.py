@@ -12,9 +12,10 @@ from .statemachine import RuleError
 
 
 def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1,
-          limits: dict | None = None) -> dict:
+          limits: dict | None = None, progress=None) -> dict:
     """Playouts and state changes per second of one reasoner on one game
-    (``limits``: the grounding limits of :meth:`ggp.game.Game.state_machine`)."""
+    (``limits``: the grounding limits of :meth:`ggp.game.Game.state_machine`);
+    ``progress(elapsed)`` after each batch of playouts."""
     start = time.perf_counter()
     sm = game.state_machine(reasoner, **(limits or {}))
     build = time.perf_counter() - start
@@ -44,6 +45,8 @@ def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1
             continue
         playouts += batch
         steps += n
+        if progress:
+            progress(min(time.perf_counter() - start, seconds))
         if time.perf_counter() - start < seconds / 20:
             batch *= 2          # batches of about a twentieth of the time
     elapsed = time.perf_counter() - start

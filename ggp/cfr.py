@@ -273,14 +273,18 @@ def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:
 
 
 def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
-          seconds: float | None = None, seed: int = 0, points=()) -> tuple:
+          seconds: float | None = None, seed: int = 0, points=(), curve=None,
+          progress=None) -> tuple:
     """Run ``algo`` (``cfr``, ``cfr+``, ``mccfr[:sampling=...,epsilon=...]``)
     on ``tree`` for ``iterations``, or for ``seconds`` of iterations (in
-    doubling batches); evaluate the average policy at each of ``points``
-    (iteration counts) reached and at the end.  Returns the solver and the
-    curve: (iterations, seconds of solving, exploitability) per point."""
+    batches doubling up to a quarter of a second); evaluate the average policy
+    at each of ``points`` (iteration counts) reached and at the end.  Returns
+    the solver and the curve: (iterations, seconds of solving,
+    exploitability) per point, added to ``curve`` (a list) as they come, so
+    that the caller keeps them when interrupted.  ``progress(done)`` after
+    each batch: the iterations, or the seconds with ``seconds``."""
     solver = make_solver(tree, algo, seed)
-    curve, solving = [], 0.0
+    curve, solving = [] if curve is None else curve, 0.0
     marks = sorted(p for p in points if p > 0)
 
     def advance(count):
@@ -294,14 +298,20 @@ def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
 
     batch = 100
     while True:
-        goal = iterations if seconds is None else solver.iteration + batch
+        goal = solver.iteration + batch
+        if seconds is None:
+            goal = min(goal, iterations)
         upcoming = [p for p in marks if solver.iteration < p < goal]
         if upcoming:
             advance(upcoming[0] - solver.iteration)
             mark()
         else:
+            began = solving
             advance(goal - solver.iteration)
-            batch *= 2
+            if solving - began < 0.25:
+                batch *= 2
+        if progress:
+            progress(solver.iteration if seconds is None else min(solving, seconds))
         if seconds is None and solver.iteration >= iterations:
             break
         if seconds is not None and solving >= seconds:

@@ -31,6 +31,7 @@ from ggp.count import count
 from ggp.efg import HISTORY_LIMIT
 from ggp.ground import EFFORT, GROUND_LIMIT
 from ggp.game import REASONERS
+from ggp.progress import TIMED, Progress
 from matches.server import DEFAULT_MARGIN
 from players.params import Param
 
@@ -42,6 +43,13 @@ class UserError(Exception):
     def __init__(self, message: str, kind: str = "usage"):
         super().__init__(message)
         self.kind = kind
+
+
+class Interrupted(UserError):
+    """Ctrl-C: one line saying what was kept and where (exit status 130)."""
+
+    def __init__(self, message: str):
+        super().__init__(f"interrupted: {message}", "interrupted")
 
 
 def _emit(args, data: dict, text: str):
@@ -191,7 +199,7 @@ def _in_units(tree, values: list, gap: float) -> dict:
 
 def cmd_solve(args) -> int:
     from ggp.cfr import expected_values, save_policy, solve
-    from players.selfplay import checkpoints, plot_curves, write_curve
+    from players.selfplay import checkpoints
     if args.seconds is not None and args.iterations is not None:
         raise UserError("give --iterations or --seconds, not both")
     iterations = 1000 if args.seconds is None and args.iterations is None else args.iterations
@@ -204,7 +212,19 @@ def cmd_solve(args) -> int:
     points = ()
     if args.curve:
         points = checkpoints(iterations)[:-1] if iterations else checkpoints(10 ** 15)[:-1]
-    solver, curve = solve(tree, args.algo, iterations, args.seconds, args.seed, points)
+    curve = []
+    progress = Progress(f"{args.algo} {game.name}", "iteration", iterations or args.seconds,
+                        quiet=args.json, bar_format=None if iterations else TIMED)
+    try:
+        with progress:
+            solver, _ = solve(tree, args.algo, iterations, args.seconds, args.seed, points,
+                              curve, progress)
+    except KeyboardInterrupt:
+        if args.curve:
+            _write_solve_curve(args, game, tree, curve)
+        raise Interrupted(f"{len(curve)} curve point(s) in {args.curve} (plot beside it)"
+                          if args.curve else "nothing kept (--curve FILE keeps the curve "
+                          "points as they come)") from None
     policy = solver.average_policy()
     if args.out:
         save_policy(tree, policy, args.out)
@@ -216,16 +236,22 @@ def cmd_solve(args) -> int:
             "seconds": round(time.perf_counter() - start, 3)}
     lines = [f"{k}: {v}" for k, v in data.items()]
     if args.curve:
-        rows = [{"game": game.name, "player": args.algo, "seed": args.seed,
-                 "unit": tree.unit.name, "episodes": n, "seconds": round(t, 3),
-                 "exploitability": g * tree.unit.scale, "exploitability_unit": g}
-                for n, t, g in curve]
-        write_curve(args.curve, rows)
-        plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
+        _write_solve_curve(args, game, tree, curve)
         lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
         lines += [f"{n:>12} {t:>9.3f} {g:.6f}" for n, t, g in curve]
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _write_solve_curve(args, game, tree, curve) -> None:
+    """The solver's curve points to ``--curve``, with their plot."""
+    from players.selfplay import plot_curves, write_curve
+    write_curve(args.curve, [{"game": game.name, "player": args.algo, "seed": args.seed,
+                              "unit": tree.unit.name, "episodes": n, "seconds": round(t, 3),
+                              "exploitability": g * tree.unit.scale, "exploitability_unit": g}
+                             for n, t, g in curve])
+    if curve:
+        plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
 
 
 def cmd_exploit(args) -> int:
@@ -289,20 +315,36 @@ def _exploit_online(args) -> int:
     budgets = args.budgets or ([100, 1000, 10000] if budget_param(cls) else [None])
     game = _load(args)
     view = View(_tree(args, game))
-    try:
-        rows = online_exploitability(game, view, args.player, args.seeds or 10, budgets)
-    except ValueError as exc:
-        raise UserError(str(exc), "player") from None
+    seeds, rows = args.seeds or 10, []
     unit = view.tree.unit
-    records = [{"game": game.name, "player": args.player, "budget": b, "seeds": args.seeds or 10,
-                "unit": unit.name, "exploitability": gap * unit.scale,
-                "exploitability_unit": gap, "seconds": round(t, 3)} for b, gap, t in rows]
-    if args.curve:
+
+    def curve_records():
+        return [{"game": game.name, "player": args.player, "budget": b, "seeds": seeds,
+                 "unit": unit.name, "exploitability": gap * unit.scale,
+                 "exploitability_unit": gap, "seconds": round(t, 3)} for b, gap, t in rows]
+
+    def write():
         try:
-            write_curve(args.curve, records, args.append, ONLINE_FIELDS)
+            write_curve(args.curve, curve_records(), args.append, ONLINE_FIELDS)
         except (OSError, ValueError) as exc:
             raise UserError(f"{args.curve}: {exc}", "io") from None
-        _plot_online(args.curve, Path(args.curve).with_suffix(".png"))
+        if rows:
+            _plot_online(args.curve, Path(args.curve).with_suffix(".png"))
+    try:
+        with Progress(f"{args.player} {game.name}", "run",
+                      len(budgets) * seeds * len(view.tree.players), quiet=args.json) as progress:
+            online_exploitability(game, view, args.player, seeds, budgets, rows, progress)
+    except ValueError as exc:
+        raise UserError(str(exc), "player") from None
+    except KeyboardInterrupt:
+        if args.curve:
+            write()
+        raise Interrupted(f"{len(rows)} of {len(budgets)} budgets done"
+                          + (f", in {args.curve}" if args.curve else
+                             " (--curve FILE keeps them)")) from None
+    if args.curve:
+        write()
+    records = curve_records()
     data = {"game": game.name, "player": args.player, "seeds": args.seeds or 10,
             "unit": unit.name, "rows": records, "curve": args.curve}
     lines = [f"game: {game.name}", f"player: {args.player}", f"seeds: {args.seeds or 10}",
@@ -351,7 +393,7 @@ def _exploit_selfplay(args, game, tree) -> int:
     from ggp.cfr import save_policy
     from players.nfsp import LEARNERS, NFSP
     from players.registry import parse_spec
-    from players.selfplay import checkpoints, curve_rows, plot_curves, train, write_curve
+    from players.selfplay import checkpoints, learner_for, train
     episodes = 1_000_000 if args.episodes is None else args.episodes
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
@@ -371,18 +413,27 @@ def _exploit_selfplay(args, game, tree) -> int:
         except (OSError, ValueError, KeyError) as exc:
             raise UserError(f"{args.save}: no learner to resume ({exc})", "io") from None
     try:
-        learner = train(tree, args.player, episodes=episodes,
-                        points=checkpoints(episodes) if args.curve else [episodes],
-                        seed=args.seed, learner=learner, after=_progress(episodes),
-                        keep=(lambda learner: learner.save(args.save)) if args.save else None)
+        learner = learner or learner_for(tree, args.player,
+                                         {} if args.seed is None else {"seed": args.seed})
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
-    if args.curve:
-        try:
-            write_curve(args.curve, curve_rows(learner, game.name)[earlier:], args.append)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{args.curve}: {exc}", "io") from None
-        plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
+    progress = Progress(f"{learner.name} {game.name}", "episode", episodes, quiet=args.json)
+    try:
+        with progress:
+            train(tree, episodes=episodes, learner=learner, progress=progress,
+                  points=checkpoints(episodes) if args.curve else [episodes],
+                  after=lambda learner: progress.note(
+                      f"exploitability {learner.curve[-1].exploitability:.4f}"),
+                  keep=(lambda learner: learner.save(args.save)) if args.save else None)
+    except KeyboardInterrupt:
+        kept = [f"{len(learner.curve) - earlier} curve point(s) in {args.curve} (plot beside "
+                "it)" if args.curve else "no curve (--curve FILE keeps its points)"]
+        if args.save:
+            kept.append(f"the learner as last saved in {args.save} (--resume goes on)")
+        _write_selfplay_curve(args, learner, game, earlier)
+        raise Interrupted(f"{learner.episodes:,} of {episodes:,} episodes; "
+                          f"{' and '.join(kept)}") from None
+    _write_selfplay_curve(args, learner, game, earlier)
     if args.out:
         save_policy(tree, learner.average_policy(), args.out)
     gap = learner.curve[-1].exploitability
@@ -400,14 +451,18 @@ def _exploit_selfplay(args, game, tree) -> int:
     return 0
 
 
-def _progress(episodes):
-    """After each curve point: a line on stderr when training has run 2 s."""
-    def after(learner):
-        if learner.seconds >= 2 and learner.episodes < episodes:
-            print(f"ggp: {learner.episodes:,} of {episodes:,} episodes "
-                  f"({learner.seconds:.0f} s): exploitability "
-                  f"{learner.curve[-1].exploitability:.4f}", file=sys.stderr, flush=True)
-    return after
+def _write_selfplay_curve(args, learner, game, earlier: int) -> None:
+    """The learner's curve points (after the ``earlier`` ones already in the
+    file) to ``--curve`` with its plot, when asked."""
+    from players.selfplay import curve_rows, plot_curves, write_curve
+    if not args.curve:
+        return
+    try:
+        write_curve(args.curve, curve_rows(learner, game.name)[earlier:], args.append)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{args.curve}: {exc}", "io") from None
+    if learner.curve:
+        plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
 
 
 def _writable(path):
@@ -541,13 +596,16 @@ def cmd_bench(args) -> int:
         data = _bench_player(_load(args), args.player, args.seconds)
     else:
         from ggp.bench import bench
-        data = bench(_load(args), args.reasoner, args.seconds, args.seed, _limits(args))
+        game = _load(args)
+        with Progress(f"bench {game.name}", "s", args.seconds, quiet=args.json,
+                      bar_format=TIMED) as progress:
+            data = bench(game, args.reasoner, args.seconds, args.seed, _limits(args), progress)
     _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
 
 
 def cmd_study(args) -> int:
-    from matches.study import (ExecutorError, load_study, ranking, run_study, summary,
+    from matches.study import (ExecutorError, load_study, ranking, run_study, summary, tasks,
                                write_matches, write_tables)
     try:
         study = load_study(args.study)
@@ -558,12 +616,19 @@ def cmd_study(args) -> int:
         raise UserError("--ray-address goes with the ray executor (--executor ray)")
     viewer = _viewer(args, "study")
     try:
-        rows = run_study(study, args.workers, db=args.db, executor=executor,
-                         progress=None if args.json else sys.stderr,
-                         ray_address=args.ray_address,
-                         on_match=viewer and _publish_study(viewer, study))
+        with Progress(f"study {study.name}", "match", quiet=args.json) as progress:
+            rows = run_study(study, args.workers, db=args.db, executor=executor,
+                             progress=progress, ray_address=args.ray_address,
+                             on_match=viewer and _publish_study(viewer, study))
     except ExecutorError as exc:
         raise UserError(str(exc), executor) from None
+    except KeyboardInterrupt:
+        from matches.records import MatchStore, default_db_path
+        with MatchStore(args.db) as store:
+            kept = store.count(study.name)
+        raise Interrupted(f"{kept} of {len(tasks(study))} matches of {study.name} kept in "
+                          f"{args.db or default_db_path()}; the same command plays the "
+                          "rest") from None
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
     text = write_tables(study, table, ranks)
@@ -1045,6 +1110,9 @@ def main(argv=None) -> int:
     except RuleError as exc:
         game = getattr(args, "loaded", None)
         return _fail(as_json, game.diagnostic(exc) if game is not None else exc)
+    except Interrupted as exc:
+        _fail(as_json, exc)
+        return 130
     except (GameError, UserError) as exc:
         return _fail(as_json, exc)
     except KeyboardInterrupt:

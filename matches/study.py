@@ -28,14 +28,15 @@ as Markdown, CSV and a PNG plot in ``out``, and every match on a line of
 """
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import csv
 import hashlib
 import json
 import logging
 import math
+import multiprocessing
 import os
+import signal
 import socket
 import sys
 import tempfile
@@ -190,29 +191,31 @@ def play_task(task: dict) -> dict:
 
 
 def run_study(study: Study, workers: int | None = None, db=None, executor: str = "process",
-              progress=sys.stderr, ray_address: str | None = None,
+              progress=None, ray_address: str | None = None,
               on_match=None) -> list[dict]:
     """Play the matches of ``study`` not yet in the database ``db`` (default:
     the user's), ``workers`` at a time (default: one per core), storing each
     as it finishes.  ``executor="ray"`` runs them as Ray tasks instead (on the
     cluster at ``ray_address``, else the one ``RAY_ADDRESS`` names, else a new
     local one).  ``on_match(rows, total)`` is called after each match with
-    the study's matches so far (as :meth:`MatchStore.matches` gives them).
-    Returns a summary of every match of the study, in task order."""
+    the study's matches so far (as :meth:`MatchStore.matches` gives them),
+    ``progress(finished, total)`` before the first and after each (a
+    :class:`ggp.progress.Progress`).  Returns a summary of every match of the
+    study, in task order."""
     from matches.records import MatchStore
     all_tasks = tasks(study)
     with MatchStore(db) as store:
         done = store.keys(study.name)
         todo = [t for t in all_tasks if t["key"] not in done]
         total, finished = len(all_tasks), len(all_tasks) - len(todo)
+        if progress:
+            progress(finished, total)
         for task, record in _execute(todo, workers or os.cpu_count() or 1, executor,
                                      ray_address):
             store.add(record, study=study.name, key=task["key"])
             finished += 1
             if progress:
-                goals = ", ".join(f"{p} {g}" for p, g in
-                                  zip(record["playerNamesFromHost"], record["goalValues"]))
-                print(f"[{finished}/{total}] {record['gameName']}: {goals}", file=progress)
+                progress(finished)
             if on_match:
                 on_match(store.matches(study=study.name), total)
         order = {t["key"]: i for i, t in enumerate(all_tasks)}
@@ -242,10 +245,15 @@ def _execute(todo: list, workers: int, executor: str, ray_address: str | None = 
         return
     if executor != "process":
         raise ValueError(f"executor must be 'process' or 'ray', not {executor!r}")
-    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-        futures = {pool.submit(play_task, t): t for t in todo}
-        for future in concurrent.futures.as_completed(futures):
-            yield futures[future], future.result()
+    # Ctrl-C reaches the whole process group: the workers leave it to this process,
+    # whose Pool.terminate (on leaving the block) stops them at once, matches under way lost
+    with multiprocessing.Pool(workers, initializer=signal.signal,
+                              initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+        yield from pool.imap_unordered(_play_keyed, todo)
+
+
+def _play_keyed(task: dict) -> tuple:
+    return task, play_task(task)
 
 
 class ExecutorError(Exception):

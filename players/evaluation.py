@@ -49,10 +49,12 @@ def budget_param(cls) -> str | None:
     return next((b for b in BUDGET_PARAMS if b in names), None)
 
 
-def online_policy(game, view: View, spec: str, seeds: int, budget: int | None) -> list:
+def online_policy(game, view: View, spec: str, seeds: int, budget: int | None,
+                  progress=None) -> list:
     """The double-bar strategy of ``spec`` over ``seeds`` seeds (0 .. seeds-1)
     with ``budget`` a move, as a policy of ``view``'s tree (a list, per
-    information state, of move probabilities)."""
+    information state, of move probabilities); ``progress(runs)`` after each
+    run of the player (one a role and seed)."""
     name, given = parse_spec(spec)
     cls = player_class(name)
     knob = budget_param(cls)
@@ -71,6 +73,8 @@ def online_policy(game, view: View, spec: str, seeds: int, budget: int | None) -
                 total += cls.online_strategy(view, p, seed, values["iterations"], **params)
             else:
                 total += _replayed(game, view, p, spec, seed, given)
+            if progress:
+                progress(p * seeds + seed + 1)
     total /= seeds
     return [total[move_start[i]:move_start[i + 1]].tolist()
             for i in range(len(move_start) - 1)]
@@ -177,11 +181,17 @@ def _forked(work):
     return value
 
 
-def online_exploitability(game, view: View, spec: str, seeds: int, budgets) -> list:
-    """Per budget: (budget, exploitability in the tree's unit, seconds)."""
-    rows = []
-    for budget in budgets:
+def online_exploitability(game, view: View, spec: str, seeds: int, budgets, rows=None,
+                          progress=None) -> list:
+    """Per budget: (budget, exploitability in the tree's unit, seconds), added
+    to ``rows`` (a list) as they come, so that the caller keeps them when
+    interrupted; ``progress(runs)`` after each run of the player (one a
+    budget, role and seed)."""
+    rows = [] if rows is None else rows
+    runs = seeds * len(view.tree.players)
+    for i, budget in enumerate(budgets):
         start = time.perf_counter()
-        policy = online_policy(game, view, spec, seeds, budget)
+        policy = online_policy(game, view, spec, seeds, budget, progress and (
+            lambda done, before=i * runs: progress(before + done)))
         rows.append((budget, exploitability(view.tree, policy), time.perf_counter() - start))
     return rows

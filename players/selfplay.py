@@ -163,14 +163,15 @@ def learner_for(tree: Tree, spec: str, params: dict | None = None):
 
 def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
           episodes: int = 1_000_000, points=None, seed: int | None = None,
-          learner=None, after=None, keep=None, keep_seconds: float = 60.0) -> SelfPlay:
+          learner=None, after=None, keep=None, keep_seconds: float = 60.0,
+          progress=None) -> SelfPlay:
     """A learner (:func:`learner_for`) trained ``episodes`` episodes,
     evaluated at ``points`` (default :func:`checkpoints`; ``episodes`` is
     always the last point) into its ``curve``.  ``seed``, when given, replaces
     the parameters' seed.  ``learner``, when given, is trained on (a resumed
     one); ``after(learner)`` is called at every point, and ``keep(learner)``
     (saving it) at every point and after each ``keep_seconds`` of training
-    between them."""
+    between them; ``progress(episodes)`` about every second of training."""
     if episodes < 1:
         raise ValueError(f"episodes must be positive, got {episodes}")
     if learner is None:
@@ -178,17 +179,23 @@ def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
                                            **({} if seed is None else {"seed": seed})})
     targets = sorted({p for p in (points or checkpoints(episodes))
                       if learner.episodes < p < episodes})
+    span = min(keep_seconds / 10, 1.0) if progress else keep_seconds / 10
+    if progress:
+        progress(learner.episodes)
     for target in targets + [episodes]:
-        if keep is None:
+        if keep is None and progress is None:
             learner.run(max(0, target - learner.episodes))
-        else:               # in chunks of about a tenth of keep_seconds, kept as it goes
+        else:               # in chunks of about ``span`` seconds, kept as it goes
             kept, chunk = learner.seconds, 1000
             while learner.episodes < target:
                 began = learner.seconds
                 learner.run(min(chunk, target - learner.episodes))
                 took = max(learner.seconds - began, 1e-6)
-                chunk = max(1, min(chunk * 2, int(chunk * keep_seconds / 10 / took)))
-                if learner.seconds - kept >= keep_seconds and learner.episodes < target:
+                chunk = max(1, min(chunk * 2, int(chunk * span / took)))
+                if progress:
+                    progress(learner.episodes)
+                if keep is not None and learner.seconds - kept >= keep_seconds \
+                        and learner.episodes < target:
                     keep(learner)
                     kept = learner.seconds
         learner.checkpoint()
