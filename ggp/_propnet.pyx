@@ -860,9 +860,12 @@ cdef class Kernel:
         return self.val[node]
 
     def true_nodes(self, groups):
-        """Per group (a list of node numbers), the tuple of its nodes now true."""
+        """Per group (a list of node numbers), the tuple of its nodes now true.
+        A split kernel answers only empty groups (its networks number their
+        nodes differently): the percepts of a game without ``sees``, the only
+        games a machine splits (:meth:`ggp.compiled.CompiledMachine._controls`)."""
         cdef int n
-        if self.nnets:
+        if self.nnets and any(len(group) for group in groups):
             raise ValueError("a split kernel's networks number their nodes differently")
         return tuple([tuple([n for n in group if self.val[n]]) for group in groups])
 

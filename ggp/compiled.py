@@ -214,6 +214,24 @@ class CompiledMachine(StateMachine):
         self.kernel.next_state(state, self._joint(state, joint))
         return frozenset(p for node, p in self._sees[r] if self.kernel.value(node))
 
+    # --- the numbering the kernel answers in ------------------------------
+    @property
+    def move_terms(self) -> list:
+        """The move of each move number (the kernel's ``legal`` answers)."""
+        return self._moves
+
+    @property
+    def move_numbers(self) -> list:
+        """Per role (in the order of ``roles``), its moves' numbers by move."""
+        return self._move_index
+
+    @property
+    def percept_nodes(self) -> list:
+        """Per role, ``(node, percept)`` for each of its ``sees`` nodes: what
+        :meth:`ggp._propnet.Kernel.true_nodes` is asked about (none in a game
+        without ``sees``, whose kernel may be split)."""
+        return self._sees
+
     @property
     def base_propositions(self) -> tuple:
         """The base propositions, in the order of a state's bytes."""

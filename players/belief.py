@@ -101,10 +101,11 @@ class Steps:
         self.compiled = getattr(sm, "name", "") == "compiled"
         if self.compiled:
             self.kernel = sm.kernel
-            self._moves = sm._moves
-            self._move_index = sm._move_index
-            self._sees = [sorted(node for node, _ in seen) for seen in sm._sees]
-            self._seen_index = [{p: node for node, p in seen} for seen in sm._sees]
+            self._moves = sm.move_terms
+            self._move_index = sm.move_numbers
+            #: per role, its ``sees`` node numbers in order
+            self.sees = [sorted(node for node, _ in seen) for seen in sm.percept_nodes]
+            self._seen_index = [{p: node for node, p in seen} for seen in sm.percept_nodes]
 
     # --- numbering ----------------------------------------------------------------
     def move_id(self, r: int, move):
@@ -161,7 +162,7 @@ class Steps:
         if self.compiled:
             kernel = self.kernel
             nxt = kernel.next_state(state, joint)
-            return nxt, kernel.true_nodes(self._sees)
+            return nxt, kernel.true_nodes(self.sees)
         sm = self.sm
         seen = tuple(tuple(sorted(sm.percepts(state, joint, r), key=repr)) for r in self.roles)
         return sm.next_state(state, joint), seen

@@ -245,7 +245,7 @@ class ISMCTSPlayer(InformationSetPlayer):
         from ._ismcts import Search
         self.tree = None
         if self.in_c():
-            sees = self.steps._sees[self.me] if self.steps.imperfect else None
+            sees = self.steps.sees[self.me] if self.steps.imperfect else None
             self.search = Search(self.steps.kernel, self.playouts.policy, self.me, self.chance,
                                  sees, self.selection == "rm", self.explore, self.gamma,
                                  self.unit.scale, self.unit.offset, self.draw_seed)
@@ -387,7 +387,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
                                gamma=self.gamma, eta0=self.eta0, d=self.d,
                                seed=self.rng.getrandbits(63))
         if self.in_c():
-            sees = self.steps._sees if self.steps.imperfect else None
+            sees = self.steps.sees if self.steps.imperfect else None
             self.search = SampledSearch(self.trees, self.steps.kernel, self.playouts.policy,
                                         self.chance, sees, self.unit.scale, self.unit.offset,
                                         self.draw_seed)

@@ -429,7 +429,7 @@ def test_the_c_ismcts_tree_is_bounded_and_a_full_one_is_emptied():
     player.start(game, "first", 10, 10)
     h = player.belief.hypotheses
     search = Search(player.steps.kernel, player.playouts.policy, player.me, player.chance,
-                    player.steps._sees[player.me], False, player.explore, 0.2,
+                    player.steps.sees[player.me], False, player.explore, 0.2,
                     player.unit.scale, player.unit.offset, 1, max_rows=64)
     search.believe([x.state for x in h], [k for x in h for k in x.keys],
                    list(itertools.accumulate(x.weight for x in h)))

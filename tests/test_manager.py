@@ -195,3 +195,57 @@ def test_a_player_not_on_the_clock_waits_for_the_build(held_build):
     assert not record.faults
     assert all(step == ["compiled", "compiled"] for step in data["reasoners"])
     assert record.state_times[0] - record.start_time >= 1.4   # the wait came before START
+
+
+#: A GDL-II game with a ``random`` role and no ``sees``: nobody sees anything.
+#: Its two turns flip every step, so the compiled reasoner splits its kernel
+#: by them (ggp.compiled, "Split by control").
+BLIND = """
+(role random) (role first) (role second)
+(player first) (player second) (other first second) (other second first)
+(card 1) (card 2) (card 3)
+(succ 0 1) (succ 1 2) (succ 2 3)
+(init (control random)) (init (round 0))
+(<= (legal random (draw ?c)) (true (control random)) (card ?c))
+(<= (legal random noop) (true (control players)))
+(<= (legal ?p (guess ?c)) (player ?p) (true (control players)) (card ?c))
+(<= (legal ?p noop) (player ?p) (true (control random)))
+(<= (next (control players)) (true (control random)))
+(<= (next (control random)) (true (control players)))
+(<= (next (drawn ?c)) (does random (draw ?c)))
+(<= (next (hit ?p ?n)) (true (hit ?p ?n)))
+(<= (next (hit ?p ?n)) (true (drawn ?c)) (does ?p (guess ?c)) (true (round ?n)))
+(<= (next (round ?m)) (true (round ?n)) (true (control players)) (succ ?n ?m))
+(<= (next (round ?n)) (true (round ?n)) (true (control random)))
+(<= (hits ?p) (true (hit ?p ?n)))
+(<= terminal (true (round 3)))
+(<= (goal ?p 100) (other ?p ?q) (hits ?p) (not (hits ?q)))
+(<= (goal ?p 0) (other ?p ?q) (not (hits ?p)) (hits ?q))
+(<= (goal ?p 50) (other ?p ?q) (hits ?p) (hits ?q))
+(<= (goal ?p 50) (other ?p ?q) (not (hits ?p)) (not (hits ?q)))
+(<= (goal random 0))
+"""
+
+
+@pytest.fixture(scope="module")
+def blind():
+    return load_game(BLIND)
+
+
+@pytest.mark.parametrize("name", players.names())
+def test_every_player_plays_a_gdl2_game_without_sees_on_a_split_kernel(name, blind):
+    """Issue 31: a player's belief read the percepts of a kernel split by
+    control, which refused (its networks number their nodes differently)."""
+    game = blind
+    assert game.state_machine().controls, "the kernel is split"
+    for budget in ("iterations=30", "simulations=30", ""):
+        try:
+            player = players.make(f"{name}:seed=1,{budget}")
+            break
+        except ValueError:
+            continue
+    record = run_match(game, {"first": player, "second": players.make("random:seed=2")},
+                       seed=1, start_clock=0.5, play_clock=0.3)
+    assert record.faults == [] and len(record.moves) == 6
+    assert sum(record.goals.values()) == 100
+
