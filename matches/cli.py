@@ -690,7 +690,8 @@ def cmd_replay(args) -> int:
 def cmd_serve(args) -> int:
     from matches.server import PlayerServer
     try:
-        server = PlayerServer(args.player, args.host, args.port, args.name, args.margin)
+        server = PlayerServer(args.player, args.host, args.port, args.name, args.margin,
+                              max_bytes=args.max_bytes)
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     except OSError as exc:
@@ -1035,6 +1036,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--margin", type=_number(float, low=0), default=DEFAULT_MARGIN,
                    help="seconds kept back from every clock for the reply to travel; the "
                    "player thinks until the clock less this and its own margin")
+    max_bytes(p)                        # a START's rules
 
     command("players", cmd_players, "list the players and their parameters", game=False)
     return parser

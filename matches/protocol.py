@@ -387,6 +387,28 @@ _FORMS = {
 }
 
 
+#: Whitespace and comments, then '(' and the message's name.
+_HEAD = re.compile(r"(?:\s|;[^\n]*(?:\n|\Z))*\((?:\s|;[^\n]*(?:\n|\Z))*([^\s();]+)")
+
+
+def message_name(head: str) -> str:
+    """The name (lower case: ``start``, ``play``, ...) of the message whose
+    text begins with ``head``, read from the head alone, before the rest is
+    read or parsed; :class:`ProtocolError` when ``head`` does not begin one.
+
+    >>> message_name("(START m1 xplayer ((role xplayer) (role oplay")
+    'start'
+    """
+    match = _HEAD.match(head)
+    if match is None:
+        raise ProtocolError(f"not a message: it starts {head[:20]!r}, not '(' and the "
+                            f"message's name")
+    name = match.group(1)
+    if name.lower() not in _FORMS:
+        raise ProtocolError(f"unknown message {_show(name)}")
+    return name.lower()
+
+
 def parse_message(text: str) -> Message:
     """The message in ``text``; :class:`ProtocolError` if it is not one."""
     sexpr = _read_one(text, "message")

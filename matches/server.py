@@ -34,6 +34,16 @@ One match at a time:
   ``400`` and a one-line ``error: ...`` reply, and the match goes on; so does
   anything malformed (bad HTTP, bad Content-Length, a truncated body, text
   that is not a message).  The server never stops for a bad request.
+* A request is judged by its head before its body is read: its
+  Content-Length, then the message's name in the first :data:`HEAD_BYTES`
+  bytes (:func:`matches.protocol.message_name`).  A body past what its kind
+  may have (START and PREVIEW carry rules: ``max_bytes``, the game files'
+  bound, and :data:`MAX_MESSAGE` more; any other message
+  :data:`MAX_MESSAGE`) gets ``413`` at once, unread, as does a head that is
+  not a message's (``400``); a START the server would refuse gets ``busy``
+  before its rules are read.  The rules of a new match are parsed and checked
+  outside the lock of the running one (a START parses while that match's
+  messages are answered; one START at a time: another meanwhile is ``busy``).
 
 Two threads never use one player: every call of a match's player (start,
 play, stop, abort) runs, in arrival order, on that match's single worker
@@ -52,6 +62,7 @@ True
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -66,21 +77,36 @@ import players
 from ggp import Game
 
 from .protocol import (Abort, Info, InfoReply, Play, PlayII, Preview, ProtocolError, Start,
-                       Stop, StopII, one_line, parse_message, print_reply)
+                       Stop, StopII, message_name, one_line, parse_message, print_reply)
 
 DEFAULT_PORT = 9147
 #: Seconds kept back from every clock for the reply to reach the manager; the
 #: player is given what is left, less its own (small) margin for answering.
 DEFAULT_MARGIN = 0.25
-#: Request bodies larger than this are refused (the biggest rules are ~100 kB).
-MAX_BODY = 32 * 2 ** 20
+#: The bytes a message other than START or PREVIEW may have, and those a START
+#: or PREVIEW may have besides its rules (a PLAY's moves and percepts are a few
+#: hundred bytes).
+MAX_MESSAGE = 2 ** 16
+#: The bytes read first, to find the message's name.
+HEAD_BYTES = 256
+#: Seconds a refused request's unread body is drained after the reply, so that
+#: closing does not reset the connection before the client reads the reply.
+LINGER = 1.0
 
 log = logging.getLogger("matches.server")
 
 
 class RequestError(ValueError):
     """A request the server refuses (bad HTTP, wrong match id, moves that do
-    not fit the game); answered 400 with the one-line reason."""
+    not fit the game); answered ``status`` (400) with the one-line reason."""
+
+    status = 400
+
+
+class BodyTooLarge(RequestError):
+    """A body past what its message may have, refused unread."""
+
+    status = 413
 
 
 class _Referee(players.Player):
@@ -128,10 +154,23 @@ class PlayerService:
         InfoReply("available", self.name)       # the name must be a symbol
         self._lock = threading.Lock()
         self._match: _Match | None = None
+        self._starting = False              # a START is reading its rules
 
     @property
     def busy(self) -> bool:
-        return self._match is not None
+        return self._match is not None or self._starting
+
+    def takes_start(self, arrival: float) -> bool:
+        """Whether a START that arrived at ``arrival`` could begin a match now:
+        no other START is reading its rules, and no match runs or the one
+        running is abandoned (module docstring)."""
+        with self._lock:
+            return self._free(arrival)
+
+    def _free(self, arrival: float) -> bool:
+        """:meth:`takes_start`, the lock held."""
+        return not self._starting and (self._match is None
+                                       or self._abandoned(self._match, arrival))
 
     def answer(self, message, arrival: float) -> str:
         """The reply text to ``message``, which arrived at ``arrival``
@@ -153,17 +192,30 @@ class PlayerService:
     def _start(self, m: Start, arrival: float) -> str:
         deadline = arrival + m.start_clock - min(self.margin, m.start_clock / 2)
         with self._lock:
+            if not self._free(arrival):
+                return "busy"
+            self._starting = True
+        try:
+            return self._begin(m, arrival, deadline)
+        finally:
+            with self._lock:
+                self._starting = False
+
+    def _begin(self, m: Start, arrival: float, deadline: float) -> str:
+        """START, once it is the only one: its rules read outside the lock (the
+        running match, if abandoned, is answered meanwhile), then the match."""
+        game = self._game(m)
+        role = next((r for r in game.roles if r.lower() == m.role.lower()), None)
+        if role is None:
+            raise RequestError(f"role {m.role} is not one of {', '.join(game.roles)}")
+        with self._lock:
             old = self._match
             if old is not None:
-                if arrival < old.last_arrival + 2 * old.clock + self.abandon_grace:
+                if not self._abandoned(old, arrival):   # it spoke while the rules were read
                     return "busy"
                 log.warning("match %s abandoned (silent for %.1f s): aborting it",
                             old.start.match_id, arrival - old.last_arrival)
                 self._finish(old, old.player.abort)
-            game = self._game(m)
-            role = next((r for r in game.roles if r.lower() == m.role.lower()), None)
-            if role is None:
-                raise RequestError(f"role {m.role} is not one of {', '.join(game.roles)}")
             player = players.make(self.spec)
             referee = _Referee(reasoner=player.reasoner)
             worker = ThreadPoolExecutor(1, thread_name_prefix=f"player-{m.match_id}")
@@ -228,6 +280,9 @@ class PlayerService:
         return reply
 
     # --- helpers ------------------------------------------------------------------
+    def _abandoned(self, match: _Match, arrival: float) -> bool:
+        return arrival >= match.last_arrival + 2 * match.clock + self.abandon_grace
+
     def _finish(self, match: _Match, call):
         """End ``match``: queue its player's last call, let its worker go, and
         end a compiled build still running (its process and memory)."""
@@ -302,19 +357,51 @@ def _aside(name: str, call) -> Future:
 
 # --- HTTP -------------------------------------------------------------------------
 
+def _linger(connection: socket.socket):
+    """Close the sending side, then discard what the client still sends, until
+    it closes or :data:`LINGER` seconds pass: a connection closed with data
+    unread is reset, and a reset can lose the reply before the client reads it."""
+    try:
+        connection.shutdown(socket.SHUT_WR)
+        end = time.monotonic() + LINGER
+        while (left := end - time.monotonic()) > 0:
+            connection.settimeout(left)
+            if not connection.recv(2 ** 16):
+                break
+    except OSError:                     # reset, or silent until the end
+        pass
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
+    default_request_version = "HTTP/1.0"    # a bad request line is answered with a status
     server_version = "ggp"
     timeout = 30                        # seconds a silent client may hold a thread
+    _drained = True                     # False while a POST's body is not read whole
 
     def do_POST(self):
         arrival = time.monotonic()
+        self._drained = False
         try:
-            text = self._body()
-        except RequestError as exc:
+            size = self._length()
+            head = self._read(min(size, HEAD_BYTES))
+            kind = message_name(head.decode("utf-8", errors="replace"))
+            limit = MAX_MESSAGE + (self.server.max_bytes if kind in ("start", "preview") else 0)
+            if size > limit:
+                raise BodyTooLarge(f"a {kind.upper()} of {size:,} bytes: more than the "
+                                   f"{limit:,} it may have")
+            if kind == "start" and not self.server.service.takes_start(arrival):
+                self._answer("START", "-", arrival, 200, "busy")     # its rules unread
+                return
+            body = head + self._read(size - len(head))
+            self._drained = True
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            self._exchange(None, arrival, RequestError("body is not UTF-8 text"))
+        except (RequestError, ProtocolError) as exc:
             self._exchange(None, arrival, exc)
-            return
-        self._exchange(text, arrival)
+        else:
+            self._exchange(text, arrival)
 
     def do_GET(self):
         self._exchange(unquote_plus(self.path.lstrip("/")), time.monotonic())
@@ -322,7 +409,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_OPTIONS(self):
         self._send(200, "")
 
-    def _body(self) -> str:
+    def _length(self) -> int:
+        """The body's Content-Length, at most what a START may have."""
         length = self.headers.get("Content-Length")
         if length is None:
             raise RequestError("no Content-Length")
@@ -330,18 +418,28 @@ class _Handler(BaseHTTPRequestHandler):
             size = int(length)
         except ValueError:
             raise RequestError(f"bad Content-Length {length[:20]!r}") from None
-        if not 0 <= size <= MAX_BODY:
-            raise RequestError(f"Content-Length {size} out of range 0..{MAX_BODY}")
+        largest = MAX_MESSAGE + self.server.max_bytes
+        if size < 0:
+            raise RequestError(f"bad Content-Length {size}")
+        if size > largest:
+            raise BodyTooLarge(f"Content-Length {size:,}: more than the {largest:,} bytes a "
+                               f"message may have")
+        return size
+
+    def _read(self, n: int) -> bytes:
+        """The next ``n`` bytes of the body."""
         try:
-            data = self.rfile.read(size)
+            data = self.rfile.read(n)
         except OSError as exc:
             raise RequestError(f"reading the body: {one_line(exc)}") from None
-        if len(data) < size:
-            raise RequestError(f"truncated body: {len(data)} of {size} bytes")
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise RequestError("body is not UTF-8 text") from None
+        if len(data) < n:
+            raise RequestError(f"truncated body: it ended {n - len(data):,} bytes early")
+        return data
+
+    def finish(self):
+        super().finish()
+        if not self._drained:       # refused unread: let the client read the reply
+            _linger(self.connection)
 
     def _exchange(self, text: str | None, arrival: float, error: Exception | None = None):
         """Answer one message and log it on one line."""
@@ -353,10 +451,14 @@ class _Handler(BaseHTTPRequestHandler):
             kind, match_id = message.name, getattr(message, "match_id", "-")
             code, reply = 200, self.server.service.answer(message, arrival)
         except (ProtocolError, RequestError) as exc:
-            code, reply = 400, f"error: {exc}"
+            code, reply = getattr(exc, "status", 400), f"error: {exc}"
         except Exception as exc:                 # a bug must not cost the connection
             log.exception("internal error on %s %s", kind, match_id)
             code, reply = 500, f"error: internal: {one_line(exc)}"
+        self._answer(kind, match_id, arrival, code, reply)
+
+    def _answer(self, kind: str, match_id: str, arrival: float, code: int, reply: str):
+        """Send the reply and log the exchange on one line."""
         self._send(code, reply)
         arrived = time.time() - (time.monotonic() - arrival)
         log.info("%s %s: %d %s (arrived %s.%03d, %.3f s)", kind, match_id, code,
@@ -383,6 +485,7 @@ class _Handler(BaseHTTPRequestHandler):
         reason = message or self.responses.get(code, ("error",))[0]
         self._send(code, f"error: {reason}")
         self.close_connection = True
+        self._drained = False           # what follows the bad head is not read
         log.info("bad HTTP request from %s: %d %s", self.client_address[0], code, reason)
 
     def log_message(self, format, *args):
@@ -399,11 +502,14 @@ class PlayerServer(ThreadingHTTPServer):
     """
 
     daemon_threads = True
+    request_queue_size = 128            # connections waiting to be accepted (default 5:
+                                        # past it a client waits a second to retry)
 
     def __init__(self, spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
                  name: str | None = None, margin: float = DEFAULT_MARGIN,
-                 abandon_grace: float = 5.0):
+                 abandon_grace: float = 5.0, max_bytes: int = gdl.MAX_BYTES):
         self.service = PlayerService(spec, name, margin, abandon_grace)
+        self.max_bytes = max_bytes          # the rules of a START or PREVIEW
         self._thread = None
         super().__init__((host, port), _Handler)
 

@@ -8,9 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gdl.printer import term_to_kif
+from matches.server import HEAD_BYTES
 from matches.protocol import (MAX_DEPTH, Abort, Info, InfoReply, Play, PlayII, Preview,
-                              ProtocolError, Start, Stop, StopII, parse_message, parse_reply,
-                              print_message, print_reply)
+                              ProtocolError, Start, Stop, StopII, message_name, parse_message,
+                              parse_reply, print_message, print_reply)
 
 
 def fast(n):
@@ -79,6 +80,7 @@ def test_case_whitespace_and_comments_do_not_matter(m, data):
     text = re.sub(r" |(?<=\()|(?=\))", lambda g: _noise(data.draw), text)
     text = _noise(data.draw) + text + _noise(data.draw)
     assert parse_message(text) == m
+    assert message_name(text[:HEAD_BYTES]) == m.name.lower()    # as the server reads it
 
 
 def test_examples_from_the_protocol():
@@ -175,6 +177,10 @@ def _only_protocol_errors(text):
                  st.text("() \n;abNIL0123456789.", max_size=60)))
 def test_garbage_raises_only_protocol_errors(text):
     _only_protocol_errors(text)
+    try:
+        assert message_name(text) in ("start", "play", "stop", "abort", "info", "preview")
+    except ProtocolError:
+        pass
     try:
         parse_reply(text)
     except ProtocolError:

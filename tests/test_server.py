@@ -9,8 +9,10 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
@@ -369,6 +371,133 @@ def test_survives_ten_thousand_bad_requests_then_plays(caplog):
         assert send(server.url, Info()).endswith("(status available))")
         play_tictactoe(server.url)
     assert "internal error" not in caplog.text and "error serving" not in caplog.text
+
+
+def _exchange_raw(address, head: bytes, body: bytes = b"", close_write=True):
+    """Send ``head`` and then ``body`` (from a thread of its own: the server
+    may answer before reading it); (status, reply, seconds to the reply)."""
+    started = time.monotonic()
+    with socket.create_connection(address, timeout=10) as s:
+        s.sendall(head)
+
+        def rest():
+            try:
+                s.sendall(body)
+                if close_write:
+                    s.shutdown(socket.SHUT_WR)
+            except OSError:             # the server answered and closed first
+                pass
+        sender = threading.Thread(target=rest, daemon=True)
+        sender.start()
+        answer = b""
+        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < int(
+                re.search(rb"Content-Length: (\d+)", answer)[1]):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        seconds = time.monotonic() - started
+    status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else None
+    return status, answer.split(b"\r\n\r\n", 1)[-1].decode(), seconds
+
+
+def _head(length, method=b"POST") -> bytes:
+    return method + b" / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: " + \
+        str(length).encode() + b"\r\n\r\n"
+
+
+def test_an_oversized_body_is_refused_unread_in_under_a_second():
+    """Bodies were read whole (up to 32 MB) and parsed before the message's
+    head was looked at: 10 MB of garbage took 11-26 s to refuse."""
+    garbage = b"(" + b"x " * (5 * 2 ** 20)                     # 10 MB
+    start = b"(START m xplayer (" + b"(f a) " * (2 ** 20 // 6 * 10) + b") 10 10)"
+    with serving("random") as server:
+        for head, body, words in [
+                (_head(len(garbage)), garbage, "more than the 1,114,112 bytes"),
+                (_head(len(start)), start, "more than the 1,114,112 bytes"),
+                (_head(200_000), b"(PLAY m (" + b"x " * 99_995 + b"))", "a PLAY of 200,000"),
+                (_head(900_000), b"hello " * 150_000, "not a message"),
+                (_head(900_000), b"(FOO " * 180_000, "unknown message FOO")]:
+            status, reply, seconds = _exchange_raw(server.server_address, head, body)
+            assert status in (400, 413) and words in reply and seconds < 1, (reply, seconds)
+        assert send(server.url, Info()).endswith("(status available))")
+
+
+def test_a_new_games_rules_are_read_outside_the_running_matchs_lock(monkeypatch):
+    """A START that would take an abandoned match's place parses its rules
+    while that match is answered, and another START meanwhile is busy at once
+    (a 10 MB START of facts held the lock for 422 s while PLAYs waited); the
+    match spoke meanwhile, so it goes on and the new START is busy."""
+    from matches.server import PlayerService
+    parse = PlayerService._game
+
+    def slow(m):
+        time.sleep(1.5)
+        return parse(m)
+    with serving("random", abandon_grace=0.2) as server:
+        assert send(server.url, Start("old", "xplayer", RULES, 0.1, 1)) == "ready"
+        monkeypatch.setattr(PlayerService, "_game", staticmethod(slow))
+        time.sleep(0.5)                 # silent for twice its start clock and the grace
+        replies = {}
+        new = threading.Thread(target=lambda: replies.update(
+            new=post(server.url, print_message(Start("new", "xplayer", RULES, 10, 5)))))
+        new.start()
+        time.sleep(0.3)
+        for message, expected in ((Info(), "((name random) (status busy))"),
+                                  (Start("other", "xplayer", RULES, 10, 5), "busy"),
+                                  (Play("old", None), "(mark")):
+            status, reply, seconds = post(server.url, print_message(message))
+            assert status == 200 and reply.startswith(expected) and seconds < 1, message
+        new.join()
+        assert replies["new"][:2] == (200, "busy")
+        assert send(server.url, Abort("old")) == "aborted"
+
+
+def test_survives_500_hostile_requests_at_once_then_plays(caplog):
+    """500 hostile requests from 8 clients at once while a match runs: garbage,
+    oversized and truncated bodies, wrong methods, bad HTTP heads, bad message
+    heads, huge STARTs.  Each is refused (a START that fits: busy), those
+    judged by their head alone in under a second; then the match goes on,
+    INFO answers, and a new match plays with no fault."""
+    caplog.set_level(logging.INFO, "matches.server")
+    rng = random.Random(31)
+    huge = b"(START x xplayer (" + b"(f a) " * 200_000 + b") 10 10)"       # 1.2 MB
+    fits = b"(START x xplayer (" + b"(f a) " * 150_000 + b") 10 10)"       # 0.9 MB
+    kinds = [   # (head, body, status, answered before the body is read)
+        lambda: (_head(n := rng.randrange(1, 4000)), rng.randbytes(n), 400, False),
+        lambda: (_head(10 * 2 ** 20), b"x" * 2 ** 16, 413, True),
+        lambda: (_head(1000), b"(PLAY m NI", 400, False),
+        lambda: (rng.choice([b"PUT", b"DELETE", b"PATCH", b"BREW"]) + b" / HTTP/1.0\r\n"
+                 b"Content-Length: 6\r\n\r\n", b"(INFO)", 501, False),
+        lambda: (rng.choice([b"GARBAGE\r\n\r\n", b"POST / HTTP/1.0\r\n\r\n",
+                             b"POST / HTTP/1.0\r\nContent-Length: abc\r\n\r\n",
+                             b"POST / HTTP/1.0\r\nX: " + b"y" * 70_000 + b"\r\n\r\n"]),
+                 b"(INFO)", None, False),
+        lambda: (_head(500_000), rng.choice([b"(HELLO ", b"hello ("]) * 70_000, 400, True),
+        lambda: (_head(len(huge)), huge, 413, True),
+        lambda: (_head(len(fits)), fits, 200, True),
+    ]
+    requests = [kinds[i % len(kinds)]() for i in range(500)]
+    with serving("random") as server:
+        assert send(server.url, Start("m", "xplayer", RULES, 10, 5)) == "ready"
+        started = time.monotonic()
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda r: _exchange_raw(server.server_address, *r[:2]),
+                                    requests))
+        assert time.monotonic() - started < 30
+        for (head, _, expected, at_once), (status, reply, seconds) in zip(requests, answers):
+            if expected is None:
+                assert 400 <= status < 500, (head[:40], reply)
+            else:
+                assert status == expected, (head[:40], reply)
+            assert status != 200 or reply == "busy"
+            assert not at_once or seconds < 1, (head[:40], seconds)
+        assert send(server.url, Play("m", None)).startswith("(mark")
+        assert send(server.url, Abort("m")) == "aborted"
+        assert send(server.url, Info()).endswith("(status available))")
+        caplog.clear()
+        play_tictactoe(server.url, match_id="after")
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
 
 
 # --- the command -------------------------------------------------------------------------
