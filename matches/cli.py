@@ -32,6 +32,7 @@ from ggp.efg import HISTORY_LIMIT
 from ggp.ground import EFFORT, GROUND_LIMIT
 from ggp.game import REASONERS
 from ggp.progress import TIMED, Progress
+from matches.manager import MAX_STEPS
 from matches.server import DEFAULT_MARGIN
 from players.params import Param
 
@@ -496,7 +497,15 @@ def _summary(record) -> dict:
     return {"match_id": record.match_id, "players": record.players, "goals": record.goals,
             "steps": len(record.moves),
             "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
-            "errors": record.errors, "faults": record.faults}
+            "errors": record.errors, "faults": record.faults,
+            "aborted": record.aborted or None}
+
+
+def _outcome(record) -> str:
+    """The end of a match in words: the goals, or why it was aborted."""
+    if record.aborted:
+        return f"aborted: {record.aborted}"
+    return "goals: " + ", ".join(f"{r} {g}" for r, g in record.goals.items())
 
 
 def _run(args, game, specs, seed, live=None):
@@ -511,6 +520,7 @@ def _run(args, game, specs, seed, live=None):
     hooks = ([_printer(game)] if narrate else []) + ([live.on_step] if live else [])
     record = run_match(game, seats, seed=seed, start_clock=args.startclock,
                        play_clock=args.playclock, specs=dict(zip(seats, specs)),
+                       max_steps=args.max_steps,
                        on_step=(lambda *a: [hook(*a) for hook in hooks]) if hooks else None,
                        on_fault=None if args.json else _report_fault(seats))
     if live:
@@ -526,7 +536,7 @@ def cmd_play(args) -> int:
         record = _run(args, game, args.players, seed)
         matches.append(_summary(record))
         if not args.json:
-            print("goals: " + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
+            print(_outcome(record))
     if args.json:
         print(json.dumps({"game": game.name, "matches": matches}, indent=2))
     return 0
@@ -548,8 +558,7 @@ def cmd_match(args) -> int:
     with MatchStore(args.db) as store:
         store.add(record)
     steps = len(record.moves)
-    text = (f"{steps} steps, {len(record.faults)} fault(s); goals: "
-            + ", ".join(f"{r} {g}" for r, g in record.goals.items()))
+    text = f"{steps} steps, {len(record.faults)} fault(s); {_outcome(record)}"
     _emit(args, {"game": game.name, **_summary(record)}, text)
     _keep_serving(viewer)
     return 0
@@ -605,8 +614,8 @@ def cmd_bench(args) -> int:
 
 
 def cmd_study(args) -> int:
-    from matches.study import (ExecutorError, load_study, ranking, run_study, summary, tasks,
-                               write_matches, write_tables)
+    from matches.study import (ExecutorError, aborted, load_study, ranking, run_study, summary,
+                               tasks, write_matches, write_tables)
     try:
         study = load_study(args.study)
     except (OSError, ValueError) as exc:
@@ -631,7 +640,7 @@ def cmd_study(args) -> int:
                           "rest") from None
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
-    text = write_tables(study, table, ranks)
+    text = write_tables(study, table, ranks, aborted(rows))
     write_matches(study, rows)
     if viewer:
         from matches.views import plots_in, study_document
@@ -639,7 +648,7 @@ def cmd_study(args) -> int:
         viewer.live.publish(study_document(study.name, rows, plots_in(study.out),
                                            total=len(rows)))
     _emit(args, {"study": study.name, "out": str(study.out), "matches": len(rows),
-                 "rows": table, "ranking": ranks}, text)
+                 "aborted": aborted(rows), "rows": table, "ranking": ranks}, text)
     _keep_serving(viewer)
     return 0
 
@@ -878,6 +887,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds the players have to prepare")
         p.add_argument("--playclock", type=CLOCK, default=play,
                        help="seconds the players have for each move")
+        p.add_argument("--max-steps", type=COUNT, default=MAX_STEPS,
+                       help="abort the match (ABORT to every player, the record says "
+                       "why) if the game has not ended after this many steps")
 
     p = command("check", cmd_check, "validate a game, then test it by random playouts")
     p.add_argument("--playouts", type=NATURAL, default=20, help="random playouts to play")

@@ -17,6 +17,10 @@ use theirs, and the manager waits no longer than the clock plus the grace of
 :data:`matches.seats.GRACE`.  A player still busy then is timed out; its late
 call keeps its thread, and its next call waits behind it.
 
+A match whose game does not end within ``max_steps`` steps (default
+:data:`MAX_STEPS`) is aborted by the manager: every player gets ABORT, the
+record has no goals and says why in ``aborted``.
+
 Players are reached through seats (:mod:`matches.seats`): a local match and a
 match over HTTP run this same code with the transport swapped.
 
@@ -47,6 +51,12 @@ from .seats import GRACE, Fault, LocalSeat, RemoteSeat
 
 log = logging.getLogger("matches.manager")
 
+#: The steps a match may take before the manager aborts it: 50 times the
+#: longest bound a public game puts on its length (gt_two_thirds_6p's 600
+#: rounds; chess 200 moves), so only a game whose terminal is never reached
+#: meets it.
+MAX_STEPS = 10_000
+
 
 @dataclass
 class MatchRecord:
@@ -74,11 +84,14 @@ class MatchRecord:
     #: per step, per role: the reasoner a player in this process made its move
     #: with ("compiled", or "demand" while the compiled one was building), else None
     reasoners: list = field(default_factory=list)
+    #: why the manager aborted the match before the game ended ("" when it ended)
+    aborted: str = ""
 
 
 def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10,
               play_clock: float = 10, reasoner: str = "compiled", on_step=None,
-              specs: dict | None = None, on_fault=None) -> MatchRecord:
+              specs: dict | None = None, on_fault=None,
+              max_steps: int = MAX_STEPS) -> MatchRecord:
     """Play one match; ``players`` maps every non-random role to a seat
     (:class:`~matches.seats.LocalSeat`, :class:`~matches.seats.RemoteSeat`)
     or to a :class:`players.Player`, which gets a local seat.
@@ -90,8 +103,12 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     ``on_fault(fault)`` as soon as a fault is known, with its entry of
     ``record.faults``.  A game that breaks its rules during the match (a role
     with no legal move, no goal) raises :class:`ggp.GameError` after every
-    player has been sent ABORT.
+    player has been sent ABORT.  A game not over after ``max_steps`` steps is
+    aborted: every player is sent ABORT, and the record, without goals, says
+    why in ``aborted``.
     """
+    if not isinstance(max_steps, int) or max_steps < 1:
+        raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
     rng = random.Random(seed)
     roles = game.roles
     missing = [r for r in roles if r != "random" and r not in players]
@@ -109,11 +126,9 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     machine = _Machine(game, reasoner, any(s.waits_for_build for s in seats.values()))
     with _Rounds(seats, record, on_fault) as rounds:
         try:
-            _play(game, machine, rng, rounds, record, on_step)
+            _play(game, machine, rng, rounds, record, on_step, max_steps)
         except BaseException:
-            rounds.run("abort", None, play_clock,
-                       {r: (seat.abort, record.match_id, play_clock)
-                        for r, seat in seats.items()})
+            rounds.abort()
             raise
     return record
 
@@ -153,7 +168,7 @@ class _Machine:
                      for s in states)
 
 
-def _play(game, machine, rng, rounds, record, on_step):
+def _play(game, machine, rng, rounds, record, on_step, max_steps):
     seats, match_id = rounds.seats, record.match_id
     start_clock, play_clock = record.start_clock, record.play_clock
     sm = machine.sm
@@ -170,6 +185,12 @@ def _play(game, machine, rng, rounds, record, on_step):
         on_step(record, sm, state)
     previous, turn = None, 0
     while not sm.is_terminal(state):
+        if turn == max_steps:
+            record.aborted = (f"the game did not end within {max_steps:,} steps "
+                              f"(the manager's step cap)")
+            log.warning("%s: match %s aborted: %s", game.name, match_id, record.aborted)
+            rounds.abort()
+            return
         moved = machine.moved(state, previous and previous[0])
         if moved:
             sm, (state, before) = machine.sm, moved
@@ -225,6 +246,12 @@ class _Rounds:
     def __exit__(self, *exc_info):
         for worker in self.workers.values():
             worker.shutdown(wait=False)     # a player still thinking keeps its thread
+
+    def abort(self):
+        """ABORT to every seat."""
+        clock = self.record.play_clock
+        self.run("abort", None, clock, {r: (seat.abort, self.record.match_id, clock)
+                                        for r, seat in self.seats.items()})
 
     def run(self, phase: str, step, clock: float, calls: dict) -> dict:
         """Send every seat its call (``role -> (function, *args)``); return

@@ -18,8 +18,10 @@ included (``{"phase", "step", "role", "code", "reason"}``); and
 ``simulations``, per step and role, the simulations a search player in the
 manager's process made for its move (null otherwise); ``reasoners``, per step
 and role, the reasoner such a player made its move with (``"compiled"``, or
-``"demand"`` while the compiled one was still building; null otherwise).
-As in ggp-base,
+``"demand"`` while the compiled one was still building; null otherwise);
+and ``abortReason``, why the manager aborted the match (ggp-base's
+``isAborted`` then true, ``isCompleted`` false, the goals null), null when
+the game ended.  As in ggp-base,
 ``errors`` has one entry per state, the codes of START's faults first, and
 ``stateTimes`` starts before START.
 
@@ -66,7 +68,7 @@ def to_ggp_json(record) -> dict:
         "startTime": _ms(record.start_time),
         "gameMetaURL": None,                   # our games are not on a ggp.org repository
         "isCompleted": bool(record.goals),
-        "isAborted": False,
+        "isAborted": bool(record.aborted),
         "states": [_state_text(facts) for facts in record.states],
         "moves": [[_spaced(move) for move in joint] for joint in record.moves],
         "stateTimes": [_ms(t) for t in record.state_times],
@@ -84,6 +86,7 @@ def to_ggp_json(record) -> dict:
         "faults": list(record.faults),
         "simulations": [list(step) for step in record.simulations],
         "reasoners": [list(step) for step in record.reasoners],
+        "abortReason": record.aborted or None,
         "gameSource": None if from_text else source,
         **({"gdl": source} if from_text else {}),
     }
@@ -340,7 +343,10 @@ def replay(data: dict, game=None) -> ReplayReport:
         if step < len(states):
             _compare(report, step, facts, states[step])
     if not sm.is_terminal(state):
-        report.problems.append(f"step {len(moves)}: the last state is not terminal")
+        if data.get("isAborted") is True:
+            report.lines.append(f"aborted: {data.get('abortReason') or 'no reason given'}")
+        else:
+            report.problems.append(f"step {len(moves)}: the last state is not terminal")
         return report
     goals = data.get("goalValues") or []
     if len(goals) != len(roles):

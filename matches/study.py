@@ -12,6 +12,7 @@ A study is a YAML file::
     seed: 1
     startclock: 10
     playclock: 10
+    maxsteps: 10000                # steps before a match is aborted (never ended)
     out: results/seed003           # tables and plot; default: results/<file name>
     executor: process              # or ray (the optional extra: pip install '.[ray]')
 
@@ -46,6 +47,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from matches.manager import MAX_STEPS
 from players.params import Param
 
 #: The study's numbers and choices, checked as player parameters are.
@@ -54,6 +56,7 @@ _SETTINGS = (
     Param("seed", int, 0, "the study's seed", low=0),
     Param("startclock", float, 10.0, "seconds to prepare", low=0, low_open=True),
     Param("playclock", float, 10.0, "seconds a move", low=0, low_open=True),
+    Param("maxsteps", int, MAX_STEPS, "steps before a match is aborted", low=1),
     Param("executor", str, "process", "where the matches run", choices=("process", "ray")),
 )
 
@@ -68,6 +71,7 @@ class Study:
     seed: int = 0
     startclock: float = 10.0
     playclock: float = 10.0
+    maxsteps: int = MAX_STEPS
     out: Path = field(default_factory=Path)
     executor: str = "process"
 
@@ -161,7 +165,8 @@ def tasks(study: Study) -> list[dict]:
                 order = (a, b) if i % 2 == 0 else (b, a)
                 out.append({"key": key, "game": game, "pair": [a, b], "order": list(order),
                             "specs": [study.players[x] for x in order], "seed": seed,
-                            "startclock": study.startclock, "playclock": study.playclock})
+                            "startclock": study.startclock, "playclock": study.playclock,
+                            "maxsteps": study.maxsteps})
     return out
 
 
@@ -186,7 +191,8 @@ def play_task(task: dict) -> dict:
         chosen[role] = registry.make(spec, **({} if "seed=" in spec else
                                               {"seed": task["seed"] * 10 + i}))
     record = run_match(game, chosen, seed=task["seed"], start_clock=task["startclock"],
-                       play_clock=task["playclock"], specs=dict(zip(roles, task["order"])))
+                       play_clock=task["playclock"], specs=dict(zip(roles, task["order"])),
+                       max_steps=task["maxsteps"])
     return to_ggp_json(record)
 
 
@@ -339,18 +345,29 @@ def score_interval(scores: list, z: float = 1.96) -> tuple:
     return round(100 * max(0.0, centre - half), 1), round(100 * min(1.0, centre + half), 1)
 
 
+def aborted(rows: list[dict]) -> int:
+    """The matches the manager aborted (no goals: the game did not end
+    within the study's ``maxsteps``), which the tables do not score."""
+    return sum(1 for row in rows if len(row["goals"]) != 2)
+
+
 def summary(rows: list[dict]) -> list[dict]:
-    """Per game and pair: the first player's wins, draws, losses and mean score
-    (goal points, 0..100) with its 95% interval (:func:`score_interval`)."""
+    """Per game and pair with a scored match: the first player's wins, draws,
+    losses and mean score (goal points, 0..100) with its 95% interval
+    (:func:`score_interval`), and its matches aborted (:func:`aborted`)."""
     groups: dict = {}
     for row in rows:
         _, a, b, _ = row["key"].split("|")
         groups.setdefault((row["game"], a, b), []).append(_by_label(row))
     out = []
-    for (game, a, b), goals in groups.items():
+    for (game, a, b), every in groups.items():
+        goals = [g for g in every if len(g) == 2]
+        if not goals:
+            continue
         scores = [g[a] for g in goals]
         low, high = score_interval(scores)
         out.append({"game": game, "player": a, "opponent": b, "matches": len(scores),
+                    "aborted": len(every) - len(goals),
                     "wins": sum(g[a] > g[b] for g in goals),
                     "draws": sum(g[a] == g[b] for g in goals),
                     "losses": sum(g[a] < g[b] for g in goals),
@@ -435,9 +452,10 @@ def write_matches(study: Study, matches: list[dict]) -> None:
                 "goals": _by_label(m), "steps": m["steps"], "faults": m["faults"]}) + "\n")
 
 
-def write_tables(study: Study, rows: list[dict], ranks: list[dict]) -> str:
+def write_tables(study: Study, rows: list[dict], ranks: list[dict], unscored: int = 0) -> str:
     """``summary.md``, ``summary.csv`` and ``summary.png`` in the study's
-    directory; returns the Markdown."""
+    directory, saying how many matches were aborted (``unscored``); returns
+    the Markdown."""
     lines = ["| game | player | opponent | matches | wins | draws | losses | score (95% CI) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -447,6 +465,9 @@ def write_tables(study: Study, rows: list[dict], ranks: list[dict]) -> str:
     lines += ["", "| rank | player | Elo (Bradley-Terry) | 95% interval |", "|---|---|---|---|"]
     lines += [f"| {i + 1} | {r['player']} | {r['elo']} | {r['low']} .. {r['high']} |"
               for i, r in enumerate(ranks)]
+    if unscored:
+        lines += ["", f"{unscored} match(es) aborted, not scored: the game did not end "
+                  f"within {study.maxsteps:,} steps (maxsteps)."]
     text = "\n".join(lines) + "\n"
     study.out.mkdir(parents=True, exist_ok=True)
     (study.out / "summary.md").write_text(text)

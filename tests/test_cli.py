@@ -145,6 +145,24 @@ def test_play_prints_moves_and_board(capsys):
     assert out.endswith("goals: xplayer 100, oplayer 0\n")
 
 
+def test_a_match_past_max_steps_is_aborted_and_its_record_replays(tmp_path, capsys):
+    """Issue 31: ``ggp play`` and ``ggp match`` on a game whose terminal is
+    never reached ran until the memory was gone."""
+    from test_manager import ENDLESS
+    game = tmp_path / "endless.kif"
+    game.write_text(ENDLESS)
+    reason = "aborted: the game did not end within 7 steps (the manager's step cap)"
+    assert main(["play", str(game), "random", "random", "--max-steps", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "step 7: " in out and "step 8: " not in out and out.endswith(reason + "\n")
+    record = tmp_path / "m.json"
+    assert main(["match", str(game), "--player", "random", "--player", "random", "--quiet",
+                 "--max-steps", "7", "--out", str(record), "--db", str(tmp_path / "m.db")]) == 0
+    assert capsys.readouterr().out == f"7 steps, 0 fault(s); {reason}\n"
+    assert main(["replay", str(record)]) == 0
+    assert capsys.readouterr().out.endswith(f"{reason}\nreplay: OK\n")
+
+
 def test_play_wrong_number_of_players():
     result = run("play", "tictactoe", "random")
     assert result.returncode == 1
@@ -253,8 +271,9 @@ NUMBER_OPTIONS = [
     ("check", "--seed"), ("solve", "--iterations"), ("exploit", "--episodes"),
     ("exploit", "--seed"), ("count", "--depth"), ("bench", "--seconds"), ("bench", "--seed"),
     ("match", "--startclock"), ("match", "--playclock"), ("match", "--seed"),
-    ("play", "--seed"), ("play", "--matches"), ("play", "--startclock"),
-    ("play", "--playclock"), ("study", "--workers"), ("serve", "--port"),
+    ("match", "--max-steps"), ("play", "--seed"), ("play", "--matches"),
+    ("play", "--startclock"), ("play", "--playclock"), ("play", "--max-steps"),
+    ("study", "--workers"), ("serve", "--port"),
     ("serve", "--margin")]
 FIRST = {"study": ["no/such/study.yaml"], "serve": ["nobody"], "exploit": ["nosuchgame",
                                                                           "--policy", "uniform"],

@@ -249,3 +249,54 @@ def test_every_player_plays_a_gdl2_game_without_sees_on_a_split_kernel(name, bli
     assert record.faults == [] and len(record.moves) == 6
     assert sum(record.goals.values()) == 100
 
+
+#: A game whose terminal is never reached: two roles flip a light forever.
+ENDLESS = """
+(role a) (role b)
+(init (off))
+(<= (legal ?r flip) (role ?r))
+(<= (next (on)) (true (off)))
+(<= (next (off)) (true (on)))
+(<= terminal (true (never)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+class Aborted(players.RandomPlayer):
+    """Counts the ABORTs and STOPs it gets."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.aborts = self.stops = 0
+
+    def abort(self):
+        self.aborts += 1
+
+    def stop(self, obs=None):
+        self.stops += 1
+
+
+def test_a_match_that_never_ends_is_aborted_at_the_step_cap():
+    """Issue 31: ``_play`` had no step cap; a game never over ran until the
+    memory was gone."""
+    game = load_game(ENDLESS)
+    seats = {"a": Aborted(seed=1), "b": Aborted(seed=2)}
+    record = run_match(game, seats, seed=1, max_steps=25)
+    assert len(record.moves) == 25 and len(record.states) == 26
+    assert record.goals == {}
+    assert record.aborted == "the game did not end within 25 steps (the manager's step cap)"
+    assert all(p.aborts == 1 and p.stops == 0 for p in seats.values())
+    data = to_ggp_json(record)
+    assert data["isAborted"] is True and data["isCompleted"] is False
+    assert data["abortReason"] == record.aborted and data["goalValues"] == [None, None]
+    report = replay(data)
+    assert report.ok and report.lines[-1] == f"aborted: {record.aborted}"
+
+
+def test_a_match_that_ends_is_not_aborted():
+    record = run_match(load_game("tictactoe"), {r: players.make("legal") for r in
+                                                ("xplayer", "oplayer")}, max_steps=9)
+    data = to_ggp_json(record)
+    assert record.aborted == "" and data["isAborted"] is False and data["abortReason"] is None
+    with pytest.raises(ValueError, match="max_steps must be an integer >= 1"):
+        run_match(load_game("tictactoe"), {}, max_steps=0)

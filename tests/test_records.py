@@ -26,7 +26,8 @@ GGP_KEYS = {"matchId", "randomToken", "startTime", "gameMetaURL", "isCompleted",
             "states", "moves", "stateTimes", "errors", "goalValues", "previewClock",
             "startClock", "playClock", "playerNamesFromHost", "isPlayerHuman",
             "tournamentNameFromHost", "scrambled"}
-OURS = {"gameName", "roles", "gameSource", "faults", "simulations", "reasoners"}
+OURS = {"gameName", "roles", "gameSource", "faults", "simulations", "reasoners",
+        "abortReason"}
 
 
 def play(game="tictactoe", seed=1):

@@ -239,3 +239,21 @@ def test_the_benchmark_studies_load(path):
     study = load_study(path)
     assert study.pairs and all(a in study.players and b in study.players for a, b in study.pairs)
     assert study.matches >= 150
+
+
+def test_a_study_aborts_a_match_that_never_ends_and_does_not_score_it(tmp_path, capsys):
+    """Issue 31: a game whose terminal is never reached held its worker
+    forever; ``maxsteps`` caps every match of a study."""
+    from test_manager import ENDLESS
+    (tmp_path / "endless.kif").write_text(ENDLESS)
+    path = write(tmp_path, "games: [tictactoe, endless.kif]\nplayers: {a: random, b: random}\n"
+                 "matches: 2\nmaxsteps: 20\n")
+    assert load_study(path).maxsteps == 20
+    assert main(["study", str(path), "--workers", "1", "--json",
+                 "--db", str(tmp_path / "m.sqlite")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["matches"] == 4 and data["aborted"] == 2
+    (row,) = data["rows"]
+    assert row["game"] == "tictactoe" and row["matches"] == 2 and row["aborted"] == 0
+    assert ("2 match(es) aborted, not scored: the game did not end within 20 steps"
+            in (tmp_path / "results" / "tiny" / "summary.md").read_text())
