@@ -243,7 +243,12 @@ class MCTSPlayer(Player):
         else:
             self.think(deadline - self.margin)
         me = self.sm.roles.index(self.role)
-        return self.search.move(me, self._best(me))
+        allowed = {self.search.steps.move_id(me, m) for m in legal}
+        best = self._best(me, allowed)
+        # GDL-II: the root is one state consistent with what the role saw; when
+        # its moves for the role are none of ``legal`` (the belief was lost), a
+        # legal move is played rather than an illegal one
+        return self.rng.choice(legal) if best is None else self.search.move(me, best)
 
     # --- search ---------------------------------------------------------------
     def think(self, until: float, budget: int | None = None):
@@ -356,24 +361,27 @@ class MCTSPlayer(Player):
         node = self.root
         return node.legal[r], node.visits[r], node.sums[r], node.tops[r]
 
-    def _best(self, r):
-        """The move to play (``final``, seed 003 slide 29): most visits (ties:
+    def _best(self, r, allowed):
+        """The move to play (``final``, seed 003 slide 29) among the root's
+        moves in ``allowed`` (None when there is none): most visits (ties:
         best average), best average (ties: most visits), best reward seen
         (ties: best average), or one drawn with probability proportional to
         its visits."""
         moves, visits, sums, tops = self._root_rows(r)
         exact = self.ctree.root_exact(r) if self.solver and self.ctree is not None \
             else [None] * len(moves)
-        known = [x for x in exact if x is not None]
+        choices = [j for j in range(len(moves)) if moves[j] in allowed]
+        if not choices:
+            return None
+        known = [exact[j] for j in choices if exact[j] is not None]
         if known:       # the solver's: a known win, else never a known move worse than another
             best_known = max(known)
-            if best_known >= 100 or len(known) == len(moves):
-                return moves[exact.index(best_known)]
-            choices = [j for j in range(len(moves)) if exact[j] in (None, best_known)]
-        else:
-            choices = range(len(moves))
-        if self.final == "mixed" and any(visits):
-            return self.rng.choices(moves, weights=visits)[0]
+            if best_known >= 100 or len(known) == len(choices):
+                return moves[next(j for j in choices if exact[j] == best_known)]
+            choices = [j for j in choices if exact[j] in (None, best_known)]
+        if self.final == "mixed" and any(visits[j] for j in choices):
+            return self.rng.choices([moves[j] for j in choices],
+                                    weights=[visits[j] for j in choices])[0]
 
         def key(j):
             average = sums[j] / visits[j] if visits[j] else -1.0

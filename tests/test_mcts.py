@@ -369,7 +369,7 @@ def test_final_move_choices(python_tree):
     tops = {"rock": 80.0, "paper": 100.0, "scissors": 90.0}
 
     def final_move(player):
-        return player.search.move(0, player._best(0))
+        return player.search.move(0, player._best(0, set(player.root.legal[0])))
 
     game = matrix_game(RPS)
     for final, expected in [("visits", "scissors"), ("average", "rock"), ("best", "paper"),
@@ -387,6 +387,20 @@ def test_final_move_choices(python_tree):
     played = Counter(started(f"uct:final=mixed,simulations=1000,seed={s}", game,
                              "left").play(Observation()) for s in range(30))
     assert set(played) == set(WEAPONS)
+
+
+@pytest.mark.parametrize("engine", ["c", "python"])
+def test_the_move_played_is_one_of_the_legal_moves_given(engine):
+    """A GDL-II search is rooted at one state consistent with what the role
+    saw; when the belief is lost, that state's moves can differ from the
+    role's legal moves (small_dominion: ``noop``, illegal, played four times
+    in one match).  The move played is the best of the root's moves that are
+    legal, and a legal one when none is."""
+    game = fork_game()
+    player = make(f"uct:simulations=300,seed=3,engine={engine}")
+    player.start(game, "xplayer", 10, 10)
+    assert player.select([("mark", "2", "3")], time.monotonic() + 10) == ("mark", "2", "3")
+    assert player.select([("noop",)], time.monotonic() + 10) == ("noop",)
 
 
 # --- the policy learns from every simulation, and decays once per decision -----------
