@@ -266,9 +266,9 @@ class MCTSPlayer(Player):
         collecting = gc.isenabled()
         gc.disable()
         self.search.until = until
-        try:           # a simulation's expansion takes a step or two before its playout
+        try:    # a simulation's expansion asks two questions before its playout
             while (done < budget if budget is not None else
-                   time.monotonic() + 2 * self.search.step_seconds < until):
+                   time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until):
                 done += self.simulate()
         finally:
             gc.freeze()
@@ -561,10 +561,19 @@ def _search_for(steps, playout, params, seed):
     return ReferenceSearch(steps, playout, seed, params)
 
 
+#: How many times the slowest question so far a search keeps in hand before
+#: its deadline: on the demand-driven reasoner one state's questions take
+#: 0.15-0.4 s on corpus/alexChess, and a position can cost twice the slowest
+#: one seen before it (the corpus harness: answers 0.01-0.28 s past a 1 s
+#: clock with a headroom of one).
+HEADROOM = 2
+
+
 class _Search:
     """What every search answers through the player's steps: moves in the
     reasoner's numbering, and expansions.  ``step_seconds`` is the longest
-    one step of the game has taken it (0 where steps take microseconds)."""
+    one question (a step, a state's legal moves) has taken it; 0 where they
+    take microseconds (the compiled reasoner's searches do not time them)."""
 
     step_seconds = 0.0
 
@@ -647,8 +656,9 @@ class ReferenceSearch(_Search):
     N-gram and Last-Good-Reply policies need the compiled reasoner.
 
     A playout stops before a step that could end past ``until``
-    (``time.monotonic()``; the slowest step so far is the measure) and then
-    gives no goals: on a slow reasoner one playout can outlast a play clock."""
+    (``time.monotonic()``; :data:`HEADROOM` times the slowest question so far
+    is the measure) and then gives no goals: on a slow reasoner one playout
+    can outlast a play clock."""
 
     def __init__(self, steps, playout, seed, params):
         if playout not in ("random", "mast"):
@@ -666,13 +676,23 @@ class ReferenceSearch(_Search):
         self.until = math.inf
 
     def next(self, state, joint):
-        return self.sm.next_state(state, joint)
+        return self._timed(self.sm.next_state, state, joint)
+
+    def expand(self, state):
+        return self._timed(super().expand, state)
+
+    def _timed(self, question, *args):
+        """``question(*args)``, its seconds counted in :attr:`step_seconds`."""
+        began = time.monotonic()
+        answer = question(*args)
+        self.step_seconds = max(self.step_seconds, time.monotonic() - began)
+        return answer
 
     def playout(self, state, history, joints):
         sm, played = self.sm, []
         while not sm.is_terminal(state) and len(played) < 100000:
             began = time.monotonic()
-            if began + self.step_seconds > self.until:
+            if began + HEADROOM * self.step_seconds > self.until:
                 return None, len(played)
             moves = sm.all_legal_moves(state)
             if not all(moves):

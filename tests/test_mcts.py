@@ -103,6 +103,27 @@ def test_a_playout_stops_at_the_searchs_time():
     assert player.simulate() is False and player.root.n == visits
 
 
+def test_a_slow_reasoner_keeps_twice_its_slowest_question_in_hand():
+    """On the demand-driven reasoner a state's questions can take tenths of a
+    second, and a later position twice what the earlier ones took (the
+    corpus harness: alexChess answered 0.01-0.28 s late at a 1 s clock, its
+    searches timing only their playouts' steps and keeping one such step in
+    hand).  Expansions are timed too, and a playout begins no step that
+    twice the slowest question so far could take past the search's time."""
+    game = load_game("connectfour")
+    player = make("uct:seed=1,reasoner=demand")
+    player.start(game, game.roles[0], 0.5, 1)
+    search = player.search
+    search.step_seconds = 0.0
+    search.expand(player.sm.initial_state())
+    assert search.step_seconds > 0
+    search.step_seconds = 10.0
+    search.until = time.monotonic() + 15
+    assert search.playout(player.sm.initial_state(), [], [])[0] is None
+    search.until = time.monotonic() + 25
+    assert search.playout(player.sm.initial_state(), [], [])[0] is not None
+
+
 @pytest.mark.parametrize("spec", ["uct", "mast:policy=gibbs,tau=10", "nst:transpositions=true",
                                   "lgr:fallback=mast,final=average"])
 def test_a_match_is_reproducible_move_for_move(spec):
