@@ -28,6 +28,11 @@ import math
 from dataclasses import dataclass
 
 _KINDS = {int: "integer", float: "number", bool: "boolean", str: "string"}
+
+#: The largest value of an integer parameter that declares no ``high``: what
+#: the C code holds (budgets reach the searches as a C ``long``, 64 bits; a
+#: larger one was accepted, then raised OverflowError at every move).
+INT_MAX = 2**63 - 1
 _BOOLEANS = {"true": True, "false": False}
 
 
@@ -35,7 +40,8 @@ _BOOLEANS = {"true": True, "false": False}
 class Param:
     """One parameter: its name, Python type (int, float, bool or str), default,
     a line of help, and what it accepts: numbers in ``[low, high]`` (``low``
-    excluded when ``low_open``), or one of ``choices``.  A default of None means
+    excluded when ``low_open``; an integer at most :data:`INT_MAX` when ``high``
+    is not given), or one of ``choices``.  A default of None means
     "not given" (e.g. no simulation budget: play on the clock); None is then
     accepted as a value too."""
 
@@ -72,6 +78,9 @@ class Param:
         converted = self._typed(value)
         if converted is None or not self._in_range(converted):
             raise ValueError(f"{self.name}={_shown(value)}: expected {self.accepts()}")
+        if self.kind is int and self.high is None and converted > INT_MAX:
+            raise ValueError(f"{self.name}={_shown(value)}: expected {self.accepts()} and at "
+                             f"most {INT_MAX:,} (a 64-bit integer, as the C code holds it)")
         return converted
 
     def _typed(self, value):
@@ -112,8 +121,8 @@ class Param:
         if self.low is not None:
             out["min"] = self.low
             out["min_excluded"] = self.low_open
-        if self.high is not None:
-            out["max"] = self.high
+        if self.high is not None or self.kind is int:
+            out["max"] = INT_MAX if self.high is None else self.high
         return out
 
 

@@ -29,6 +29,11 @@ from players.params import Param
     ("smooth-uct:final=average", "player smooth-uct: final=average: expected one of visits, "
                                  "sample"),
     ("uct:c=1,c=2", "given twice"),
+    # issue 31: accepted, then OverflowError in the C search at every move
+    ("uct:simulations=99999999999999999999999", "player uct: simulations=99999999999999999999999: "
+     "expected an integer >= 1 and at most 9,223,372,036,854,775,807 "),
+    ("mccfr:iterations=9223372036854775808", "iterations=9223372036854775808: expected an "
+                                             "integer >= 1 and at most 9,223,372,036,854,775,807"),
 ])
 def test_a_bad_value_names_the_parameter_and_what_it_accepts(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -60,6 +65,11 @@ def test_every_player_describes_its_parameters():
         cls = players.registry.player_class(entry["name"])
         for param in cls.params:
             assert param.convert(param.default) == param.default
+
+
+def test_the_largest_integer_the_c_code_holds_is_taken():
+    assert players.make("uct:simulations=9223372036854775807").simulations == 2**63 - 1
+    assert Param("x", int, 1, "", low=1).describe()["max"] == 2**63 - 1
 
 
 def test_accepts_in_words():
