@@ -170,7 +170,7 @@ class Player:
             self._move_to_compiled(obs)
         if obs.turn > 0 or obs.joint is not None or obs.percepts is not None:
             self.observe(obs)
-        return self.select(self.legal_moves(obs.legal), obs.deadline)
+        return self.select(self.legal_moves(obs.legal, obs.deadline), obs.deadline)
 
     def stop(self, obs: Observation | None = None):
         """The match ended; nothing to do by default."""
@@ -247,14 +247,15 @@ class Player:
             self._advance(obs, *budget)
 
     # --- keeping track of the position -------------------------------------
-    def legal_moves(self, offered=None) -> list:
+    def legal_moves(self, offered=None, deadline: float = math.inf) -> list:
         """The role's legal moves: in GDL-I those of the exact state; in GDL-II
-        those legal in its hypotheses (:meth:`players.belief.Belief.legal`),
-        or ``offered`` (the manager's) when they differ: while the belief is
+        those legal in its hypotheses (:meth:`players.belief.Belief.legal`,
+        asked within the belief's share of the time to ``deadline``), or
+        ``offered`` (the manager's) when they differ: while the belief is
         lost."""
         if not self.imperfect:
             return self.sm.legal_moves(self.position(), self.role)
-        ids = self.belief.legal()
+        ids = self.belief.legal(self._belief_budget(deadline)[0])
         if offered is not None and \
                 set(ids) != {self.steps.move_id(self.me, m) for m in offered}:
             return list(offered)

@@ -234,12 +234,16 @@ class Belief:
             return hs[0]
         return self.rng.choices(hs, weights=[h.weight for h in hs])[0]
 
-    def legal(self) -> list:
+    def legal(self, deadline: float = math.inf) -> list:
         """The role's moves legal in the most hypotheses, in the reasoner's
         order: in all of them when the belief is consistent and the game
-        well-formed (a role's legal moves depend only on what it knows)."""
+        well-formed (a role's legal moves depend only on what it knows).
+        Past ``deadline`` the hypotheses not yet asked are left out (the
+        first is always asked): on a slow reasoner each costs a question."""
         counts: dict = {}
-        for h in self.hypotheses:
+        for i, h in enumerate(self.hypotheses):
+            if i and time.monotonic() > deadline:
+                break
             legal = self.steps.legal(h.state)
             for m in legal[self.me] if legal is not None else ():
                 counts[m] = counts.get(m, 0) + 1
@@ -410,10 +414,13 @@ class Belief:
                      len(self.record))
 
     def _stand_ins(self, hypotheses, deadline):
-        """The hypotheses moved on blindly (:meth:`_blind_child`); where none
-        can be, they stay where they are, with the role's own key."""
+        """The hypotheses moved on blindly (:meth:`_blind_child`); past the
+        deadline, once one has moved, the rest are dropped; where none can
+        be, they stay where they are, with the role's own key."""
         moved = []
         for h in hypotheses:
+            if moved and time.monotonic() > deadline:
+                break
             child = self._blind_child(h, deadline)
             if child is not None:
                 moved.append(child)

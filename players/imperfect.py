@@ -173,6 +173,7 @@ class InformationSetPlayer(Player):
             self.last_simulations = self.search.run(-1 if budget is None else budget, until)
             return
         done, slowest, spent = 0, self.typical, 0.0
+        self.playouts.until = until if budget is None else math.inf
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -208,9 +209,12 @@ class InformationSetPlayer(Player):
         from_goal = self.unit.from_goal
         return [from_goal(g) for g in goals]
 
-    def playout(self, state) -> list:
+    def playout(self, state) -> list | None:
+        """The rewards of a playout from ``state``; None when it stopped at
+        the clock (:class:`players.mcts.ReferenceSearch`: on a slow reasoner
+        one playout can outlast a play clock), and the simulation is dropped."""
         goals, _ = self.playouts.playout(state, [], [])
-        return self.rewards(goals)
+        return None if goals is None else self.rewards(goals)
 
     # --- what each player defines ---------------------------------------------------
     def new_search(self):
@@ -267,6 +271,8 @@ class ISMCTSPlayer(InformationSetPlayer):
             if node is None:
                 if added:
                     rewards = self.playout(state)
+                    if rewards is None:
+                        return
                     break
                 node = self.tree[key] = [{} for _ in legal]
                 added = True
@@ -404,6 +410,8 @@ class SmoothUCTPlayer(InformationSetPlayer):
                 break
             if all(out[r] or chance[r] for r in range(len(out))):
                 rewards = self.playout(state)
+                if rewards is None:
+                    return
                 break
             joint = []
             for r, moves in enumerate(legal):

@@ -21,7 +21,7 @@ from matches.manager import run_match
 from players import imperfect
 from players.base import Observation
 from players._sampling import decision_key
-from players.belief import ROOT_KEY, Belief, Steps
+from players.belief import ROOT_KEY, Belief, Observed, Steps
 
 
 @pytest.fixture(autouse=True)
@@ -640,3 +640,50 @@ def test_a_match_on_a_budget_is_the_same_in_any_process():
             for seed in ("1", "2")]
     assert all(run.returncode == 0 for run in runs), runs[0].stderr + runs[1].stderr
     assert runs[0].stdout == runs[1].stdout and len(runs[0].stdout) > 100
+
+
+def _slowed(monkeypatch, sm, seconds):
+    """``sm`` answering every next state ``seconds`` late (a slow reasoner)."""
+    import time
+    next_state = sm.next_state
+
+    def slow(state, joint):
+        time.sleep(seconds)
+        return next_state(state, joint)
+    monkeypatch.setattr(sm, "next_state", slow)
+
+
+def test_a_playout_on_a_slow_reasoner_stops_at_the_clock(monkeypatch):
+    """Issue 31: on the demand-driven reasoner (small_dominion, 1 s clock) one
+    playout of the Python search outlasted the play clock, for 21 timeouts in
+    30 steps: its playouts were never given the deadline."""
+    import time
+    game = load_game("leduc")
+    player = players.make("ismcts:reasoner=reference,engine=python,seed=0")
+    player.start(game, "first", 0.05, 5)          # no tree yet: a playout from the root
+    _slowed(monkeypatch, player.sm, 0.05)
+    began = time.monotonic()
+    player.think(began + 0.2)
+    assert time.monotonic() - began < 0.2 + 0.12      # at most a question past the clock
+
+
+def test_a_lost_beliefs_stand_ins_and_legal_moves_keep_the_deadline(monkeypatch):
+    """Issue 31: a lost belief moved all its stand-ins on, and the role's legal
+    moves were asked of every hypothesis, whatever the clock said."""
+    import time
+    sm = load_game("leduc").state_machine("reference")
+    steps = Steps(sm, True)
+    belief = Belief(steps, 0, random.Random(0))
+    own = steps.legal(sm.initial_state())[0][0]
+    belief.record.append(Observed(own, ()))         # its move at the first step
+    _slowed(monkeypatch, sm, 0.02)
+    many = belief.hypotheses * 64
+    began = time.monotonic()
+    belief._stand_ins(many, began + 0.05)
+    assert time.monotonic() - began < 0.05 + 0.1 and 1 <= len(belief.hypotheses) < 64
+    legal = steps.legal
+    monkeypatch.setattr(steps, "legal", lambda state: time.sleep(0.02) or legal(state))
+    belief.hypotheses = many
+    began = time.monotonic()
+    assert belief.legal(began + 0.05)
+    assert time.monotonic() - began < 0.05 + 0.05
