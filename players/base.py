@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import re
 import time
 from concurrent.futures import wait
 from dataclasses import dataclass
@@ -150,8 +151,7 @@ class Player:
     @classmethod
     def describe(cls) -> dict:
         """The player as ``ggp players --json`` lists it."""
-        doc = (cls.__doc__ or "").strip().splitlines()
-        return {"name": cls.name, "description": doc[0] if doc else "",
+        return {"name": cls.name, "description": _first_sentence(cls.__doc__ or ""),
                 "params": [p.describe() for p in cls.params]}
 
     # --- protocol ----------------------------------------------------------
@@ -289,3 +289,15 @@ class Player:
         legal = None if obs.legal is None else [steps.move_id(self.me, m) for m in obs.legal]
         self.belief.observe(steps.move_id(self.me, obs.own_move), seen, legal,
                             deadline=deadline, hard=hard)
+
+
+def _first_sentence(doc: str) -> str:
+    """The first sentence of a docstring, on one line, its Sphinx roles
+    (:class:`NFSPPlayer`) written as plain names: a line of ``ggp players``."""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    paragraph = re.sub(r":\w+:`~?([^`]+)`", r"\1", paragraph).replace("``", "")
+    for end in re.finditer(r"\.(\s|$)", paragraph):
+        sentence = paragraph[:end.start() + 1]
+        if sentence.count("(") == sentence.count(")"):
+            return sentence
+    return paragraph

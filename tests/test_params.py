@@ -99,3 +99,12 @@ def test_random_specs_make_a_player_or_one_line_error(name, items, raw):
         assert "\n" not in str(exc) and str(exc)
     else:
         assert player.name == name
+
+
+def test_every_player_is_described_by_a_whole_sentence_without_markup():
+    """Issue 31: ``ggp players`` cut 6 of 14 descriptions mid-sentence (the
+    docstring's first line) and showed ``:class:`` markup."""
+    for entry in players.registry.describe():
+        text = entry["description"]
+        assert text.endswith(".") and text.count("(") == text.count(")"), text
+        assert ":class:" not in text and "``" not in text and "\n" not in text
