@@ -66,6 +66,22 @@ def assert_sound(row):
 
 
 @needs_shared()
+def test_a_goal_missing_in_a_rare_terminal_state_is_found_by_the_sweep(tmp_path):
+    """corpus/asteroidsParallel has no goal when one ship has stopped on its
+    planet and the other has not stopped (line 230's goal rules list only
+    seven of the nine pairs): the check's 20 playouts miss it, the sweep's
+    lane playouts (counted in steps, not seconds) find it."""
+    table = tmp_path / "c.csv"
+    done = harness(str(SHARED / "corpus" / "asteroidsParallel.kif"), *FAST, "--no-match",
+                   "--csv", str(table))
+    assert done.returncode == 0, done.stderr
+    row = rows_of(table)["corpus/asteroidsParallel"]
+    assert (row["status"], row["stage"], row["rule"], row["where"]) == \
+        ("rejected", "check", "goal", "corpus/asteroidsParallel.kif:230:1"), row
+    assert int(row["playouts"]) == 5 and 0 < int(row["sweep_steps"]) < 100_000
+
+
+@needs_shared()
 def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
     """ticTacToe (two players), maze (a puzzle) and montyhall (GDL-II, the
     manager plays chance) are compiled and played with no fault; a game
