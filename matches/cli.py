@@ -57,6 +57,24 @@ def _emit(args, data: dict, text: str):
     print(json.dumps(data, indent=2, default=str) if args.json else text)
 
 
+def _words(value) -> str:
+    """A value as text for people: a list or tuple comma-separated, a dict as
+    ``key value`` pairs, a truth value as yes or no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_words(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_words(v) for v in value)
+    return str(value)
+
+
+def _lines(data: dict) -> list[str]:
+    """``key: value`` lines of ``data`` for the text output: a field without
+    a value (None: not asked for, not measured) is left out."""
+    return [f"{k}: {_words(v)}" for k, v in data.items() if v is not None]
+
+
 #: ``--max-bytes``'s default, the bound of every reader of games.
 MAX_BYTES = gdl.MAX_BYTES
 
@@ -147,9 +165,8 @@ def cmd_info(args) -> int:
         public = public_states(tree)
         data.update(public_states=len(public), largest_public_state=public.largest(),
                     public_seconds=round(time.perf_counter() - start, 3))
-    text = "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
-                     for k, v in data.items()
-                     if k not in ("warnings", "not_counted", "features") or v and k != "features")
+    text = "\n".join(_lines({k: v for k, v in data.items()
+                             if k != "features" and (v or k != "warnings")}))
     for f in data.get("features", ()):
         text += (f"\nfeatures of {f['role']}: {f['size']} slots: {f['depth']} steps x "
                  f"({len(f['moves'])} moves + {len(f['terms'])} percepts) + "
@@ -185,7 +202,7 @@ def cmd_count(args) -> int:
     result = count(_machine(args, game), args.depth)
     data = {"game": game.name, "reasoner": args.reasoner, "depth": args.depth, **result,
             "seconds": round(time.perf_counter() - start, 3)}
-    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    _emit(args, data, "\n".join(_lines(data)))
     return 0
 
 
@@ -235,7 +252,7 @@ def cmd_solve(args) -> int:
             **_in_units(tree, expected_values(tree, policy), gap),
             "policy": args.out, "curve": args.curve,
             "seconds": round(time.perf_counter() - start, 3)}
-    lines = [f"{k}: {v}" for k, v in data.items()]
+    lines = _lines(data)
     if args.curve:
         _write_solve_curve(args, game, tree, curve)
         lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
@@ -284,7 +301,7 @@ def cmd_exploit(args) -> int:
             raise UserError(f"{args.policy}: {exc}", "io") from None
     data = {"game": game.name, "policy": args.policy,
             **_in_units(tree, expected_values(tree, policy), exploitability(tree, policy))}
-    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    _emit(args, data, "\n".join(_lines(data)))
     return 0
 
 
@@ -309,11 +326,11 @@ def _exploit_online(args) -> int:
     if args.curve:
         _writable(args.curve)
     try:
-        make(args.player)                               # the spec, checked before any work
-        cls = player_class(parse_spec(args.player)[0])
+        player = make(args.player)                      # the spec, checked before any work
+        name, given = parse_spec(args.player)
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
-    budgets = args.budgets or ([100, 1000, 10000] if budget_param(cls) else [None])
+    budgets = _online_budgets(args, player, budget_param(player_class(name)), given)
     game = _load(args)
     view = View(_tree(args, game))
     seeds, rows = args.seeds or 10, []
@@ -350,10 +367,28 @@ def _exploit_online(args) -> int:
             "unit": unit.name, "rows": records, "curve": args.curve}
     lines = [f"game: {game.name}", f"player: {args.player}", f"seeds: {args.seeds or 10}",
              f"{'budget':>8} {'exploitability (' + unit.name + ')':>24} {'seconds':>9}"]
-    lines += [f"{str(r['budget']):>8} {r['exploitability_unit']:>24.6f} {r['seconds']:>9.2f}"
+    lines += [f"{r['budget'] or '-':>8} {r['exploitability_unit']:>24.6f} {r['seconds']:>9.2f}"
               for r in records]
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _online_budgets(args, player, knob, given) -> list:
+    """The budgets a move ``--online`` runs, a row each: ``--budgets``, else
+    the one the spec gives (``iterations=1000``), else 100, 1,000 and 10,000;
+    one row (None) for a player without a budget.  ``--budgets`` where the
+    spec gives one, or where the player has none, is refused."""
+    if knob is None:
+        if args.budgets:
+            raise UserError(f"--budgets: player {player.name} has no budget a move "
+                            "(iterations or simulations) to set")
+        return [None]
+    if knob in given:
+        if args.budgets:
+            raise UserError(f"--budgets and {knob}={given[knob]} in {args.player} both set "
+                            "the budget a move: give one")
+        return [getattr(player, knob)]
+    return args.budgets or [100, 1000, 10000]
 
 
 def _plot_online(csv_path, png_path) -> None:
@@ -443,7 +478,7 @@ def _exploit_selfplay(args, game, tree) -> int:
             "exploitability": gap * tree.unit.scale, "exploitability_unit": gap,
             "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
             "seconds": round(learner.seconds, 3), "curve": args.curve, "policy": args.out}
-    lines = [f"{k}: {v}" for k, v in data.items()]
+    lines = _lines(data)
     if args.curve:
         lines += [f"{'episodes':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
         lines += [f"{p.episodes:>12} {p.seconds:>9.3f} {p.exploitability:.6f}"
@@ -609,7 +644,7 @@ def cmd_bench(args) -> int:
         with Progress(f"bench {game.name}", "s", args.seconds, quiet=args.json,
                       bar_format=TIMED) as progress:
             data = bench(game, args.reasoner, args.seconds, args.seed, _limits(args), progress)
-    _emit(args, data, "\n".join(f"{k}: {v}" for k, v in data.items()))
+    _emit(args, data, "\n".join(_lines(data)))
     return 0
 
 
@@ -726,10 +761,18 @@ def cmd_players(args) -> int:
     lines = []
     for player in listing:
         lines.append(f"{player['name']}: {player['description']}")
-        lines += [f"    {p['name']}={p['default']}  ({p['accepts']}) {p['help']}"
+        lines += [f"    {p['name']}{_as_given(p['default'])}  ({p['accepts']}) {p['help']}"
                   for p in player["params"]]
     _emit(args, {"players": listing}, "\n".join(lines))
     return 0
+
+
+def _as_given(default) -> str:
+    """A parameter's default as a player spec gives it (``=false``), or
+    nothing when it has none (its help says what happens then)."""
+    if default is None:
+        return ""
+    return f"={str(default).lower()}" if isinstance(default, bool) else f"={default}"
 
 
 def _bench_player(game, spec, seconds) -> dict:
@@ -835,8 +878,19 @@ def ALGO(text):
 PORT = _number(int, low=0, high=65535)
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's defaults in the help, once: not where the help already says
+    its default, nor where there is none to say (a None, a flag's False)."""
+
+    def _get_help_string(self, action):
+        help_text = action.help or ""
+        if "default" in help_text or action.default in (None, False, argparse.SUPPRESS):
+            return help_text
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    formatter = argparse.ArgumentDefaultsHelpFormatter
+    formatter = _HelpFormatter
     parser = _Parser(prog="ggp", description="General Game Playing toolkit",
                      formatter_class=formatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -853,9 +907,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def max_bytes(p):
         p.add_argument("--max-bytes", type=COUNT, default=MAX_BYTES,
-                       help="refuse a game file of more bytes, before reading it (the "
-                       "default is 15 times the largest public game, 68 kB; parsing takes "
-                       "13-18 s and 220-350 MB a MB)")
+                       help="refuse a game file of more bytes, before reading it (default "
+                       f"{MAX_BYTES:,}, 15 times the largest public game, 68 kB; parsing "
+                       "takes 13-18 s and 220-350 MB a MB)")
 
     def reasoner(p):
         p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
@@ -966,7 +1020,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "strategy it plays, averaged over --seeds (seed 001's evaluation)")
     p.add_argument("--seeds", type=COUNT, default=None, help="--online: seeds (default 10)")
     p.add_argument("--budgets", type=BUDGETS, default=None, metavar="N,N,...",
-                   help="--online: budgets a move, one row each (default 100,1000,10000)")
+                   help="--online: budgets a move, one row each (default: the budget the "
+                   "spec gives, iterations=N or simulations=N, else 100,1000,10000)")
     max_histories(p)
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")

@@ -125,6 +125,43 @@ def test_play_json(capsys):
         assert sum(match["goals"].values()) == 100
 
 
+PYTHON_VALUES = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|\('")
+
+
+@pytest.mark.parametrize("argv", [
+    ["info", "kuhn", "--tree", "--public"],     # a dict per role, a count not made
+    ["count", "rps"],                           # no --depth
+    ["solve", "kuhn", "--iterations", "20"],    # values per role, no --out or --curve
+    ["exploit", "kuhn", "--policy", "uniform"],
+    ["exploit", "kuhn", "--player", "smooth-uct", "--episodes", "100"],
+    ["exploit", "kuhn", "--player", "random", "--online", "--seeds", "1"],  # no budget
+    ["bench", "rps", "--seconds", "0.1"],       # no fault
+    ["players"],                                # parameters without a default, flags
+], ids=lambda argv: " ".join(argv[:2]))
+def test_text_output_shows_no_python_values(capsys, argv):
+    """Issue 31: the text output printed Python's values, 'fault: None',
+    '{'first': 6, 'second': 6}', 'seed=None'."""
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.strip() and not PYTHON_VALUES.search(out), PYTHON_VALUES.search(out)
+
+
+def test_every_help_entry_gives_its_default_once(monkeypatch):
+    """Issue 31: 26 entries of the commands' help gave two defaults, '(default
+    1,000,000) (default: None)', and flags '(default: False)'."""
+    from matches.cli import build_parser
+    monkeypatch.setenv("COLUMNS", "10000")          # an entry a line
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert len(commands) >= 13
+    for name, command in commands.items():
+        for line in command.format_help().splitlines():
+            assert len(re.findall(r"\bdefault\b", line)) <= 1, (name, line)
+            assert "(default: None)" not in line and "(default: False)" not in line, (name, line)
+    assert "(default 1,000,000)" in commands["exploit"].format_help()
+    assert "(default: 9147)" in commands["serve"].format_help()
+
+
 def test_play_is_reproducible(capsys):
     outs = []
     for _ in range(2):

@@ -318,7 +318,18 @@ def test_cli_exploit_online(capsys, tmp_path):
     assert out.with_suffix(".png").stat().st_size > 0
 
 
+def test_cli_exploit_online_runs_the_specs_budget(capsys):
+    """Issue 31: without --budgets, mccr:iterations=30 ran budgets 100, 1,000
+    and 10,000."""
+    assert main(["exploit", "kuhn", "--player", "mccr:iterations=30", "--online", "--seeds",
+                 "1", "--json"]) == 0
+    assert [r["budget"] for r in json.loads(capsys.readouterr().out)["rows"]] == [30]
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--player", "mccr:iterations=30", "--online", "--budgets", "10,20"],
+     "--budgets and iterations=30 in mccr:iterations=30 both set the budget a move"),
+    (["--player", "random", "--online", "--budgets", "10"], "random has no budget"),
     (["--player", "mccr:variant=both", "--online"], "variant"),
     (["--player", "mccr", "--online", "--budgets", "0"], "budgets"),
     (["--player", "mccr", "--online", "--episodes", "5"], "self-play"),
