@@ -159,6 +159,7 @@ class MCTSPlayer(Player):
             raise ValueError("rave needs the playouts' moves, and leaf parallelism does not "
                              "keep them: use one or the other")
         self.last_simulations = 0
+        self.warned_without_c = False   # of the options only the C tree has (once a player)
 
     # --- the Player hooks -------------------------------------------------------
     def meta_game(self, deadline):
@@ -185,14 +186,24 @@ class MCTSPlayer(Player):
                                 [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
                                 self.solver, self.rave, self.leaf, self.evaluation)
         else:
-            for name, value, default in (("solver", self.solver, False), ("rave", self.rave, 0),
-                                         ("leaf", self.leaf, 1), ("heuristic", self.heuristic, 0)):
-                if value != default:
-                    warnings.warn(f"{self.name}: {name} needs the tree in C (engine=c on the "
-                                  f"compiled reasoner); searching without it", RuntimeWarning,
-                                  stacklevel=2)
+            self._warn_without_c()
             self.root = self._node(self.position())
         self.added = 0
+
+    def _warn_without_c(self):
+        """One warning, at the player's first search in Python, naming the
+        options given that only the tree in C has."""
+        if self.warned_without_c:
+            return
+        self.warned_without_c = True
+        dropped = [name for name, value, default in (
+            ("threads", self.threads, 1), ("solver", self.solver, False), ("rave", self.rave, 0),
+            ("leaf", self.leaf, 1), ("heuristic", self.heuristic, 0)) if value != default]
+        if dropped:
+            warnings.warn(f"{self.name}: {', '.join(dropped)} "
+                          f"{'needs' if len(dropped) == 1 else 'need'} the tree in C (engine=c "
+                          "on the compiled reasoner); searching without", RuntimeWarning,
+                          stacklevel=3)
 
     def _evaluation(self, deadline) -> tuple | None:
         """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned

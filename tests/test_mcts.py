@@ -572,12 +572,27 @@ def first_search(game, spec):
     return sorted((str(m), v, a) for m, (v, a) in player.root_statistics().items())
 
 
-@pytest.mark.parametrize("option", ["solver=true", "leaf=64", "rave=500", "heuristic=0.5"])
+@pytest.mark.parametrize("option", ["threads=4", "solver=true", "leaf=64", "rave=500",
+                                    "heuristic=0.5"])
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
     player = make(f"uct:simulations=10,seed=1,{option},engine=python")
     with pytest.warns(RuntimeWarning, match=f"{option.split('=')[0]} needs the tree in C"):
         player.start(game, game.roles[0], 10, 10)
+
+
+def test_the_c_tree_options_dropped_are_one_warning_once():
+    """Issue 31: threads was dropped without a word; the others were a warning
+    each, at every START."""
+    game = load_game("tictactoe")
+    player = make("uct:simulations=10,seed=1,threads=4,rave=500,engine=python")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        player.start(game, game.roles[0], 10, 10)
+        player.start(game, game.roles[0], 10, 10)
+    assert [str(w.message) for w in caught] == [
+        "uct: threads, rave need the tree in C (engine=c on the compiled reasoner); "
+        "searching without"]
 
 
 
