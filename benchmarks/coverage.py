@@ -42,6 +42,10 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from tqdm import tqdm
+
+from ggp.progress import Progress
+
 SHARED = Path(os.environ.get("GGP_SHARED_GAMES",
                              Path(__file__).resolve().parents[2] / "shared" / "games"))
 FOLDERS = ("gdl1", "gdl2", "corpus")
@@ -576,14 +580,17 @@ def main(argv=None) -> int:
     try:
         futures = [pool.submit(runner.run, p) for p in todo]
         code = _code()
-        for n, future in enumerate(as_completed(futures), 1):
-            row = {k: v for k, v in future.result().items() if k in FIELDS}
-            row["code"] = code
-            rows.append({k: "" if row.get(k) is None else str(row[k]) for k in FIELDS})
-            if writer:
-                writer.writerow(rows[-1])
-                out.flush()
-            print(_line(row, n, len(todo)), flush=True)
+        with Progress("coverage", "game", total=len(todo)) as progress:
+            progress(0)
+            for n, future in enumerate(as_completed(futures), 1):
+                row = {k: v for k, v in future.result().items() if k in FIELDS}
+                row["code"] = code
+                rows.append({k: "" if row.get(k) is None else str(row[k]) for k in FIELDS})
+                if writer:
+                    writer.writerow(rows[-1])
+                    out.flush()
+                tqdm.write(_line(row, n, len(todo)), file=sys.stdout)
+                progress(n)
     except KeyboardInterrupt:
         runner.stop()
         pool.shutdown(cancel_futures=True)
