@@ -33,7 +33,7 @@ from ggp import load_game
 from ggp.board import Board, board_of
 from ggp.game import game_names
 
-from .records import MatchStore, _state_facts, step_errors
+from .records import MatchStore, _state_facts, check_record, step_errors
 
 
 class Damaged(ValueError):
@@ -54,22 +54,19 @@ def read_record(path) -> dict:
 
 
 def checked(data, where: str) -> dict:
-    """``data`` when it has the shape of a ggp.org match record, else :class:`Damaged`."""
-    if not isinstance(data, dict):
-        raise Damaged(f"{where}: not a match record (a JSON object was expected)")
-    for key, kind in (("states", list), ("moves", list)):
-        if not isinstance(data.get(key), kind):
-            raise Damaged(f"{where}: not a match record: no list of {key}")
+    """``data`` when it has the shape of a ggp.org match record (its fields'
+    types: :func:`matches.records.check_record`), else :class:`Damaged`."""
+    try:
+        check_record(data)
+    except ValueError as exc:
+        raise Damaged(f"{where}: {exc}") from None
     if not data["states"]:
         raise Damaged(f"{where}: the record has no states")
     if len(data["states"]) not in (len(data["moves"]) + 1, len(data["moves"])):
         raise Damaged(f"{where}: {len(data['states'])} states for {len(data['moves'])} "
                       f"moves (one more state than moves expected)")
-    widths = {len(joint) if isinstance(joint, list) else -1 for joint in data["moves"]}
-    if -1 in widths or len(widths) > 1:
+    if len({len(joint) for joint in data["moves"]}) > 1:
         raise Damaged(f"{where}: the moves are not one list per step with a move per role")
-    if not all(isinstance(s, str) for s in data["states"]):
-        raise Damaged(f"{where}: a state is not a string of facts")
     return data
 
 

@@ -127,8 +127,10 @@ def test_a_real_ggp_base_record_of_another_tictactoe():
 
 @pytest.mark.parametrize("text, why", [
     ("{", "not JSON"),
-    ("[1, 2]", "a JSON object was expected"),
-    ('{"states": ["( )"]}', "no list of moves"),
+    ("[1, 2]", "it must be a JSON object, not a list"),
+    ('{"states": ["( )"]}', "'moves' is required"),
+    ('{"states": ["( )"], "moves": [[1]]}', r"moves\[0\]\[0\] is an integer"),
+    ('{"states": ["( )"], "moves": [], "roles": "white"}', "'roles' must be a list of role names"),
     ('{"states": [], "moves": []}', "no states"),
     ('{"states": ["( )"], "moves": [["a"], ["b"], ["c"]]}', "one more state than moves"),
 ])
