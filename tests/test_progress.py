@@ -86,3 +86,19 @@ def test_study_interrupted_says_what_it_kept_and_where(tmp_path, monkeypatch, ca
     assert main(["study", str(study), "--workers", "1", "--db", str(db)]) == 130
     assert capsys.readouterr().err == (f"ggp: interrupted: 2 of 6 matches of tiny kept in {db}; "
                                        "the same command plays the rest\n")
+
+
+def test_a_study_with_a_random_role_shows_no_none(tmp_path, monkeypatch, capsys):
+    """Issue 31: the study's progress line printed 'None None' for kuhn's
+    random role (each match's goals by player name: the random role has
+    neither); the bar counts matches, and the tables name the players."""
+    import sys
+    study = tmp_path / "chance.yaml"
+    study.write_text("name: chance\ngames: [kuhn]\nplayers: {a: random, b: legal}\n"
+                     "matches: 2\n")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["study", str(study), "--workers", "1", "--db", str(tmp_path / "m.sqlite")]) == 0
+    shown, out = terminal.getvalue(), capsys.readouterr().out
+    assert "study chance" in shown and "/2" in shown and "| kuhn | a | b | 2 |" in out
+    assert "None" not in shown + out
