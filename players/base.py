@@ -90,11 +90,12 @@ class Player:
     The position is a :class:`players.belief.Belief`: the exact state in
     GDL-I, the histories consistent with everything the role was told in
     GDL-II.  ``belief_share`` is the part of the play clock that updating it
-    may take (half as much again while no consistent history is found yet); a
-    player that does not think on the clock (a simulation budget, or no
-    search) updates it without the clock, within the belief's budgets of
-    steps, so that its play does not depend on the machine's speed and is
-    reproducible with its seed.
+    may take (half as much again while no consistent history is found yet),
+    whatever the player: one that does not think on the clock (a simulation
+    budget, or no search) owes its answer by the deadline too.  Its play
+    depends on its seed alone as long as the belief's budgets of steps, not
+    the clock, bound the update (a slow reasoner or a short clock can make
+    the clock bind first).
 
     The moves offered to :meth:`select` are the ones the manager offered (in
     the order of the role's belief), else the moves legal in every history
@@ -274,10 +275,10 @@ class Player:
 
     def _belief_budget(self, deadline: float) -> tuple:
         """(deadline, hard deadline) of a belief update when the answer is due
-        at ``deadline``: the belief's share of the time left (none when the
-        player is not on the clock)."""
+        at ``deadline``: the belief's share of the time left, on the clock or
+        not (``random`` answered up to 52 s late on a slow reasoner)."""
         now = time.monotonic()
-        left = max(0.0, deadline - now) if self.on_clock else math.inf
+        left = max(0.0, deadline - now)
         return now + self.belief_share * left, now + 1.5 * self.belief_share * left
 
     def _advance(self, obs: Observation, deadline: float, hard: float):
