@@ -54,7 +54,7 @@ from ggp.efg import CHANCE_ROLE, game_unit
 
 from .base import BUDGET, Player
 from ._sampling import decision_key, extend_key
-from .mcts import _search_for
+from .mcts import HEADROOM, _search_for
 from .params import Param, extend
 
 log = logging.getLogger("players.imperfect")
@@ -164,7 +164,8 @@ class InformationSetPlayer(Player):
         would not finish in time (a slow reasoner takes a good part of a
         second); before the first, the last move's mean simulation stands in
         for it (halved after a move that made none), so that one slow outlier
-        does not stop the searches of later moves."""
+        does not stop the searches of later moves; a simulation stopped on
+        its way by the clock (dropped) ends the thinking."""
         hypotheses = self.belief.hypotheses
         self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
         if self.search is not None:
@@ -180,7 +181,8 @@ class InformationSetPlayer(Player):
             while done < budget if budget is not None else \
                     time.monotonic() + slowest < until:
                 started = time.monotonic()
-                self.simulate(self.sample())
+                if not self.simulate(self.sample()):
+                    break                   # out of time on the way: dropped
                 took = time.monotonic() - started
                 spent += took
                 slowest = took if done == 0 else max(slowest, took)
@@ -209,6 +211,15 @@ class InformationSetPlayer(Player):
         from_goal = self.unit.from_goal
         return [from_goal(g) for g in goals]
 
+    def in_time(self) -> bool:
+        """Whether a simulation may take another step down its tree: not when
+        the step could end past the clock (:data:`players.mcts.HEADROOM` times
+        the slowest question of the playouts, the measure a playout stops
+        by); always on a budget.  A simulation stopped here is dropped, as
+        one whose playout stopped."""
+        playouts = self.playouts
+        return time.monotonic() + HEADROOM * playouts.step_seconds <= playouts.until
+
     def playout(self, state) -> list | None:
         """The rewards of a playout from ``state``; None when it stopped at
         the clock (:class:`players.mcts.ReferenceSearch`: on a slow reasoner
@@ -220,7 +231,9 @@ class InformationSetPlayer(Player):
     def new_search(self):
         raise NotImplementedError
 
-    def simulate(self, hypothesis):
+    def simulate(self, hypothesis) -> bool:
+        """One simulation from ``hypothesis``, backed up; False when it was
+        dropped, out of time (:meth:`in_time`, :meth:`playout`)."""
         raise NotImplementedError
 
     def choose(self, legal_ids):
@@ -263,6 +276,8 @@ class ISMCTSPlayer(InformationSetPlayer):
         state, key = hypothesis.state, hypothesis.keys[me]
         path, added, rewards = [], False, None
         while rewards is None:
+            if not self.in_time():
+                return False
             legal = steps.legal(state)
             if legal is None:
                 rewards = self.rewards(steps.goals(state))
@@ -272,7 +287,7 @@ class ISMCTSPlayer(InformationSetPlayer):
                 if added:
                     rewards = self.playout(state)
                     if rewards is None:
-                        return
+                        return False
                     break
                 node = self.tree[key] = [{} for _ in legal]
                 added = True
@@ -299,6 +314,7 @@ class ISMCTSPlayer(InformationSetPlayer):
                     stats[2] += rewards[r]
                 if mixes[r] is not None:
                     _regret_update(node[r], m, *mixes[r], rewards[r])
+        return True
 
     def statistics(self, key: int, role: int, moves) -> list | None:
         """Per move of ``moves``: (visits, availability, reward sum, regret,
@@ -404,6 +420,8 @@ class SmoothUCTPlayer(InformationSetPlayer):
         out = [False] * len(keys)
         path = []
         while True:
+            if not self.in_time():
+                return False
             legal = steps.legal(state)
             if legal is None:
                 rewards = self.rewards(steps.goals(state))
@@ -411,7 +429,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
             if all(out[r] or chance[r] for r in range(len(out))):
                 rewards = self.playout(state)
                 if rewards is None:
-                    return
+                    return False
                 break
             joint = []
             for r, moves in enumerate(legal):
@@ -434,6 +452,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
                     keys[r] = extend_key(keys[r], joint[r], seen[r])
         for node, a, r in path:
             trees.update(node, a, rewards[r])
+        return True
 
     def choose(self, legal_ids):
         node = self.trees.find(self.me, decision_key(self.belief.key, legal_ids))

@@ -584,9 +584,12 @@ class _Search:
     """What every search answers through the player's steps: moves in the
     reasoner's numbering, and expansions.  ``step_seconds`` is the longest
     one question (a step, a state's legal moves) has taken it; 0 where they
-    take microseconds (the compiled reasoner's searches do not time them)."""
+    take microseconds (the compiled reasoner's searches do not time them).
+    ``until`` is the instant (``time.monotonic()``) its simulations stop by,
+    set by the player thinking on the clock."""
 
     step_seconds = 0.0
+    until = math.inf
 
     def __init__(self, steps):
         self.steps, self.sm = steps, steps.sm
@@ -684,7 +687,6 @@ class ReferenceSearch(_Search):
         self.gibbs = params.get("select") == "gibbs"
         self.epsilon, self.tau = params.get("epsilon", 0.4), params.get("tau", 10.0)
         self.scores = {}            # (role index, move) -> [sum of goals, simulations]
-        self.until = math.inf
 
     def next(self, state, joint):
         return self._timed(self.sm.next_state, state, joint)

@@ -668,6 +668,37 @@ def test_a_playout_on_a_slow_reasoner_stops_at_the_clock(monkeypatch):
     assert time.monotonic() - began < 0.2 + 0.12      # at most a question past the clock
 
 
+CHAIN = """
+(role a)
+(init (step 0))
+(legal a go)
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+(succ 8 9) (succ 9 10)
+(<= terminal (true (step 10)))
+(goal a 100)
+"""
+
+
+@pytest.mark.parametrize("name", ["ismcts", "smooth-uct"])
+def test_the_walk_down_the_python_tree_stops_at_the_clock(monkeypatch, tmp_path, name):
+    """Issue 31: the Python search checked the clock before a simulation and
+    in its playout, not on its way down the tree: on a slow reasoner a walk
+    of ten steps ran 1 s past a clock 0.05 s away."""
+    import time
+    path = tmp_path / "chain.kif"
+    path.write_text(CHAIN)
+    game = load_game(str(path))
+    player = players.make(f"{name}:reasoner=reference,engine=python,seed=0")
+    player.start(game, "a", 0.1, 5)
+    player.think(math.inf, 20)                  # the tree: the chain to its end
+    _slowed(monkeypatch, player.sm, 0.1)
+    began = time.monotonic()
+    player.think(began + 0.05)
+    assert time.monotonic() - began < 0.05 + 0.15       # a question past the clock
+    assert player.last_simulations == 0                 # the one begun was dropped
+
+
 @pytest.mark.parametrize("spec", ["random:reasoner=reference,seed=0",
                                   "ismcts:simulations=5,reasoner=reference,engine=python,seed=0"])
 def test_a_player_off_the_clock_updates_its_belief_by_the_deadline(monkeypatch, spec):
