@@ -31,6 +31,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -439,12 +440,13 @@ BEGIN, END = "<!-- coverage: begin -->", "<!-- coverage: end -->"
 
 
 def write_summary(path: Path, text: str) -> None:
-    """``text`` between the file's marks (the prose around them kept), or as
-    the whole file when it has no marks."""
+    """``text`` between the file's marks, each on a line of its own (the
+    prose around them kept, where the marks may be named), or as the whole
+    file when it has no such marks."""
     old = path.read_text() if path.exists() else ""
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        text = f"{head}{BEGIN}\n{text}{END}{rest.split(END, 1)[1]}"
+    marks = re.search(f"^{re.escape(BEGIN)}\n(.*?)^{re.escape(END)}$", old, re.M | re.S)
+    if marks:
+        text = f"{old[:marks.start(1)]}{text}{old[marks.end(1):]}"
     path.write_text(text)
 
 

@@ -238,3 +238,26 @@ def test_every_public_game_is_sound(tmp_path):
         except AssertionError:
             unsound.append(f"{row['game']}: {row['status']} {row['stage']} {row['message']}")
     assert not unsound, "\n".join(unsound)
+
+
+def test_the_summary_goes_between_the_marks_on_lines_of_their_own(tmp_path):
+    """docs/coverage.md names its marks in its prose (inline, in backquotes):
+    the summary went there, between the prose's two mentions, and replaced
+    the paragraph that explains the options."""
+    md = tmp_path / "c.md"
+    md.write_text("Written between the `<!-- coverage: begin -->` and\n"
+                  "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
+                  "<!-- coverage: begin -->\nold\n<!-- coverage: end -->\nafter\n")
+    table = tmp_path / "c.csv"
+    table.write_text("game,status\n")
+    done = subprocess.run([sys.executable, str(HARNESS), TICTACTOE, "--csv", str(table),
+                           "--md", str(md), "--no-match", "--seconds", "0.1",
+                           "--playouts", "1", "--sweep-steps", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = md.read_text()
+    assert text.startswith("Written between the `<!-- coverage: begin -->` and\n"
+                           "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
+                           "<!-- coverage: begin -->\n")
+    assert "\nold\n" not in text and "| **all** | 1 | 1 |" in text
+    assert text.endswith("<!-- coverage: end -->\nafter\n")
