@@ -24,8 +24,13 @@ def test_the_public_games_are_there():
     assert len(GAMES) >= 50
 
 
+#: The reference reasoner's first steps of chess take about 110 s: in the slow run.
+SLOW = {"chess"}
+
+
 @needs_shared()
-@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=[pytest.mark.slow]
+                                               if p.stem in SLOW else []) for p in GAMES])
 def test_random_playouts(path):
     game = load_game(path)
     report = check_playouts(game.state_machine("reference"), playouts=20, seconds=3.0)
