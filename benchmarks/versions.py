@@ -25,8 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
-DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "checkers", "speedChess", "reversi"]
+from lanes import DEFAULT, source
 
 PROBE = r"""
 import json, sys, time
@@ -77,7 +76,7 @@ def main(argv=None) -> int:
           "| kernel new | new/old | build s old -> new |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for name in args.games:
-        game = str(SHARED / f"{name}.kif") if (SHARED / f"{name}.kif").exists() else name
+        game = str(source(name))
         runs: dict = {"old": [], "new": []}
         for _ in range(args.rounds):
             for tag in runs:
