@@ -54,7 +54,7 @@ from ggp.efg import CHANCE_ROLE, game_unit
 
 from .base import BUDGET, Player
 from ._sampling import decision_key, extend_key
-from .mcts import HEADROOM, _search_for
+from .mcts import _search_for
 from .params import Param, extend
 
 log = logging.getLogger("players.imperfect")
@@ -211,15 +211,6 @@ class InformationSetPlayer(Player):
         from_goal = self.unit.from_goal
         return [from_goal(g) for g in goals]
 
-    def in_time(self) -> bool:
-        """Whether a simulation may take another step down its tree: not when
-        the step could end past the clock (:data:`players.mcts.HEADROOM` times
-        the slowest question of the playouts, the measure a playout stops
-        by); always on a budget.  A simulation stopped here is dropped, as
-        one whose playout stopped."""
-        playouts = self.playouts
-        return time.monotonic() + HEADROOM * playouts.step_seconds <= playouts.until
-
     def playout(self, state) -> list | None:
         """The rewards of a playout from ``state``; None when it stopped at
         the clock (:class:`players.mcts.ReferenceSearch`: on a slow reasoner
@@ -233,7 +224,8 @@ class InformationSetPlayer(Player):
 
     def simulate(self, hypothesis) -> bool:
         """One simulation from ``hypothesis``, backed up; False when it was
-        dropped, out of time (:meth:`in_time`, :meth:`playout`)."""
+        dropped, out of time on its way down (the playouts' search's
+        ``in_time``: always on a budget) or in its :meth:`playout`."""
         raise NotImplementedError
 
     def choose(self, legal_ids):
@@ -276,7 +268,7 @@ class ISMCTSPlayer(InformationSetPlayer):
         state, key = hypothesis.state, hypothesis.keys[me]
         path, added, rewards = [], False, None
         while rewards is None:
-            if not self.in_time():
+            if not self.playouts.in_time():     # a step down could end past the clock
                 return False
             legal = steps.legal(state)
             if legal is None:
@@ -420,7 +412,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
         out = [False] * len(keys)
         path = []
         while True:
-            if not self.in_time():
+            if not self.playouts.in_time():     # a step down could end past the clock
                 return False
             legal = steps.legal(state)
             if legal is None:

@@ -594,6 +594,13 @@ class _Search:
     def __init__(self, steps):
         self.steps, self.sm = steps, steps.sm
 
+    def in_time(self, now: float | None = None) -> bool:
+        """Whether a question may be asked at ``now`` (by default, now): not
+        when :data:`HEADROOM` times the slowest so far could end past
+        :attr:`until`."""
+        now = time.monotonic() if now is None else now
+        return now + HEADROOM * self.step_seconds <= self.until
+
     def ids(self, joint):
         return tuple(self.steps.move_id(r, m) for r, m in enumerate(joint))
 
@@ -705,7 +712,7 @@ class ReferenceSearch(_Search):
         sm, played = self.sm, []
         while not sm.is_terminal(state) and len(played) < 100000:
             began = time.monotonic()
-            if began + HEADROOM * self.step_seconds > self.until:
+            if not self.in_time(began):
                 return None, len(played)
             moves = sm.all_legal_moves(state)
             if not all(moves):
