@@ -36,13 +36,13 @@ from players.selfplay import CSV_FIELDS, checkpoints, learner_for, plot_curves
 #: (prefix ``solve:``) a solver of ggp.cfr.solve.  Seed 000's tuned Smooth UCT.
 LEARNERS = {
     "kuhn": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
-             ("smooth-uct", "smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001"),
+             ("smooth-uct", "smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001"),
              ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
     "leduc": [("nfsp", "nfsp"), ("nfsp-decay", "nfsp:decay=10000"),
               ("nfsp-tuned", "nfsp:decay=10000,rl_lr=0.01"),
               ("nfsp-explore", "nfsp:decay=100000,rl_lr=0.01"), ("mc-nfsp", "mc-nfsp"),
               ("dqn", "nfsp:eta=1"),
-              ("smooth-uct", "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002"),
+              ("smooth-uct", "smooth-uct:c=1.3846,gamma=0.1,eta0=0.9,d=0.002"),
               ("cfr+", "solve:cfr+"), ("mccfr", "solve:mccfr")],
     # the deepest GDL-II game of games_gdl whose exact best response is quick
     # (221,155 histories, 12 steps): where seed 004 says NFSP's DQN falls short
@@ -55,7 +55,6 @@ def run(job) -> list:
     """One run: (game, label, spec, seed, seconds) -> its curve rows."""
     game, label, spec, seed, seconds = job
     tree = build_tree(load_game(game))
-    unit = tree.unit
     if spec.startswith("solve:"):
         _, curve = solve(tree, spec[6:], None, seconds, seed, checkpoints(10 ** 15)[:-1])
     else:
@@ -75,12 +74,12 @@ def run(job) -> list:
                     target = next(points)
     if spec.startswith("solve:"):
         greedy = []
-    rows = [{"game": game, "player": name, "seed": seed, "unit": unit.name, "episodes": n,
-             "seconds": round(t, 3), "exploitability": gap * unit.scale,
-             "exploitability_unit": gap}
+    rows = [{"game": game, "player": name, "seed": seed, "episodes": n,
+             "seconds": round(t, 3), **tree.in_units(gap)}
             for name, points in ((label, curve), ("dqn-greedy", greedy)) for n, t, gap in points]
     print(f"{game} {label} seed {seed}: {curve[-1][0]:,} episodes in {curve[-1][1]:.0f} s, "
-          f"exploitability {curve[-1][2]:.4f} {unit.name}", flush=True)
+          f"exploitability {rows[len(curve) - 1]['exploitability_unit']:.4f} "
+          f"{tree.display.name}", flush=True)
     return rows
 
 

@@ -8,6 +8,10 @@
 * Leduc hold'em (figure 3.3): Smooth UCT (c=18, d=0.002) and UCT (c=20), exploitability of
   the average policy, several seeds (the thesis averages five).
 
+The thesis' ``c`` is in chips; the players take it on the utilities' -1..1 scale
+(:func:`ggp.efg.utility_unit`), where a chip is 25 / 50 of a unit in Kuhn and 3 / 39 in
+Leduc: c = 0.875 and 1 in Kuhn, 1.3846 and 1.5385 in Leduc.
+
 Writes ``OUT/kuhn.csv``, ``OUT/leduc.csv`` (one row per run and checkpoint) and
 ``OUT/kuhn.png``, ``OUT/leduc.png`` (mean over seeds, band from the lowest to the
 highest run), and prints a Markdown table of the mean and the range at each decade.
@@ -35,8 +39,8 @@ from ggp import load_game
 from ggp.efg import build_tree
 from players.selfplay import SelfPlay, checkpoints
 
-KUHN_PLAYERS = ("smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001", "efg-uct:c=2")
-LEDUC_PLAYERS = ("smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002", "efg-uct:c=20")
+KUHN_PLAYERS = ("smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001", "efg-uct:c=1")
+LEDUC_PLAYERS = ("smooth-uct:c=1.3846,gamma=0.1,eta0=0.9,d=0.002", "efg-uct:c=1.5385")
 FIELDS = ("game", "player", "seed", "episodes", "seconds", "exploitability", "mse")
 
 

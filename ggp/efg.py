@@ -26,9 +26,15 @@ How a GDL game becomes a tree:
   player never sees the moves made in the same step by roles sequentialized
   before it.  Only nodes where the player acts get an information state.
 
-Utilities are in the game's unit when its file declares one in a comment line
-``; efg: chip = 25 goal points around 50`` (goal = 50 + 25 * chips), else in
-goal points.
+Utilities are goals centred on the middle of the game's goal range and
+divided by half its width (:func:`utility_unit`; the range is found in the
+rules, :attr:`ggp.game.Game.goal_range`), so -1 and 1 are the least and the
+most the game can pay whatever its file says: every solver, learner and
+search of imperfect information works on them, and the same parameters mean
+the same on any file.  Figures are reported in goal points and in the unit
+the file declares in a comment line ``; efg: chip = 25 goal points around
+50`` (goal = 50 + 25 * chips), else goal points again (:func:`game_unit`,
+:meth:`Tree.in_units`).
 
 ``flatten(tree)`` gives the same tree in numpy arrays (children in CSR form)
 for the Cython kernels: CFR (``ggp._cfr``) and self-play (``players._infotree``).
@@ -69,6 +75,9 @@ class Unit:
     def from_goal(self, goal: float) -> float:
         return (goal - self.offset) / self.scale
 
+    def to_goal(self, utility: float) -> float:
+        return self.offset + self.scale * utility
+
     @classmethod
     def parse(cls, text: str) -> Unit:
         """The unit declared in a description's ``; efg:`` comment line, else goal points."""
@@ -79,9 +88,23 @@ class Unit:
 
 
 def game_unit(game) -> Unit:
-    """The unit declared in ``game``'s file (goal points for a game read from text)."""
+    """The unit ``game``'s figures are reported in: the one its file declares
+    (goal points when it declares none, or for a game read from text).  It
+    changes what is printed, never what is computed."""
     path = Path(game.description.path)
     return Unit.parse(path.read_text()) if path.is_file() else Unit()
+
+
+def utility_unit(game) -> Unit:
+    """The utilities every solver and learner works in: ``(goal - centre) /
+    half``, with the centre and half width of the game's goal range
+    (:attr:`ggp.game.Game.goal_range`; Kuhn's 0..100: 50 and 50, Leduc's
+    11..89: 50 and 39), so that they run from -1 to 1 on any game and
+    centred (outcome sampling's variance grows with an offset: Lanctot et
+    al., "Monte Carlo Sampling for Regret Minimization in Extensive Games",
+    NIPS 2009, weight utilities by inverse sampling probabilities)."""
+    low, high = game.goal_range
+    return Unit("utility", (high - low) / 2 or 1.0, (high + low) / 2)
 
 
 @dataclass
@@ -105,7 +128,9 @@ class Tree:
     node); ``chance_probs[n]`` the probabilities at a chance node;
     ``player[n]`` and ``infoset[n]`` the acting player and its information
     state at a decision node (-1 elsewhere); ``utility[n]`` the tuple of the
-    players' utilities (in ``unit``) at a terminal node; ``augmented[n]``, at a
+    players' utilities (in ``unit``, :func:`utility_unit`) at a terminal
+    node, and ``display`` the unit figures are reported in
+    (:func:`game_unit`); ``augmented[n]``, at a
     chance or decision node, each player's *augmented information set* there
     (an int; equal ints, equal sets): its observation history, i.e. its
     moves and percepts so far, its move already chosen in this step, and its
@@ -115,10 +140,11 @@ class Tree:
     """
 
     def __init__(self, players: tuple, unit: Unit, limit: int = HISTORY_LIMIT,
-                 deadline: float | None = None):
+                 deadline: float | None = None, display: Unit | None = None):
         self.limit, self.deadline = limit, deadline
         self.players = players
         self.unit = unit
+        self.display = display or Unit()
         self.kind: list[int] = []
         self.children: list[tuple] = []
         self.chance_probs: list[tuple] = []
@@ -175,6 +201,21 @@ class Tree:
             counts[self.players[info.player]] += 1
         return counts
 
+    def in_units(self, gap: float, values=None) -> dict:
+        """An exploitability ``gap`` (and the players' ``values``), both in
+        the tree's utilities, as every command reports them: in goal points
+        (``exploitability``, ``values``) and in the file's declared unit
+        (``exploitability_unit``, ``values_unit``), named by ``unit``."""
+        points = gap * self.unit.scale
+        data = {"unit": self.display.name, "exploitability": points,
+                "exploitability_unit": points / self.display.scale}
+        if values is not None:
+            goals = [self.unit.to_goal(v) for v in values]
+            data["values"] = dict(zip(self.players, goals))
+            data["values_unit"] = {r: self.display.from_goal(g)
+                                   for r, g in zip(self.players, goals)}
+        return data
+
 
 def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
     """``role: move {percepts} / ... ? legal moves``, all in KIF, percepts sorted."""
@@ -226,7 +267,7 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
     sm = game.state_machine(reasoner)
     roles = tuple(sm.roles)
     players = tuple(r for r in roles if r != CHANCE_ROLE)
-    tree = Tree(players, unit or game_unit(game), limit, deadline)
+    tree = Tree(players, unit or utility_unit(game), limit, deadline, game_unit(game))
     player_of = {r: i for i, r in enumerate(players)}
     player_roles = tuple(roles.index(r) for r in players)
     perfect_information = not game.is_gdl2

@@ -46,6 +46,11 @@ def _fulfil(future: Future, compute) -> None:
 #: them grounds in a process of its own, whose start costs 0.3-0.6 s.
 SMALL_LIMIT, SMALL_EFFORT = 5_000, 300_000
 
+#: The relaxed domain that bounds a game's goal values stops past these (the
+#: games of games_gdl and gdl2/ need at most 170,000 candidate atoms; only
+#: small_dominion, whose percepts alone pass 4 million facts, is not bounded).
+GOAL_FACTS, GOAL_EFFORT = 1_000_000, 20_000_000
+
 
 class _Grounding:
     """``ground(rules, roles, limit, effort)`` for a background build: here
@@ -216,6 +221,31 @@ class Game:
     def is_gdl2(self) -> bool:
         """True when the game uses GDL-II: percepts (``sees``) or the ``random`` role."""
         return "random" in self.roles or any(name_of(r.head) == "sees" for r in self.rules)
+
+    @cached_property
+    def goal_range(self) -> tuple[int, int]:
+        """The least and the most goal the rules can give a player (every
+        role but GDL-II's ``random``): from the goal rules' heads when each
+        names its value, else from the game's relaxed domain
+        (:func:`ggp.domains.relaxed_facts`, bounded in facts and effort);
+        GDL's 0..100, with a one-line warning, when neither bounds it.  The
+        learners of imperfect information scale their utilities by it
+        (:func:`ggp.efg.utility_unit`)."""
+        heads = [r.head for r in self.rules if name_of(r.head) == "goal"]
+        players = [h for h in heads if isinstance(h, tuple) and h[1] != "random"]
+        values = [h[2] for h in players if isinstance(h[2], str) and not isinstance(h[2], gdl.Var)]
+        if len(values) < len(players):
+            from .domains import relaxed_facts
+            from .reference import Effort
+            try:
+                facts = relaxed_facts(self.rules, GOAL_FACTS, Effort(GOAL_EFFORT))
+            except GameError as exc:
+                warnings.warn(f"{self.name}: the goal values are not bounded by the rules "
+                              f"({exc}); utilities are scaled to GDL's 0..100", stacklevel=2)
+                return 0, 100
+            values = [a[2] for a in facts.get("goal") if a[1] != "random"]
+        numbers = [int(v) for v in values if isinstance(v, str) and v.isdigit()]
+        return (min(numbers), max(numbers)) if numbers else (0, 100)
 
     def state_machine(self, reasoner: str = "compiled", limit: int = GROUND_LIMIT,
                       effort: int = EFFORT):

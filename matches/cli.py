@@ -206,15 +206,6 @@ def cmd_count(args) -> int:
     return 0
 
 
-def _in_units(tree, values: list, gap: float) -> dict:
-    """Values and exploitability in goal points, and in the game's unit."""
-    unit = tree.unit
-    return {"unit": unit.name,
-            "values": {r: unit.offset + unit.scale * v for r, v in zip(tree.players, values)},
-            "values_unit": dict(zip(tree.players, values)),
-            "exploitability": gap * unit.scale, "exploitability_unit": gap}
-
-
 def cmd_solve(args) -> int:
     from ggp.cfr import expected_values, save_policy, solve
     from players.selfplay import checkpoints
@@ -249,14 +240,15 @@ def cmd_solve(args) -> int:
     done, solving, gap = curve[-1]
     data = {"game": game.name, "algo": args.algo, "seed": args.seed, "iterations": done,
             "iterations_per_sec": round(done / solving, 1) if solving else None,
-            **_in_units(tree, expected_values(tree, policy), gap),
+            **tree.in_units(gap, expected_values(tree, policy)),
             "policy": args.out, "curve": args.curve,
             "seconds": round(time.perf_counter() - start, 3)}
     lines = _lines(data)
     if args.curve:
         _write_solve_curve(args, game, tree, curve)
-        lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
-        lines += [f"{n:>12} {t:>9.3f} {g:.6f}" for n, t, g in curve]
+        lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.display.name})"]
+        lines += [f"{n:>12} {t:>9.3f} {tree.in_units(g)['exploitability_unit']:.6f}"
+                  for n, t, g in curve]
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -265,8 +257,7 @@ def _write_solve_curve(args, game, tree, curve) -> None:
     """The solver's curve points to ``--curve``, with their plot."""
     from players.selfplay import plot_curves, write_curve
     write_curve(args.curve, [{"game": game.name, "player": args.algo, "seed": args.seed,
-                              "unit": tree.unit.name, "episodes": n, "seconds": round(t, 3),
-                              "exploitability": g * tree.unit.scale, "exploitability_unit": g}
+                              "episodes": n, "seconds": round(t, 3), **tree.in_units(g)}
                              for n, t, g in curve])
     if curve:
         plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
@@ -300,7 +291,7 @@ def cmd_exploit(args) -> int:
         except (OSError, ValueError) as exc:
             raise UserError(f"{args.policy}: {exc}", "io") from None
     data = {"game": game.name, "policy": args.policy,
-            **_in_units(tree, expected_values(tree, policy), exploitability(tree, policy))}
+            **tree.in_units(exploitability(tree, policy), expected_values(tree, policy))}
     _emit(args, data, "\n".join(_lines(data)))
     return 0
 
@@ -334,12 +325,11 @@ def _exploit_online(args) -> int:
     game = _load(args)
     view = View(_tree(args, game))
     seeds, rows = args.seeds or 10, []
-    unit = view.tree.unit
+    unit = view.tree.display
 
     def curve_records():
         return [{"game": game.name, "player": args.player, "budget": b, "seeds": seeds,
-                 "unit": unit.name, "exploitability": gap * unit.scale,
-                 "exploitability_unit": gap, "seconds": round(t, 3)} for b, gap, t in rows]
+                 **view.tree.in_units(gap), "seconds": round(t, 3)} for b, gap, t in rows]
 
     def write():
         try:
@@ -474,14 +464,14 @@ def _exploit_selfplay(args, game, tree) -> int:
         save_policy(tree, learner.average_policy(), args.out)
     gap = learner.curve[-1].exploitability
     data = {"game": game.name, "player": learner.spec, "seed": learner.params["seed"],
-            "episodes": learner.episodes, "unit": tree.unit.name,
-            "exploitability": gap * tree.unit.scale, "exploitability_unit": gap,
+            "episodes": learner.episodes, **tree.in_units(gap),
             "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
             "seconds": round(learner.seconds, 3), "curve": args.curve, "policy": args.out}
     lines = _lines(data)
     if args.curve:
-        lines += [f"{'episodes':>12} {'seconds':>9} exploitability ({tree.unit.name})"]
-        lines += [f"{p.episodes:>12} {p.seconds:>9.3f} {p.exploitability:.6f}"
+        lines += [f"{'episodes':>12} {'seconds':>9} exploitability ({tree.display.name})"]
+        lines += [f"{p.episodes:>12} {p.seconds:>9.3f} "
+                  f"{tree.in_units(p.exploitability)['exploitability_unit']:.6f}"
                   for p in learner.curve]
     _emit(args, data, "\n".join(lines))
     return 0
@@ -995,9 +985,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a policy file (as ggp solve --out writes) or uniform")
     source.add_argument("--player", metavar="SPEC",
                         help="learn the policy by self-play: smooth-uct, efg-uct, nfsp or "
-                        "mc-nfsp, "
-                        "e.g. smooth-uct:c=18,d=0.002 (c in the game's unit) or nfsp:eta=1; "
-                        "with --online, any player")
+                        "mc-nfsp, e.g. smooth-uct:c=1.3846,d=0.002 (c on the utilities' "
+                        "-1..1 scale) or nfsp:eta=1; with --online, any player")
     p.add_argument("--episodes", type=COUNT, default=None,
                    help="self-play episodes (default 1,000,000)")
     p.add_argument("--curve", default=None, metavar="OUT.csv",

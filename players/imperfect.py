@@ -4,9 +4,10 @@
 All three sample, at every simulation, a history consistent with what the
 role saw (:mod:`players.belief`: exact while small, HyperPlay particles when
 large) and search from it, so they never look at what they cannot see.
-Rewards are in the game's unit (its ``; efg:`` comment line, else goal
-points), and the exploration constant ``c`` too; it defaults to 40 goal
-points in that unit, the perfect-information players' constant.
+Rewards are the game's utilities, goals scaled to -1..1 by the goal range
+its rules can pay (:func:`ggp.efg.utility_unit`), and the exploration
+constant ``c`` is on that scale: its default, 0.8, is 40 goal points of a
+0..100 game, the perfect-information players' constant.
 
 - ``ismcts``: single-observer information-set MCTS (Cowling, Powley and
   Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2),
@@ -50,7 +51,7 @@ import math
 import time
 from array import array
 
-from ggp.efg import CHANCE_ROLE, game_unit
+from ggp.efg import CHANCE_ROLE, utility_unit
 
 from .base import BUDGET, Player
 from ._sampling import decision_key, extend_key
@@ -59,10 +60,10 @@ from .params import Param, extend
 
 log = logging.getLogger("players.imperfect")
 
-#: The exploration constant of ``smooth-uct`` and ``efg-uct`` when none is
-#: given, in goal points (the perfect-information players' C), converted to
-#: the game's unit.
-DEFAULT_C_GOAL_POINTS = 40.0
+#: The exploration constant of the information-set players when none is
+#: given, on the utilities' -1..1 scale: 40 goal points of a 0..100 game
+#: (the perfect-information players' C).
+DEFAULT_C = 0.8
 
 #: Raise :class:`NodeNotFound` instead of warning (set by the tests).
 STRICT = False
@@ -80,8 +81,8 @@ class InformationSetPlayer(Player):
     params = extend(Player.params, *BUDGET,
         Param("engine", str, "c", "the search in C (on the compiled reasoner) or in Python "
               "(the same simulations for the same seed)", choices=("c", "python")),
-        Param("c", float, None, "exploration constant in the game's unit (default: 40 goal "
-              "points in it)", low=0),
+        Param("c", float, DEFAULT_C, "exploration constant on the utilities' -1..1 scale "
+              "(0.8: 40 goal points of a 0..100 game)", low=0),
         Param("final", str, "visits", "the move played: most visited, or drawn from the "
               "average policy", choices=("visits", "sample")),
     )
@@ -91,14 +92,9 @@ class InformationSetPlayer(Player):
         self.last_simulations = 0
         self.warned = False         # about a node not found (once per player)
 
-    def default_c(self, unit) -> float:
-        """The exploration constant when none is given, in ``unit``."""
-        return DEFAULT_C_GOAL_POINTS / unit.scale
-
     def meta_game(self, deadline):
-        unit = game_unit(self.game)
-        self.unit = unit
-        self.explore = self.c if self.c is not None else self.default_c(unit)
+        self.unit = utility_unit(self.game)
+        self.explore = self.c
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
         self.typical = 0.0          # seconds, the last move's mean simulation
         self.rebuild_search(deadline)

@@ -475,8 +475,9 @@ class MCNFSP(NFSP):
     priors P of B (AlphaGo Zero's rule; the ``+ 1`` lets the priors order
     the first visits), at the opponent's draws from its average policy, and
     at chance by the odds; a new information state of the agent is valued
-    by B and ends the simulation, a terminal by its utility (scaled to
-    [-1, 1]).  The move is drawn from the visit counts; it goes to M_SL, and
+    by B and ends the simulation, a terminal by its utility (on the tree's
+    -1..1 scale, :func:`ggp.efg.utility_unit`).  The move is drawn from the
+    visit counts; it goes to M_SL, and
     (information state, move, outcome) to M_RL when the episode ends.  The
     seed searches Othello's (perfect-information) states; over information
     states the search is against the opponent's average policy, the policy
@@ -490,8 +491,6 @@ class MCNFSP(NFSP):
 
     def __init__(self, tree, params: dict):
         super().__init__(tree, params)
-        self._scale = max((abs(u) for n, k in enumerate(self._kind) if k == TERMINAL
-                           for u in self._utility[n]), default=1.0) or 1.0
         self._nodes = [info.nodes for info in tree.infosets]
         self._reach = None
 
@@ -558,7 +557,7 @@ class MCNFSP(NFSP):
         while True:
             k = kind[node]
             if k == TERMINAL:
-                value = self._utility[node][p] / self._scale
+                value = self._utility[node][p]
                 break
             lo = first[node]
             if k == CHANCE:
@@ -596,7 +595,7 @@ class MCNFSP(NFSP):
     def end_episode(self, utility) -> None:
         for p, searched in enumerate(self._searched):
             for row, action in searched:
-                self.agents[p].rl.add(s=row, a=action, z=utility[p] / self._scale)
+                self.agents[p].rl.add(s=row, a=action, z=utility[p])
 
 
 #: name -> learner class (``ggp exploit --player NAME``, :meth:`NFSP.load`)

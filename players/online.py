@@ -290,10 +290,10 @@ class SolvingPlayer(Player):
     def meta_game(self, deadline):
         self.base_seed = self.seed if self.seed is not None else self.rng.getrandbits(32)
         if self.sampled:
-            from ggp.efg import game_unit
+            from ggp.efg import utility_unit
 
             from .sampled import SampledMCCFR
-            unit = game_unit(self.game)
+            unit = utility_unit(self.game)
             self.solver = SampledMCCFR(self.steps, lambda goals: [unit.from_goal(g) for g in goals],
                                        self.epsilon, derive(self.base_seed, -1))
             self.warned = False

@@ -349,10 +349,10 @@ def constant_sum(game, reasoner: str, rng, playouts: int = 32):
     """The sum of the players' utilities (the ``random`` role excluded) when
     it is the same at the ends of ``playouts`` random playouts, else None: a
     check of constant sum for a game too large to enumerate."""
-    from ggp.efg import game_unit
+    from ggp.efg import utility_unit
 
     from .belief import Steps
-    sm, unit = game.state_machine(reasoner), game_unit(game)
+    sm, unit = game.state_machine(reasoner), utility_unit(game)
     steps, players = Steps(sm, game.is_gdl2), deciders(sm.roles)
     sums = set()
     for _ in range(playouts):

@@ -15,7 +15,7 @@ trees (uniform at those never reached), scored by its exploitability
 
 >>> from ggp import load_game
 >>> from ggp.efg import build_tree
->>> learner = SelfPlay(build_tree(load_game("kuhn")), "smooth-uct:c=1.75,d=0.001")
+>>> learner = SelfPlay(build_tree(load_game("kuhn")), "smooth-uct:c=0.875,d=0.001")
 >>> learner.run(100_000).exploitability() < 0.1       # uniform: 0.458 chip
 True
 
@@ -25,13 +25,14 @@ Players (a spec as :func:`players.parse_spec` reads it):
   (0.9), ``d`` (0.001), ``seed`` (0);
 - ``efg-uct``: extensive-form UCT, i.e. eta = 1; ``c``, ``seed`` (0).
 
-``c`` is in the game's unit, the unit of the tree's utilities (chips for Kuhn
-and Leduc, see :class:`ggp.efg.Unit`), so the thesis' values apply as they
-are; its default is 40 goal points in that unit (1.6 chips for Kuhn and
-Leduc), a neutral choice, not a tuned one.  The thesis' tuned values are to be
-passed explicitly: Kuhn ``smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001`` and
-``efg-uct:c=2``; Leduc ``smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.002`` and
-``efg-uct:c=20``.
+``c`` is on the scale of the tree's utilities, goals scaled to -1..1 by the
+game's goal range (:func:`ggp.efg.utility_unit`), whatever unit the file
+declares; its default, 0.8 (40 goal points of a 0..100 game), is a neutral
+choice, not a tuned one.  The thesis' tuned values are in chips: a chip is
+25 goal points of Kuhn's 50-point half range and 3 of Leduc's 39, so they
+become Kuhn ``smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001`` and
+``efg-uct:c=1``; Leduc ``smooth-uct:c=1.385,gamma=0.1,eta0=0.9,d=0.002`` and
+``efg-uct:c=1.5385`` (``c`` in chips times 3 / 39).
 """
 from __future__ import annotations
 
@@ -44,7 +45,6 @@ from ggp.cfr import exploitability
 from ggp.efg import Tree, flatten
 
 from ._infotree import InfoTrees
-from .imperfect import DEFAULT_C_GOAL_POINTS
 from .params import settings
 from .registry import names, parse_spec, player_class
 
@@ -69,7 +69,7 @@ class CurvePoint:
 
 class SelfPlay:
     """A self-play learner on ``tree``: ``spec`` names the player and may
-    carry parameters (``"smooth-uct:c=18,d=0.002"``); ``params`` add or
+    carry parameters (``"smooth-uct:c=1.3846,d=0.002"``); ``params`` add or
     replace them.  ValueError for an unknown player or parameter."""
 
     def __init__(self, tree: Tree, spec: str = "smooth-uct", **params):
@@ -85,8 +85,6 @@ class SelfPlay:
             chosen = settings(declared, {**given, **params})
         except ValueError as exc:
             raise ValueError(f"player {name}: {exc}") from None
-        if chosen["c"] is None:
-            chosen["c"] = DEFAULT_C_GOAL_POINTS / tree.unit.scale
         if chosen["seed"] is None:
             chosen["seed"] = 0
         self.name, self.params = name, chosen
@@ -210,11 +208,9 @@ def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
 
 def curve_rows(learner: SelfPlay, game: str) -> list:
     """``learner``'s curve as rows of a curve file (``CSV_FIELDS``)."""
-    unit = learner.tree.unit
     return [{"game": game, "player": learner.spec, "seed": learner.params["seed"],
-             "unit": unit.name, "episodes": p.episodes, "seconds": round(p.seconds, 3),
-             "exploitability": p.exploitability * unit.scale,
-             "exploitability_unit": p.exploitability} for p in learner.curve]
+             "episodes": p.episodes, "seconds": round(p.seconds, 3),
+             **learner.tree.in_units(p.exploitability)} for p in learner.curve]
 
 
 def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIELDS) -> None:

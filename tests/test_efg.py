@@ -4,6 +4,7 @@ checked on our GDL-II Kuhn poker against OpenSpiel's figures
 import json
 
 import pytest
+from conftest import in_unit, values_in_unit
 
 from ggp import cfr, load_game
 from ggp.efg import CHANCE, DECISION, Unit, build_tree
@@ -20,9 +21,10 @@ def test_kuhn_counts_match_openspiel(reasoner):
 
 
 def test_kuhn_unit_and_zero_sum(kuhn):
-    assert kuhn.unit == Unit("chip", 25.0, 50.0)
+    # utilities on the -1..1 scale of Kuhn's goals 0..100; figures in the declared chips
+    assert (kuhn.unit, kuhn.display) == (Unit("utility", 50.0, 50.0), Unit("chip", 25.0, 50.0))
     payoffs = sorted({u for u in kuhn.utility if u})
-    assert payoffs == [(-2, 2), (-1, 1), (1, -1), (2, -2)]
+    assert payoffs == [(-1, 1), (-0.5, 0.5), (0.5, -0.5), (1, -1)]
 
 
 def test_information_states_hide_the_other_card(kuhn):
@@ -32,7 +34,8 @@ def test_information_states_hide_the_other_card(kuhn):
 
 
 def test_uniform_policy_exploitability(kuhn):
-    assert cfr.exploitability(kuhn, cfr.uniform_policy(kuhn)) == pytest.approx(0.458333, abs=1e-6)
+    gap = in_unit(kuhn, cfr.exploitability(kuhn, cfr.uniform_policy(kuhn)))
+    assert gap == pytest.approx(0.458333, abs=1e-6)
 
 
 @pytest.mark.parametrize("algo, figures", [
@@ -43,12 +46,13 @@ def test_cfr_exploitability_matches_openspiel(kuhn, algo, figures):
     solver = cfr.CFRSolver(kuhn, plus=algo == "cfr+")
     for iterations, expected in figures.items():
         solver.run(iterations - solver.iteration)
-        assert cfr.exploitability(kuhn, solver.average_policy()) == pytest.approx(expected,
-                                                                                  abs=1e-6)
+        gap = in_unit(kuhn, cfr.exploitability(kuhn, solver.average_policy()))
+        assert gap == pytest.approx(expected, abs=1e-6)
 
 
 def test_cfr_plus_value_is_kuhns(kuhn):
-    values = cfr.expected_values(kuhn, cfr.make_solver(kuhn, "cfr+").run(1000).average_policy())
+    values = values_in_unit(kuhn, cfr.expected_values(
+        kuhn, cfr.make_solver(kuhn, "cfr+").run(1000).average_policy()))
     assert values[0] == pytest.approx(-1 / 18, abs=1e-3)
     assert values[1] == pytest.approx(1 / 18, abs=1e-3)
 
@@ -118,27 +122,29 @@ def test_leduc_matches_openspiel(leduc):
     assert (leduc.histories, leduc.terminals) == (9457, 5520)
     assert leduc.information_states() == {"first": 468, "second": 468}
     uniform = cfr.uniform_policy(leduc)
-    assert cfr.exploitability(leduc, uniform) == pytest.approx(2.373611, abs=1e-6)
-    assert cfr.expected_values(leduc, uniform)[0] == pytest.approx(-0.078125, abs=1e-9)
+    assert in_unit(leduc, cfr.exploitability(leduc, uniform)) == pytest.approx(2.373611, abs=1e-6)
+    assert values_in_unit(leduc, cfr.expected_values(leduc, uniform))[0] == pytest.approx(
+        -0.078125, abs=1e-9)
 
 
 @pytest.mark.parametrize("algo, figure", [("cfr", 0.888579), ("cfr+", 0.610439)])
 def test_leduc_cfr_after_ten_iterations_matches_openspiel(leduc, algo, figure):
     policy = cfr.make_solver(leduc, algo).run(10).average_policy()
-    assert cfr.exploitability(leduc, policy) == pytest.approx(figure, abs=1e-6)
+    assert in_unit(leduc, cfr.exploitability(leduc, policy)) == pytest.approx(figure, abs=1e-6)
 
 
 def test_iigs4_matches_openspiel():
     tree = build_tree(load_game("iigs4"))
     assert tree.terminals == 576
     assert tree.information_states() == {"first": 81, "second": 81}
-    assert cfr.exploitability(tree, cfr.uniform_policy(tree)) == pytest.approx(0.708333, abs=1e-6)
+    gap = in_unit(tree, cfr.exploitability(tree, cfr.uniform_policy(tree)))
+    assert gap == pytest.approx(0.708333, abs=1e-6)
 
 
 @pytest.mark.parametrize("algo, figure", [("cfr", 0.0957164), ("cfr+", 0.0134160)])
 def test_leduc_cfr_after_a_hundred_iterations_matches_openspiel(leduc, algo, figure):
     policy = cfr.make_solver(leduc, algo).run(100).average_policy()
-    assert cfr.exploitability(leduc, policy) == pytest.approx(figure, abs=1e-6)
+    assert in_unit(leduc, cfr.exploitability(leduc, policy)) == pytest.approx(figure, abs=1e-6)
 
 
 @pytest.mark.slow
@@ -147,7 +153,7 @@ def test_leduc_cfr_plus_below_1e_5_within_a_minute(leduc):
 
     start = time.perf_counter()
     solver = cfr.CFRSolver(leduc, plus=True)
-    while cfr.exploitability(leduc, solver.run(100).average_policy()) >= 1e-5:
+    while in_unit(leduc, cfr.exploitability(leduc, solver.run(100).average_policy())) >= 1e-5:
         assert time.perf_counter() - start < 60
     assert time.perf_counter() - start < 60
 

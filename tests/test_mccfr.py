@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import in_unit
 
 from ggp import load_game
 from ggp.cfr import exploitability, uniform_policy
@@ -19,20 +20,20 @@ from matches.cli import main
 def test_outcome_sampling_converges_on_kuhn(kuhn, seed):
     # OpenSpiel's outcome sampling: 0.0013-0.0046 chip after 1e6 iterations
     solver = MCCFRSolver(kuhn, seed=seed).run(1_000_000)
-    assert exploitability(kuhn, solver.average_policy()) < 0.01
+    assert in_unit(kuhn, exploitability(kuhn, solver.average_policy())) < 0.01
 
 
 def test_external_sampling_converges_on_kuhn(kuhn):
     solver = MCCFRSolver(kuhn, sampling="external", seed=1).run(100_000)
-    assert exploitability(kuhn, solver.average_policy()) < 0.005
+    assert in_unit(kuhn, exploitability(kuhn, solver.average_policy())) < 0.005
 
 
 def test_outcome_sampling_on_leduc_is_openspiels(leduc):
     # OpenSpiel, mean of 3 seeds: 1.08 chips after 1e4 iterations, 0.557 after 1e5
     solver = MCCFRSolver(leduc, seed=1).run(10_000)
-    assert 0.6 < exploitability(leduc, solver.average_policy()) < 1.6
+    assert 0.6 < in_unit(leduc, exploitability(leduc, solver.average_policy())) < 1.6
     solver.run(90_000)
-    assert 0.3 < exploitability(leduc, solver.average_policy()) < 0.8
+    assert 0.3 < in_unit(leduc, exploitability(leduc, solver.average_policy())) < 0.8
 
 
 def test_same_seed_same_tables_other_seed_other_tables(kuhn):

@@ -11,7 +11,7 @@ import pytest
 import players
 from ggp import load_game
 from ggp.cfr import exploitability
-from ggp.efg import build_tree, game_unit
+from ggp.efg import build_tree, utility_unit
 from matches.manager import run_match
 from players.belief import ROOT_KEY, Steps, extend_key
 from players.evaluation import online_policy
@@ -27,7 +27,7 @@ def kuhn():
 
 
 def solver_for(game, steps, seed):
-    unit = game_unit(game)
+    unit = utility_unit(game)
     return SampledMCCFR(steps, lambda goals: [unit.from_goal(g) for g in goals], seed=seed)
 
 

@@ -8,6 +8,7 @@ import math
 from collections import Counter
 
 import pytest
+from conftest import in_unit
 
 from ggp import cfr
 from ggp.efg import flatten
@@ -15,7 +16,8 @@ from matches.cli import main
 from players._infotree import InfoTrees
 from players.selfplay import SelfPlay, checkpoints, train
 
-KUHN_SMOOTH = {"c": 1.75, "gamma": 0.1, "eta0": 0.9, "d": 0.001}   # the thesis' tuned values
+# the thesis' tuned values, c = 1.75 chips on the utilities' scale (a chip is 25 / 50 of it)
+KUHN_SMOOTH = {"c": 0.875, "gamma": 0.1, "eta0": 0.9, "d": 0.001}
 
 
 def node_with(trees, moves, plays):
@@ -141,7 +143,7 @@ def test_bad_arguments_are_errors(kuhn):
 
 def test_expansion_adds_at_most_one_node_per_player_per_episode(leduc):
     flat = flatten(leduc)
-    trees = InfoTrees(2, "smooth", c=18, d=0.002, seed=1)
+    trees = InfoTrees(2, "smooth", c=1.3846, d=0.002, seed=1)
     trees.selfplay(flat, 1)
     assert (trees.size(0), trees.size(1)) == (1, 1)      # both act in every Leduc episode
     first = 0                                            # the first node: player 0's
@@ -158,35 +160,35 @@ def test_expansion_adds_at_most_one_node_per_player_per_episode(leduc):
 
 def test_untrained_policy_is_uniform(kuhn):
     learner = SelfPlay(kuhn, "smooth-uct")
-    assert learner.params["c"] == pytest.approx(40 / 25)           # 40 goal points, in chips
-    assert learner.exploitability() == pytest.approx(0.458333, abs=1e-6)
+    assert learner.params["c"] == 0.8            # 40 goal points of the 0..100 goals
+    assert in_unit(kuhn, learner.exploitability()) == pytest.approx(0.458333, abs=1e-6)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_smooth_uct_learns_kuhn_and_uct_does_less_well(kuhn, seed):
     smooth = train(kuhn, "smooth-uct", KUHN_SMOOTH, 10**6, [10**4, 10**5], seed=seed)
-    gaps = [p.exploitability for p in smooth.curve]
+    gaps = [in_unit(kuhn, p.exploitability) for p in smooth.curve]
     assert [p.episodes for p in smooth.curve] == [10**4, 10**5, 10**6]
     assert gaps[0] > gaps[1] > gaps[2]
     assert gaps[1] < 0.03 and gaps[2] < 0.006                       # uniform: 0.458 chip
-    uct = train(kuhn, "efg-uct:c=2", None, 10**6, [], seed=seed)
-    assert uct.curve[-1].exploitability > 2 * gaps[2]
+    uct = train(kuhn, "efg-uct:c=1", None, 10**6, [], seed=seed)
+    assert in_unit(kuhn, uct.curve[-1].exploitability) > 2 * gaps[2]
 
 
 def test_selfplay_is_deterministic_for_a_seed(leduc):
-    policies = [SelfPlay(leduc, "smooth-uct:c=18,d=0.002", seed=s).run(20_000).average_policy()
+    policies = [SelfPlay(leduc, "smooth-uct:c=1.3846,d=0.002", seed=s).run(20_000).average_policy()
                 for s in (4, 4, 5)]
     assert policies[0] == policies[1] != policies[2]
 
 
 def test_efg_uct_has_no_mixing_parameters(kuhn):
     with pytest.raises(ValueError, match="unknown parameters eta0, gamma"):
-        SelfPlay(kuhn, "efg-uct:c=2,gamma=0,eta0=0")
-    learner = SelfPlay(kuhn, "efg-uct:c=2", seed=1).run(1000)
+        SelfPlay(kuhn, "efg-uct:c=1,gamma=0,eta0=0")
+    learner = SelfPlay(kuhn, "efg-uct:c=1", seed=1).run(1000)
     node = learner.trees.find(0, 0)
     assert learner.trees.eta(node) == 1.0
-    assert learner.spec == "efg-uct:c=2"
-    assert SelfPlay(kuhn, "smooth-uct", c=18).spec == "smooth-uct:c=18,gamma=0.1,eta0=0.9,d=0.001"
+    assert learner.spec == "efg-uct:c=1"
+    assert SelfPlay(kuhn, "smooth-uct", c=2).spec == "smooth-uct:c=2,gamma=0.1,eta0=0.9,d=0.001"
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -213,7 +215,7 @@ def run_json(capsys, *argv):
 
 def test_cli_learns_and_writes_the_curve(capsys, tmp_path, kuhn):
     curve, policy = tmp_path / "kuhn.csv", tmp_path / "policy.json"
-    data = run_json(capsys, "exploit", "kuhn", "--player", "smooth-uct:c=1.75", "--episodes",
+    data = run_json(capsys, "exploit", "kuhn", "--player", "smooth-uct:c=0.875", "--episodes",
                     "20000", "--curve", str(curve), "--seed", "3", "--out", str(policy))
     assert {"game", "player", "episodes", "exploitability", "exploitability_unit", "unit",
             "episodes_per_sec", "seconds"} <= set(data)
@@ -221,15 +223,16 @@ def test_cli_learns_and_writes_the_curve(capsys, tmp_path, kuhn):
     assert data["exploitability"] == pytest.approx(25 * data["exploitability_unit"])
     assert 0 < data["exploitability_unit"] < 0.458
     learned = cfr.load_policy(kuhn, policy)
-    assert cfr.exploitability(kuhn, learned) == pytest.approx(data["exploitability_unit"])
-    run_json(capsys, "exploit", "kuhn", "--player", "efg-uct:c=2", "--episodes", "5000",
+    assert in_unit(kuhn, cfr.exploitability(kuhn, learned)) == pytest.approx(
+        data["exploitability_unit"])
+    run_json(capsys, "exploit", "kuhn", "--player", "efg-uct:c=1", "--episodes", "5000",
              "--curve", str(curve), "--append")
     with curve.open() as f:
         rows = list(csv.DictReader(f))
     assert [int(r["episodes"]) for r in rows] == [1000, 2000, 5000, 10_000, 20_000,
                                                   1000, 2000, 5000]
-    assert {r["player"] for r in rows} == {"smooth-uct:c=1.75,gamma=0.1,eta0=0.9,d=0.001",
-                                           "efg-uct:c=2"}
+    assert {r["player"] for r in rows} == {"smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001",
+                                           "efg-uct:c=1"}
     assert float(rows[4]["exploitability"]) == pytest.approx(data["exploitability"])
     assert curve.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
