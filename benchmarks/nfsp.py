@@ -117,13 +117,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--first-seed", type=int, default=1, help="the seeds are FIRST, ...")
     parser.add_argument("--only", default=None, help="comma-separated labels to run")
+    parser.add_argument("--spec", action="append", default=[], metavar="LABEL=SPEC",
+                        help="a learner of one's own to run as well, e.g. "
+                        "fast=nfsp:rl_lr=0.3 (with --only, name its label)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/nfsp"))
     args = parser.parse_args()
     if args.summary:
         print(summary(args.out / f"{args.game}.csv"))
         return
-    chosen = [(label, spec) for label, spec in LEARNERS[args.game]
+    given = [tuple(item.split("=", 1)) for item in args.spec]
+    chosen = [(label, spec) for label, spec in LEARNERS[args.game] + given
               if args.only is None or label in args.only.split(",")]
     seconds = {label: float(value) for label, _, value in
                (item.partition("=") for item in args.seconds_for)}

@@ -153,3 +153,100 @@ def evaluate(flat, double[::1] policy, int skip, double[::1] reach, double[:, ::
                 q = child_prob[k] if kind[n] == CHANCE else policy[m + k]
                 for p in range(players):
                     value[n, p] += q * value[child[k], p]
+
+
+def best_response(flat, double[::1] policy, int responder, double[::1] reach,
+                  double[::1] value, int[::1] best):
+    """``responder``'s best response to the others' ``policy`` (flat per
+    information state and move): ``reach[n]`` is pi_-responder(n), chance's
+    and the others' part of n's reach; ``value[n]`` the responder's expected
+    utility below n when it responds best, so that ``reach[n] * value[n]`` is
+    its counterfactual best-response value at n (what continual resolving
+    keeps: Burch, Johanson and Bowling, "Solving Imperfect Information Games
+    Using Decomposition", AAAI 2014); ``best[i]`` its move at each of its
+    information states (-1 at the others').
+
+    An information state's move maximizes the sum over its nodes of reach
+    times the value below, which needs the responder's deeper information
+    states decided first: each pass over the nodes (children first) decides
+    every information state whose nodes' children are all known, so there
+    are as many passes as the responder has moves along a path, plus one.
+    Moves of probability 0 under ``policy`` are not followed."""
+    cdef int[::1] kind = flat.kind, child_start = flat.child_start, child = flat.child
+    cdef int[::1] player = flat.player, infoset = flat.infoset, move_start = flat.move_start
+    cdef double[::1] child_prob = flat.child_prob
+    cdef double[:, ::1] utility = flat.utility
+    cdef Py_ssize_t nodes = kind.shape[0], infosets = move_start.shape[0] - 1
+    cdef Py_ssize_t n, k, lo, hi, m, i, a, undecided
+    cdef double q, top
+    cdef cnp.uint8_t[::1] known = np.zeros(nodes, dtype=np.uint8)
+    cdef cnp.uint8_t[::1] ready = np.zeros(infosets, dtype=np.uint8)
+    cdef cnp.uint8_t[::1] mine = np.zeros(infosets, dtype=np.uint8)
+    cdef double[::1] score = np.zeros(move_start[infosets])
+    reach[0] = 1.0
+    for n in range(nodes):
+        lo, hi = child_start[n], child_start[n + 1]
+        if kind[n] != TERMINAL and kind[n] != CHANCE and player[n] == responder:
+            mine[infoset[n]] = 1
+        for k in range(lo, hi):
+            if kind[n] == CHANCE:
+                q = child_prob[k]
+            elif player[n] == responder:
+                q = 1.0
+            else:
+                q = policy[move_start[infoset[n]] + k - lo]
+            reach[child[k]] = reach[n] * q
+    for i in range(infosets):
+        best[i] = -1
+    while True:
+        for n in range(nodes - 1, -1, -1):
+            lo, hi = child_start[n], child_start[n + 1]
+            if kind[n] == TERMINAL:
+                value[n], known[n] = utility[n, responder], 1
+            elif kind[n] != CHANCE and player[n] == responder:
+                a = best[infoset[n]]
+                if a >= 0 and known[child[lo + a]]:
+                    value[n], known[n] = value[child[lo + a]], 1
+            else:
+                value[n], known[n] = 0.0, 1
+                m = move_start[infoset[n]] - lo if kind[n] != CHANCE else 0
+                for k in range(lo, hi):
+                    q = child_prob[k] if kind[n] == CHANCE else policy[m + k]
+                    if q == 0.0:
+                        continue
+                    if not known[child[k]]:
+                        known[n] = 0
+                        break
+                    value[n] += q * value[child[k]]
+        undecided = 0
+        for i in range(infosets):
+            ready[i] = mine[i] and best[i] < 0
+            undecided += ready[i]
+        if undecided == 0:
+            return
+        score[:] = 0.0
+        for n in range(nodes):
+            if kind[n] == TERMINAL or kind[n] == CHANCE or player[n] != responder:
+                continue
+            i = infoset[n]
+            if not ready[i]:
+                continue
+            lo, hi = child_start[n], child_start[n + 1]
+            for k in range(lo, hi):
+                if not known[child[k]]:
+                    ready[i] = 0
+                    break
+                score[move_start[i] + k - lo] += reach[n] * value[child[k]]
+        undecided = 0
+        for i in range(infosets):
+            if not ready[i]:
+                continue
+            a, top = 0, score[move_start[i]]
+            for k in range(move_start[i] + 1, move_start[i + 1]):
+                if score[k] > top:
+                    a, top = k - move_start[i], score[k]
+            best[i] = a
+            undecided += 1
+        if undecided == 0:
+            raise ValueError("the responder's information states do not order "
+                             "(the tree lacks perfect recall)")

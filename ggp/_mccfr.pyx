@@ -46,8 +46,10 @@ cdef int CHANCE = 1
 
 cdef class Sampler:
     cdef int[::1] kind, child_start, child, player, infoset, move_start
-    cdef double[::1] child_prob, regret, cumulative
+    cdef double[::1] child_prob, regret, cumulative, track_value, track_reach
     cdef double[:, ::1] utility
+    cdef int tracked
+    cdef double tracked_utility
     cdef unsigned char[::1] target
     cdef double epsilon, delta
     cdef bint targeting, targeted
@@ -71,6 +73,7 @@ cdef class Sampler:
         self.targeting = False
         self.delta = 0.0
         self.target = np.zeros(1, dtype=np.uint8)
+        self.tracked = -1
         self.reseed(seed)
         widest = int(np.diff(flat.child_start).max(initial=1))
         depth = _depth(flat)
@@ -87,6 +90,19 @@ cdef class Sampler:
     def __dealloc__(self):
         free(self.policy)
         free(self.sample)
+
+    def set_tracking(self, int player, value, reach):
+        """Estimate, over the outcome-sampling traversals from now on, the
+        counterfactual values of ``player`` at every node of the tree under
+        each iteration's profile: ``value[n] += pi_-player(n) pi(z | n)
+        u_player(z) / q(z)`` and ``reach[n] += pi_-player(n) / q(n)`` at every
+        node n on a sampled path to z (the sums of unbiased estimates; their
+        ratio is the value per unit of reach averaged over the iterations,
+        what DeepStack keeps; the sampled tree of ``players.sampled`` keeps the
+        same).  ``player=-1`` stops."""
+        self.tracked = player
+        if player >= 0:
+            self.track_value, self.track_reach = value, reach
 
     def set_target(self, target, double delta):
         """Mark the target nodes (uint8 per node: 1 where the node leads to,
@@ -110,7 +126,7 @@ cdef class Sampler:
                         self._external(0, p, 0)
                     else:
                         self.targeted = self.targeting and self._random() < self.delta
-                        self._outcome(0, p, 1.0, 1.0, 1.0, 1.0, 0, &x, &q)
+                        self._outcome(0, p, 1.0, 1.0, 1.0, 1.0, 0, &x, &q, 1.0)
 
     # --- random numbers: xorshift64* --------------------------------------------------
     cdef inline double _random(self) noexcept nogil:
@@ -147,16 +163,19 @@ cdef class Sampler:
     # --- outcome sampling (with optional targeting) ----------------------------------
     cdef double _outcome(self, int n, int p, double mine, double others, double q_plain,
                          double q_target, int depth, double *tail,
-                         double *q_z) noexcept nogil:
+                         double *q_z, double beside) noexcept nogil:
         """Sample one terminal below n; return u_p(z) and set ``tail`` to
-        pi(z | n) and ``q_z`` to the sampling probability of z (mixture)."""
+        pi(z | n) and ``q_z`` to the sampling probability of z (mixture);
+        ``beside`` is pi_-tracked(n), for :meth:`set_tracking`."""
         cdef int kind = self.kind[n]
         cdef int lo, hi, count, k, a, m
         cdef double *sigma
         cdef double *plain
-        cdef double u, x, w, total_target, reach_plain, reach_target, p_target
+        cdef double u, x, w, total_target, reach_plain, reach_target, p_target, below
         if kind == TERMINAL:
             tail[0] = 1.0
+            if self.tracked >= 0:
+                self.tracked_utility = self.utility[n, self.tracked]
             if self.targeting:
                 q_z[0] = self.delta * q_target + (1.0 - self.delta) * q_plain
             else:
@@ -192,14 +211,17 @@ cdef class Sampler:
         if self.targeting and total_target > 0.0 and self.target[self.child[lo + a]]:
             p_target = plain[a] / total_target
         reach_target = q_target * p_target
+        below = beside * sigma[a] if kind == CHANCE or self.player[n] != self.tracked else beside
         if kind == CHANCE or self.player[n] != p:
             u = self._outcome(self.child[lo + a], p, mine, others * sigma[a], reach_plain,
-                              reach_target, depth + 1, &x, q_z)
+                              reach_target, depth + 1, &x, q_z, below)
             tail[0] = sigma[a] * x
+            self._track(n, beside, tail[0], q_plain, q_z[0])
             return u
         u = self._outcome(self.child[lo + a], p, mine * sigma[a], others, reach_plain,
-                          reach_target, depth + 1, &x, q_z)
+                          reach_target, depth + 1, &x, q_z, below)
         tail[0] = sigma[a] * x
+        self._track(n, beside, tail[0], q_plain, q_z[0])
         m = self.move_start[self.infoset[n]]
         w = u * others / q_z[0]
         for k in range(count):
@@ -214,6 +236,12 @@ cdef class Sampler:
         for k in range(count):
             self.cumulative[m + k] += w * sigma[k]
         return u
+
+    cdef inline void _track(self, int n, double beside, double through, double q_n,
+                            double q_z) noexcept nogil:
+        if self.tracked >= 0:
+            self.track_value[n] += beside * through * self.tracked_utility / q_z
+            self.track_reach[n] += beside / q_n
 
     cdef int _draw_target(self, double *plain, int lo, int count,
                           double total) noexcept nogil:

@@ -24,7 +24,8 @@ import time
 import numpy as np
 from gdl import to_kif
 
-from .efg import CHANCE, DECISION, TERMINAL, Tree, flatten
+from ._cfr import Kernel, best_response, evaluate
+from .efg import CHANCE, TERMINAL, Tree, flatten
 
 # --- policies ---------------------------------------------------------------------
 
@@ -92,80 +93,16 @@ def best_response_value(tree: Tree, policy: list, player: int) -> float:
 def best_response_values(tree: Tree, policy: list, player: int) -> list:
     """Per node, ``player``'s expected utility below it when it plays a best
     response to the others' ``policy`` (the counterfactual best response:
-    its values at a node are what continual resolving keeps, Burch et al.
-    2014).
-
-    The best move at each of the player's information states maximizes the
-    sum, over its nodes, of the others' (and chance's) reach times the value
-    below, where the player again responds best: deeper information states
-    first (perfect recall makes that an order), each node and information
-    state settled once what it reads is, from an explicit stack.
-    """
-    reach = [0.0] * tree.histories
-    stack = [(0, 1.0)]
-    while stack:
-        n, r = stack.pop()
-        reach[n] = r
-        kind = tree.kind[n]
-        if kind == CHANCE:
-            stack.extend((c, r * p) for c, p in zip(tree.children[n], tree.chance_probs[n]))
-        elif kind == DECISION:
-            if tree.player[n] == player:
-                stack.extend((c, r) for c in tree.children[n])
-            else:
-                probs = policy[tree.infoset[n]]
-                stack.extend((c, r * p) for c, p in zip(tree.children[n], probs))
-    value: list = [None] * tree.histories
-    best: dict[int, int] = {}           # the player's information state -> its best move
-
-    # items: a node n >= 0, or the player's information state i as ~i
-    def needs(item):
-        if item < 0:
-            return [c for n in tree.infosets[~item].nodes for c in tree.children[n]]
-        kind = tree.kind[item]
-        if kind == TERMINAL:
-            return ()
-        if kind == DECISION and tree.player[item] == player:
-            return (~tree.infoset[item],)
-        if kind == CHANCE:
-            return tree.children[item]
-        return [c for c, p in zip(tree.children[item], policy[tree.infoset[item]]) if p]
-
-    def known(item):
-        return ~item in best if item < 0 else value[item] is not None
-
-    def settle(item):
-        if item < 0:
-            i = ~item
-            nodes = tree.infosets[i].nodes
-            scores = [sum(reach[n] * value[tree.children[n][a]] for n in nodes)
-                      for a in range(len(tree.infosets[i].moves))]
-            best[i] = scores.index(max(scores))
-            return
-        kind = tree.kind[item]
-        if kind == TERMINAL:
-            v = tree.utility[item][player]
-        elif kind == CHANCE:
-            v = sum(p * value[c] for c, p in zip(tree.children[item], tree.chance_probs[item]))
-        elif tree.player[item] == player:
-            v = value[tree.children[item][best[tree.infoset[item]]]]
-        else:
-            v = sum(p * value[c] for c, p in zip(tree.children[item],
-                                                 policy[tree.infoset[item]]) if p)
-        value[item] = v
-
-    for root in range(tree.histories):
-        todo = [(root, False)]          # (item, what it reads is settled)
-        while todo:
-            item, ready = todo.pop()
-            if known(item):
-                continue
-            if ready:
-                settle(item)
-                continue
-            todo.append((item, True))
-            todo.extend((d, False) for d in needs(item) if not known(d))
-    return value
+    its values at a node, times the others' reach, are what continual
+    resolving keeps, Burch et al. 2014); computed by
+    :func:`ggp._cfr.best_response` over the flattened tree."""
+    flat = flatten(tree)
+    flat_policy = np.fromiter((p for probs in policy for p in probs), dtype=np.float64,
+                              count=int(flat.move_start[-1]))
+    reach, value = np.zeros(tree.histories), np.zeros(tree.histories)
+    best_response(flat, flat_policy, player, reach, value,
+                  np.zeros(len(tree.infosets), dtype=np.int32))
+    return value.tolist()
 
 
 def nash_conv(tree: Tree, policy: list) -> float:
@@ -242,13 +179,12 @@ class CFRSolver(TableSolver):
     """
 
     def __init__(self, tree: Tree, plus: bool = False, flat=None):
-        from ._cfr import Kernel
-
         super().__init__(tree, flat)
         self.plus = plus
         flat = self.flat
         sizes = np.diff(flat.move_start)
         self._current = np.repeat(1.0 / sizes, sizes)
+        self._tracked = None
         self._kernel = Kernel(flat.kind, flat.child_start, flat.child, flat.child_prob,
                               flat.player, flat.infoset, flat.utility, flat.move_start,
                               self._regret, self._cumulative, self._current)
@@ -258,9 +194,31 @@ class CFRSolver(TableSolver):
         return self._split(self._current)
 
     def run(self, iterations: int) -> CFRSolver:
-        self._kernel.run(self.iteration, iterations, len(self.tree.players), self.plus)
-        self.iteration += iterations
+        if self._tracked is None:
+            self._kernel.run(self.iteration, iterations, len(self.tree.players), self.plus)
+            self.iteration += iterations
+            return self
+        flat, player = self.flat, self._tracking
+        reach, value = np.zeros(len(flat.kind)), np.zeros((len(flat.kind), len(self.tree.players)))
+        for _ in range(iterations):
+            self._kernel.run(self.iteration, 1, len(self.tree.players), self.plus)
+            self.iteration += 1
+            evaluate(flat, self._current, player, reach, value)
+            self._tracked[0][:] += reach * value[:, player]
+            self._tracked[1][:] += reach
         return self
+
+    def track(self, player: int) -> CFRSolver:
+        """From now on, sum ``player``'s counterfactual values and reaches at
+        every node under each iteration's current profile, exactly (the
+        full-width counterpart of :meth:`ggp.mccfr.MCCFRSolver.track`)."""
+        count = len(self.flat.kind)
+        self._tracking, self._tracked = player, (np.zeros(count), np.zeros(count))
+        return self
+
+    def tracked(self) -> tuple:
+        """The sums of :meth:`track` per node (value, reach)."""
+        return self._tracked
 
 
 def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:

@@ -17,6 +17,8 @@ sampling, epsilon 0.6) or ``mccfr:sampling=external``, ``mccfr:epsilon=0.4``.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .cfr import TableSolver
 from .efg import Tree
 
@@ -63,6 +65,23 @@ class MCCFRSolver(TableSolver):
         other._cumulative[:] = self._cumulative
         other.iteration = self.iteration
         return other
+
+    def track(self, player: int) -> MCCFRSolver:
+        """From now on, estimate ``player``'s counterfactual values at every
+        node averaged over the iterations (outcome sampling only;
+        :meth:`tracked` reads them)."""
+        if self.sampling != "outcome":
+            raise ValueError("values are tracked by outcome sampling only")
+        count = len(self.flat.kind)
+        self._tracked = (np.zeros(count), np.zeros(count))
+        self._sampler.set_tracking(player, *self._tracked)
+        return self
+
+    def tracked(self) -> tuple:
+        """(the sums of sampled counterfactual values, of sampled reaches) per
+        node since :meth:`track`: their ratio at a node is the tracked
+        player's value there per unit of reach, averaged over the iterations."""
+        return self._tracked
 
     def run(self, iterations: int) -> MCCFRSolver:
         self._sampler.run(iterations, len(self.tree.players), self.sampling == "external")

@@ -159,23 +159,52 @@ def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, oppone
                             move_start), origin, move_origin, tops, offsets, scale)
 
 
-def kept_data(subgame: Subgame, policy: np.ndarray, resolver: int, tops, opponent_sets
-              ) -> tuple:
+def kept_data(subgame: Subgame, policy: np.ndarray, resolver: int, tops, opponent_sets,
+              values: str = "br", tracked: tuple | None = None) -> tuple:
     """What a resolve leaves for the next public state, whose topmost histories
     (original nodes below the subgame) are ``tops``: the resolving player's
     range times chance there, and the opponent's counterfactual values per
-    augmented information set (``opponent_sets`` at each top), all under
-    ``policy`` (the subgame's strategies, flat per information state and
-    move), computed exactly over the subgame."""
-    from ._cfr import evaluate
+    augmented information set (``opponent_sets`` at each top), computed
+    exactly over the subgame against ``policy`` (the subgame's strategies,
+    flat per information state and move).
+
+    ``values="br"`` keeps the opponent's counterfactual *best-response*
+    values against the resolver's strategy (Burch, Johanson and Bowling 2014:
+    with them a resolve can only gain on its blueprint); ``"average"`` keeps
+    its values under the resolved average profile itself, as seed 001's slides
+    describe, which off the equilibrium path lie below the best response's and
+    let the next resolve give the opponent more than it had.
+    ``"iterations"`` keeps the opponent's values per unit of reach averaged
+    over the resolve's iterations, as DeepStack does (Moravcik et al. 2017),
+    from the sums ``tracked`` (:meth:`ggp.mccfr.MCCFRSolver.tracked`), times
+    the range; a set no sampled path reached gets its best-response value."""
+    from ._cfr import best_response, evaluate
     flat = subgame.flat
     opponent = 1 - resolver
-    reach = np.zeros(len(flat.kind))
-    value = np.zeros((len(flat.kind), flat.utility.shape[1]))
-    evaluate(flat, np.ascontiguousarray(policy, dtype=np.float64), opponent, reach, value)
+    nodes_count = len(flat.kind)
+    reach = np.zeros(nodes_count)
+    policy = np.ascontiguousarray(policy, dtype=np.float64)
+    if values in ("br", "iterations"):
+        value = np.zeros(nodes_count)
+        best_response(flat, policy, opponent, reach, value,
+                      np.zeros(len(flat.move_start) - 1, dtype=np.int32))
+    elif values == "average":
+        both = np.zeros((nodes_count, flat.utility.shape[1]))
+        evaluate(flat, policy, opponent, reach, both)
+        value = both[:, opponent]
+    else:
+        raise ValueError(f"values: 'br', 'average' or 'iterations', not {values!r}")
     nodes = [subgame.node(t) for t in tops]
     weights = [subgame.scale * reach[g] for g in nodes]
-    values: dict = {}
+    kept: dict = {}
     for g, w, s in zip(nodes, weights, opponent_sets):
-        values[s] = values.get(s, 0.0) + w * value[g, opponent]
-    return weights, values
+        kept[s] = kept.get(s, 0.0) + w * value[g]
+    if values == "iterations":
+        sums: dict = {}
+        for g, w, s in zip(nodes, weights, opponent_sets):
+            entry = sums.setdefault(s, [0.0, 0.0, 0.0])
+            entry[0] += tracked[0][g]
+            entry[1] += tracked[1][g]
+            entry[2] += w
+        kept.update({s: w * v / r for s, (v, r, w) in sums.items() if r > 0})
+    return weights, kept

@@ -19,10 +19,20 @@ runs Monte Carlo CFR in C over it (:mod:`ggp.mccfr`):
   from its range and the opponent's counterfactual values kept from the
   previous resolve (:mod:`ggp.resolving`), solves it with outcome-sampling
   MCCFR for the move's budget, and plays from the resolved average strategy.
-  The kept data are those of the resolved average strategies, computed
-  exactly over the solved subgame (the seed estimates them from samples).
-  ``variant=keep`` carries the resolver's regrets and average-strategy
-  weights from one resolve to the next, ``reset`` starts each afresh.
+  The kept data are the resolver's range under its resolved average
+  strategy, computed exactly over the solved subgame, and the opponent's
+  counterfactual values (:func:`ggp.resolving.kept_data`): with
+  ``values=iterations`` (the default) its values per unit of reach averaged
+  over the resolve's iterations, estimated by the outcome-sampling traversals
+  (as DeepStack keeps them; the seed estimates its values from samples too);
+  with ``br`` its exact counterfactual best-response values against the
+  resolved strategy, which make each resolve safe when it is solved exactly
+  but are pessimistic against a sampled one; with ``average`` its exact
+  values under the resolved average profile, as the seed's slides say, which
+  are not safe (they lie below the best response's off the equilibrium
+  path).  ``variant=keep`` carries the
+  resolver's regrets and average-strategy weights from one resolve to the
+  next, ``reset`` starts each afresh.
 
 The budget is ``iterations`` a move (reproducible with ``seed``), else the
 play clock less ``margin``.  Each player's move is drawn from the strategy it
@@ -470,6 +480,10 @@ class MCCRPlayer(SolvingPlayer):
     params = extend(SolvingPlayer.params,
         Param("variant", str, "keep", "keep the resolver's regrets and average-strategy "
               "weights between resolves, or reset them", choices=("keep", "reset")),
+        Param("values", str, "iterations", "the opponent's values kept for the next "
+              "resolve: averaged over the resolve's iterations, counterfactual "
+              "best-response values (safe with exact resolves), or those of the resolved "
+              "average profile", choices=("iterations", "br", "average")),
     )
 
     def why_not(self, players, total):
@@ -480,7 +494,8 @@ class MCCRPlayer(SolvingPlayer):
         return None
 
     def begin(self, deadline):
-        self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon)
+        self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon,
+                                 self.values)
         self.known = {0}
         self.resolver.solve_root(derive(self.base_seed, -1), self.budget(deadline))
 
@@ -517,12 +532,12 @@ class MCCRPlayer(SolvingPlayer):
 
     @classmethod
     def online_strategy(cls, view, player, seed, iterations, epsilon=0.6, variant="keep",
-                        **params):
+                        values="iterations", **params):
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
         budget = lambda run: run(iterations)        # noqa: E731
 
-        resolver = Resolver(view, player, variant, epsilon)
+        resolver = Resolver(view, player, variant, epsilon, values)
         resolver.solve_root(derive(seed, -1), budget)
         todo = [(0, resolver)]          # public states, each with the resolver above it
         while todo:
@@ -541,12 +556,16 @@ class Resolver:
     """What MCCR keeps from resolve to resolve: its strategy (flat per
     information state and move; each resolve writes the part below its
     public state), the last subgame and its solved average strategies (for
-    the next gadget's ranges and values), and with ``keep`` the resolver's
-    regrets and average-strategy weights."""
+    the next gadget's ranges and values, ``values`` saying which,
+    :func:`ggp.resolving.kept_data`), and with ``keep`` the resolver's
+    regrets and average-strategy weights.  ``solver(flat, seed)`` makes the
+    solver of a subgame: outcome-sampling MCCFR unless told (the tests resolve
+    exactly with CFR+)."""
 
-    def __init__(self, view, player, variant, epsilon):
+    def __init__(self, view, player, variant, epsilon, values="iterations", solver=None):
         size = int(view.flat.move_start[-1])
         self.view, self.player, self.variant, self.epsilon = view, player, variant, epsilon
+        self.values, self.solver = values, solver or self._mccfr
         self.strategy = np.zeros(size)
         self.regret = np.zeros(size) if variant == "keep" else None
         self.cumulative = np.zeros(size) if variant == "keep" else None
@@ -570,13 +589,20 @@ class Resolver:
         view, opponent = self.view, 1 - self.player
         tops = view.public.top[state]
         sets = [view.tree.augmented[t][opponent] for t in tops]
-        weights, values = kept_data(*self.last, self.player, tops, sets)
+        subgame, policy, tracked = self.last
+        weights, values = kept_data(subgame, policy, self.player, tops, sets, self.values,
+                                    tracked)
         self._solve(gadget(view.flat, view.end, tops, weights, opponent, sets, values,
                            view.total), seed, budget)
 
-    def _solve(self, subgame, seed, budget):
+    def _mccfr(self, flat, seed):
         from ggp.mccfr import MCCFRSolver
-        solver = MCCFRSolver(self.view.tree, epsilon=self.epsilon, seed=seed, flat=subgame.flat)
+        return MCCFRSolver(self.view.tree, epsilon=self.epsilon, seed=seed, flat=flat)
+
+    def _solve(self, subgame, seed, budget):
+        solver = self.solver(subgame.flat, seed)
+        if self.values == "iterations":
+            solver.track(1 - self.player)
         inner = subgame.move_origin >= 0
         kept = subgame.move_origin[inner]
         if self.variant == "keep":
@@ -588,7 +614,8 @@ class Resolver:
             self.cumulative[kept] = solver._cumulative[inner]
         policy = solver.average_flat()
         self.strategy[kept] = policy[inner]
-        self.last = (subgame, policy)
+        self.last = (subgame, policy,
+                     solver.tracked() if self.values == "iterations" else None)
 
 
 def _target(view, info: int, targeting: str) -> tuple:

@@ -10,7 +10,7 @@ import pytest
 from conftest import in_unit
 
 from ggp import load_game
-from ggp.cfr import exploitability, uniform_policy
+from ggp.cfr import CFRSolver, exploitability, uniform_policy
 from ggp.efg import build_tree
 from ggp.mccfr import MCCFRSolver, parse_algo
 from matches.cli import main
@@ -124,3 +124,20 @@ def test_cli_solve_rejects_bad_input_in_one_line(capsys, argv):
     assert main(["solve", "kuhn", *argv]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_tracked_values_average_the_iterations_values(kuhn, seed):
+    """Outcome sampling's tracked values (what ``mccr`` keeps by default): at
+    the root every traversal counts a reach of 1, and the value per unit of
+    reach, averaged over the iterations, goes to the second player's value of
+    Kuhn, 1/18 chip (1/36 on the -1..1 utilities); CFR's exact tracking too."""
+    solver = MCCFRSolver(kuhn, seed=seed).track(1).run(1_000_000)
+    value, reach = solver.tracked()
+    assert reach[0] == 2_000_000
+    assert value[0] / reach[0] == pytest.approx(1 / 36, abs=0.002)
+    exact = CFRSolver(kuhn).track(1).run(3000)
+    value, reach = exact.tracked()
+    assert reach[0] == 3000 and value[0] / reach[0] == pytest.approx(1 / 36, abs=0.002)
+    with pytest.raises(ValueError, match="outcome sampling only"):
+        MCCFRSolver(kuhn, sampling="external").track(1)
