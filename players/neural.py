@@ -1,10 +1,14 @@
 """Small neural networks in numpy for the NFSP learners (seeds 002 and 004).
 
 A :class:`Network` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
-rectified linear units between layers and a linear output (seed 002, section
-6: "1 hidden layer with 64 neurons and rectified linear activations" for
-Leduc), He-initialised, in float64 or (the learners') float32.  Everything works on batches, one matrix product a
-layer; there is no per-sample Python.  A batch is a matrix, or rows of a
+rectified linear units between layers and a linear output, He-initialised, in
+float64 or (the learners') float32.  For Leduc, Heinrich and Silver ("Deep
+Reinforcement Learning from Self-Play in Imperfect-Information Games", 2016,
+their Leduc experiments) use one hidden layer of 64 rectified linear units;
+the Chinese presentation of that paper we learnt it from says 63 neurons and
+"linear activations" (线性激活), which we read as slips of translation.
+Everything works on batches, one matrix product a layer; there is no
+per-sample Python.  A batch is a matrix, or rows of a
 :class:`OneHot` table (0/1 inputs with few ones, such as the features of
 :mod:`ggp.features`), whose first layer is done in C on the positions of the
 ones (:mod:`players._onehot`; float32 networks).

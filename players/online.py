@@ -480,6 +480,9 @@ class MCCRPlayer(SolvingPlayer):
     params = extend(SolvingPlayer.params,
         Param("variant", str, "keep", "keep the resolver's regrets and average-strategy "
               "weights between resolves, or reset them", choices=("keep", "reset")),
+        Param("root", int, None, "MCCFR iterations of the solve from the root at START "
+              "(the seed's preplay budget; default: as a move's, iterations or the clock)",
+              low=1),
         Param("values", str, "iterations", "the opponent's values kept for the next "
               "resolve: averaged over the resolve's iterations, counterfactual "
               "best-response values (safe with exact resolves), or those of the resolved "
@@ -497,12 +500,16 @@ class MCCRPlayer(SolvingPlayer):
         self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon,
                                  self.values)
         self.known = {0}
-        self.resolver.solve_root(derive(self.base_seed, -1), self.budget(deadline))
+        budget = self.budget(deadline) if self.root is None else lambda run: run(self.root)
+        self.resolver.solve_root(derive(self.base_seed, -1), budget)
 
     def begin_sampled(self, deadline):
         self.opponent = next(r for r in self.solver.players if r != self.me)
         self.solver.tracked = self.opponent
-        self.think_sampled(deadline)
+        if self.root is not None:
+            self.solver.run(self.root, None)
+        else:
+            self.think_sampled(deadline)
         self.kept = self.solver.kept_values()
 
     def decide_sampled(self, deadline):
@@ -532,13 +539,13 @@ class MCCRPlayer(SolvingPlayer):
 
     @classmethod
     def online_strategy(cls, view, player, seed, iterations, epsilon=0.6, variant="keep",
-                        values="iterations", **params):
+                        values="iterations", root=None, **params):
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
         budget = lambda run: run(iterations)        # noqa: E731
 
         resolver = Resolver(view, player, variant, epsilon, values)
-        resolver.solve_root(derive(seed, -1), budget)
+        resolver.solve_root(derive(seed, -1), lambda run: run(root or iterations))
         todo = [(0, resolver)]          # public states, each with the resolver above it
         while todo:
             state, resolver = todo.pop()

@@ -28,3 +28,22 @@ def test_matches_against_a_peer_that_dies_are_not_recorded(tmp_path):
     rows = (out / "matches.jsonl").read_text().splitlines() \
         if (out / "matches.jsonl").exists() else []
     assert [json.loads(r) for r in rows] == []
+
+
+def test_mccr_budgets_writes_the_seeds_grid(tmp_path):
+    """benchmarks/mccr_budgets.py grid: a row per variant, root and resolve
+    budget, the exploitability falling with a larger root solve, and a plot."""
+    import csv
+    out = tmp_path / "grid.csv"
+    done = subprocess.run(
+        [sys.executable, "benchmarks/mccr_budgets.py", "grid", "--game", "kuhn", "--seeds", "1",
+         "--roots", "100,100000", "--budgets", "100", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["player"], r["root"]) for r in rows] == [
+        ("mccr:variant=keep", "100"), ("mccr:variant=keep", "100000"),
+        ("mccr:variant=reset", "100"), ("mccr:variant=reset", "100000")]
+    for small, large in (rows[0:2], rows[2:4]):
+        assert float(large["exploitability_unit"]) < float(small["exploitability_unit"])
+    assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"

@@ -355,3 +355,23 @@ def test_online_on_too_large_a_tree_is_one_line(capsys):
                  "--max-histories", "1000"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "too large" in err
+
+
+def test_the_root_budget_is_set_apart_from_a_moves(kuhn_view):
+    """``mccr:root=N`` solves the root for N iterations, whatever a move's budget
+    (the seed's preplay and move budgets, slides 46-48); unset, it is a move's."""
+    game, tree = load_game("kuhn"), kuhn_view.tree
+
+    def strategy(spec):
+        return np.concatenate(online_policy(game, kuhn_view, spec, 2, None))
+
+    plain = strategy("mccr:iterations=100")
+    assert np.array_equal(plain, strategy("mccr:iterations=100,root=100"))
+    deep = strategy("mccr:iterations=100,root=100000")
+    assert not np.array_equal(plain, deep)
+    start = kuhn_view.flat.move_start
+
+    def gap(flat):
+        return exploitability(tree, [flat[start[i]:start[i + 1]].tolist()
+                                     for i in range(len(start) - 1)])
+    assert gap(deep) < gap(plain)
