@@ -19,7 +19,8 @@ respect to those outputs):
 - :func:`q_loss`: mean squared error of the outputs at the actions taken
   against targets (DQN, Mnih et al. 2015), halved;
 - :func:`policy_loss`: cross-entropy of the softmax over each row's legal
-  actions against the actions taken (the supervised average policy);
+  actions against the actions taken, or against distributions (the
+  supervised average policy);
 - :func:`policy_value_loss`: both, for a network whose last output is a
   value (MC-NFSP's best-response network, seed 004).
 
@@ -141,24 +142,32 @@ def masked_softmax(out: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return z / z.sum(axis=1, keepdims=True)
 
 
-def policy_loss(actions: np.ndarray, legal: np.ndarray):
-    """Mean cross-entropy of the legal softmax of the outputs against ``actions``."""
-    rows = np.arange(len(actions))
+def policy_loss(targets: np.ndarray, legal: np.ndarray):
+    """Mean cross-entropy of the legal softmax of the outputs against
+    ``targets``: the actions taken (ints, one a row) or distributions over the
+    actions (a row each, such as a search's visit counts normalised)."""
+    rows = np.arange(len(targets))
 
     def loss(out):
         p = masked_softmax(out, legal)
-        value = -float(np.mean(np.log(np.maximum(p[rows, actions], 1e-300))))
-        grad = p
-        grad[rows, actions] -= 1.0
-        return value, grad / len(actions)
+        tiny = np.finfo(p.dtype).tiny
+        if targets.ndim == 1:
+            value = -float(np.mean(np.log(np.maximum(p[rows, targets], tiny))))
+            grad = p
+            grad[rows, targets] -= 1.0
+        else:
+            value = -float(np.mean(np.sum(targets * np.log(np.maximum(p, tiny)), axis=1)))
+            grad = p - targets.astype(p.dtype)
+        return value, grad / len(targets)
     return loss
 
 
-def policy_value_loss(actions: np.ndarray, legal: np.ndarray, values: np.ndarray):
+def policy_value_loss(targets: np.ndarray, legal: np.ndarray, values: np.ndarray):
     """For outputs whose last column is a value and the others a policy's
-    logits: :func:`policy_loss` of the logits plus half the mean squared error
-    of the value against ``values`` (AlphaGo Zero's loss without its L2 term)."""
-    rows, policy = np.arange(len(actions)), policy_loss(actions, legal)
+    logits: :func:`policy_loss` of the logits against ``targets`` plus half
+    the mean squared error of the value against ``values`` (AlphaGo Zero's
+    loss without its L2 term; seed 004's l1)."""
+    rows, policy = np.arange(len(targets)), policy_loss(targets, legal)
 
     def loss(out):
         value, grad_logits = policy(out[:, :-1])
@@ -219,12 +228,14 @@ class Adam:
 
 
 class Circular:
-    """A replay memory of ``capacity`` rows of int and float columns; the
-    oldest row is overwritten when full."""
+    """A replay memory of ``capacity`` rows of int and float columns (a
+    column is a dtype, or (dtype, width) for a vector a row); the oldest row
+    is overwritten when full."""
 
     def __init__(self, capacity: int, columns: dict):
         self.capacity, self.size, self.next = capacity, 0, 0
-        self.columns = {name: np.zeros(capacity, dtype) for name, dtype in columns.items()}
+        self.columns = {name: np.zeros((capacity, *kind[1:]), kind[0]) if isinstance(kind, tuple)
+                        else np.zeros(capacity, kind) for name, kind in columns.items()}
 
     def add(self, **row) -> None:
         for name, value in row.items():

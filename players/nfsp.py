@@ -104,9 +104,9 @@ class _Agent:
         make = SGD if params["optimizer"] == "sgd" else Adam
         self.opts = {name: make(self.nets[name].params, params[lr])
                      for name, lr in self.optimized.items()}
-        self.memories = {"rl": Circular(params["rl_memory"], self.rl_columns),
-                         "sl": Reservoir(params["sl_memory"], {"s": np.int32, "a": np.int32},
-                                         rng)}
+        rl_columns, sl_columns = self.columns(params)
+        self.memories = {"rl": Circular(params["rl_memory"], rl_columns),
+                         "sl": Reservoir(params["sl_memory"], sl_columns, rng)}
         self.rl, self.sl_memory = self.memories["rl"], self.memories["sl"]
         self.updates = 0
         # A whole table costs about what 1/40 of its rows cost one at a time
@@ -118,7 +118,11 @@ class _Agent:
 
     #: network name -> its learning rate's parameter
     optimized = {"q": "rl_lr", "sl": "sl_lr"}
-    rl_columns = {"s": np.int32, "a": np.int32, "r": np.float64, "next": np.int32}
+
+    def columns(self, params) -> tuple:
+        """The columns of M_RL (transitions) and of M_SL (best-response moves)."""
+        return ({"s": np.int32, "a": np.int32, "r": np.float64, "next": np.int32},
+                {"s": np.int32, "a": np.int32})
 
     def make_nets(self, params, rng) -> dict:
         sizes = (self.enc.size, params["hidden"], len(self.enc.moves))
@@ -252,6 +256,7 @@ class NFSP:
         kind, first, child, prob = self._kind, self._start, self._child, self._prob
         player, infoset, utility = self._player, self._infoset, self._utility
         rows, actions, every = self._row, self._moves, self.params["every"]
+        by_steps = self.learns_every == "steps"
         for _ in range(episodes):
             best = [rng.random() < eta for _ in agents]
             self.begin_episode()
@@ -266,18 +271,27 @@ class NFSP:
                 moves = actions[p][infoset[node]]
                 if best[p]:
                     k = self.best_response(p, node, row, moves)
-                    agent.sl_memory.add(s=row, a=moves[k])
+                    agent.sl_memory.add(s=row, a=self.supervised_target(p, moves, k))
                 else:
                     k = _draw(rng, agent.average_rows[row], moves)
                 self.played(p, row, moves[k], best[p])
                 node = child[lo + k]
                 self.steps += 1
-                if self.steps % every == 0:
+                if by_steps and self.steps % every == 0:
                     self.learn()
             self.end_episode(utility[node])
             self.episodes += 1
+            if not by_steps and self.episodes % every == 0:
+                self.learn()
         self.seconds += time.perf_counter() - start
         return self
+
+    #: what ``every`` counts between two learning rounds: game steps (NFSP) or episodes
+    learns_every = "steps"
+
+    def supervised_target(self, p, moves, k):
+        """What M_SL keeps of a best-response move: the move (NFSP)."""
+        return moves[k]
 
     # --- what the best response is (NFSP: DQN's epsilon-greedy policy) -----------------
     def begin_episode(self) -> None:
@@ -423,6 +437,9 @@ MC_PARAMS = extend(
           "moves and outcomes", low=1),
     Param("sl_memory", int, 400_000, "size of the reservoir M_SL", low=1),
     Param("updates", int, 1, "minibatch updates per network each time", low=1),
+    Param("every", int, 100, "episodes between learning (seed 004: every 100)", low=1),
+    Param("targets", str, "visits", "what the memories keep of a search: its visit "
+          "distribution (seed 004) or the move drawn from it", choices=("visits", "move")),
     Param("simulations", int, 50, "MCTS simulations a best-response move", low=1),
     Param("c_puct", float, 1.0, "PUCT's exploration, on utilities scaled to [-1, 1]",
           low=0),
@@ -435,7 +452,14 @@ class _MCAgent(_Agent):
     average-policy network."""
 
     optimized = {"br": "rl_lr", "sl": "sl_lr"}
-    rl_columns = {"s": np.int32, "a": np.int32, "z": np.float64}
+
+    def columns(self, params) -> tuple:
+        """M_RL: (information state, search target, outcome); M_SL: (information
+        state, search target); a target is the visit distribution over the
+        moves (seed 004) or, with ``targets=move``, the move drawn."""
+        target = ((np.float32, len(self.enc.moves)) if params["targets"] == "visits"
+                  else np.int32)
+        return {"s": np.int32, "a": target, "z": np.float64}, {"s": np.int32, "a": target}
 
     def make_nets(self, params, rng) -> dict:
         moves = len(self.enc.moves)
@@ -530,8 +554,13 @@ class MCNFSP(NFSP):
             self._reach[p] = reach
         return self._reach[p]
 
+    learns_every = "episodes"
+
     def begin_episode(self) -> None:
         self._searched = [[], []]
+
+    def supervised_target(self, p, moves, k):
+        return self._searched[p][-1][1]
 
     def best_response(self, p, node, row, moves) -> int:
         rng, info = self.rng, self._infoset[node]
@@ -545,7 +574,12 @@ class MCNFSP(NFSP):
             self._simulate(p, rng.choices(nodes, weights)[0], stats)
         counts = stats[info][0]
         k = rng.choices(range(len(moves)), counts)[0]
-        self._searched[p].append((row, moves[k]))
+        if self.params["targets"] == "visits":
+            target = np.zeros(len(self.agents[p].enc.moves), dtype=np.float32)
+            target[moves] = np.asarray(counts, dtype=np.float32) / sum(counts)
+        else:
+            target = moves[k]
+        self._searched[p].append((row, target))
         return k
 
     def _simulate(self, p, node, stats) -> None:
@@ -594,8 +628,8 @@ class MCNFSP(NFSP):
 
     def end_episode(self, utility) -> None:
         for p, searched in enumerate(self._searched):
-            for row, action in searched:
-                self.agents[p].rl.add(s=row, a=action, z=utility[p])
+            for row, target in searched:
+                self.agents[p].rl.add(s=row, a=target, z=utility[p])
 
 
 #: name -> learner class (``ggp exploit --player NAME``, :meth:`NFSP.load`)

@@ -12,7 +12,8 @@ from ggp.efg import build_tree
 from ggp.features import Encoding
 from matches.cli import main
 from matches.manager import run_match
-from players.neural import Adam, Network, OneHot, Reservoir, policy_loss, q_loss
+from players.neural import (Adam, Network, OneHot, Reservoir, policy_loss, policy_value_loss,
+                            q_loss)
 from players.nfsp import NFSP
 from players.selfplay import train
 
@@ -33,18 +34,25 @@ def numeric_gradient(net, x, loss, eps=1e-6):
     return grads
 
 
-@pytest.mark.parametrize("which", ["q", "policy"])
+@pytest.mark.parametrize("which", ["q", "policy", "distribution", "policy-value"])
 def test_gradients_match_finite_differences(which):
     rng = np.random.default_rng(0)
-    net = Network((6, 5, 4), rng)
+    net = Network((6, 5, 5 if which == "policy-value" else 4), rng)
     x = rng.normal(size=(7, 6))
     actions = rng.integers(0, 4, 7)
+    legal = rng.random((7, 4)) < 0.7
+    legal[np.arange(7), actions] = True
+    # a search's visit distribution over the legal moves (MC-NFSP's targets)
+    visits = np.where(legal, rng.random((7, 4)), 0.0)
+    visits /= visits.sum(axis=1, keepdims=True)
     if which == "q":
         loss = q_loss(actions, rng.normal(size=7))
-    else:
-        legal = rng.random((7, 4)) < 0.7
-        legal[np.arange(7), actions] = True
+    elif which == "policy":
         loss = policy_loss(actions, legal)
+    elif which == "distribution":
+        loss = policy_loss(visits, legal)
+    else:
+        loss = policy_value_loss(visits, legal, rng.uniform(-1, 1, 7))
     _, grads = net.gradients(x, loss)
     for analytic, numeric in zip(grads, numeric_gradient(net, x, loss)):
         assert np.allclose(analytic, numeric, atol=1e-6)
@@ -203,6 +211,28 @@ def test_mc_nfsp_search_finds_the_plain_best_response(kuhn_tree, card, best):
     picks = [learner.best_response(1, node, learner._row[1][info], moves) for _ in range(20)]
     names = kuhn_tree.infosets[info].moves
     assert sum(names[k] == best for k in picks) >= 18
+
+
+def test_mc_nfsp_keeps_the_searchs_visit_distributions(kuhn_tree):
+    """Seed 004's MC-NFSP: both memories keep the search's visit distribution
+    (on the legal moves, summing to 1), and the networks learn every ``every``
+    episodes; ``targets=move`` keeps the move drawn instead."""
+    from players.nfsp import MCNFSP
+    learner = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "every": 50,
+                                 "batch": 8})
+    learner.run(49)
+    assert [a.updates for a in learner.agents] == [0, 0]
+    learner.run(1)
+    assert [a.updates for a in learner.agents] == [1, 1]
+    for agent in learner.agents:
+        for memory in (agent.sl_memory, agent.rl):
+            targets = memory.columns["a"][:memory.size]
+            legal = agent.enc.legal[memory.columns["s"][:memory.size]]
+            assert targets.ndim == 2 and np.allclose(targets.sum(axis=1), 1)
+            assert not targets[~legal].any()
+    moves = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "targets": "move"})
+    moves.run(20)
+    assert moves.agents[0].sl_memory.columns["a"].ndim == 1
 
 
 def test_a_short_mc_nfsp_kuhn_run_beats_uniform_and_resumes(kuhn_tree, tmp_path):
