@@ -74,8 +74,18 @@ PARAMS = (
     Param("every", int, 128, "game steps between learning", low=1),
     Param("updates", int, 3, "minibatch updates per network each time", low=1),
     Param("refit", int, 300, "updates between refits of the target network", low=1),
+    Param("backend", str, "numpy", "the networks' arithmetic: numpy (faster at these "
+          "sizes) or PyTorch (pip install -e '.[torch]')", choices=("numpy", "torch")),
     Param("seed", int, 0, "random seed", low=0),
 )
+
+
+def _network_class(params: dict):
+    """The network class of the ``backend`` parameter."""
+    if params["backend"] == "torch":
+        from .neural_torch import TorchNetwork
+        return TorchNetwork
+    return Network
 
 
 class _Rows(dict):
@@ -126,7 +136,8 @@ class _Agent:
 
     def make_nets(self, params, rng) -> dict:
         sizes = (self.enc.size, params["hidden"], len(self.enc.moves))
-        nets = {name: Network(sizes, rng, np.float32) for name in ("q", "target", "sl")}
+        make = _network_class(params)
+        nets = {name: make(sizes, rng, np.float32) for name in ("q", "target", "sl")}
         nets["target"].copy_from(nets["q"])
         return nets
 
@@ -463,8 +474,9 @@ class _MCAgent(_Agent):
 
     def make_nets(self, params, rng) -> dict:
         moves = len(self.enc.moves)
-        return {"br": Network((self.enc.size, params["hidden"], moves + 1), rng, np.float32),
-                "sl": Network((self.enc.size, params["hidden"], moves), rng, np.float32)}
+        make = _network_class(params)
+        return {"br": make((self.enc.size, params["hidden"], moves + 1), rng, np.float32),
+                "sl": make((self.enc.size, params["hidden"], moves), rng, np.float32)}
 
     def tabulate(self) -> None:
         """The whole tables at once: the search's sampling of histories reads

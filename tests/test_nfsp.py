@@ -272,3 +272,35 @@ def test_epsilon_decays_with_the_inverse_square_root(kuhn_tree):
     literal.episodes = slower.episodes = 30_000
     assert literal.epsilon() == pytest.approx(0.06 / math.sqrt(30_001))
     assert slower.epsilon() == pytest.approx(0.06 / 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_torch_back_end_computes_what_numpy_computes(dtype):
+    """``nfsp:backend=torch``: the same weights (the same initialisation
+    draws), the same outputs and gradients on the same batch, dense and
+    one-hot, for the losses NFSP and MC-NFSP use."""
+    pytest.importorskip("torch")
+    from players.neural_torch import TorchNetwork
+    rng = np.random.default_rng(3)
+    matrix = (rng.random((30, 12)) < 0.2).astype(np.float32)
+    ours, theirs = (cls((12, 9, 5), np.random.default_rng(1), dtype)
+                    for cls in (Network, TorchNetwork))
+    assert all(np.array_equal(a, b) for a, b in zip(ours.params, theirs.params))
+    rows = rng.integers(0, 30, 16)
+    legal = rng.random((16, 4)) < 0.7
+    actions = rng.integers(0, 4, 16)
+    legal[np.arange(16), actions] = True
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for batch in (matrix[rows].astype(dtype), OneHot(matrix)[rows]):
+        if isinstance(batch, np.ndarray) or dtype == np.float32:
+            assert np.allclose(ours.forward(batch), theirs.forward(batch), atol=tol)
+            loss = policy_value_loss(actions, legal, rng.uniform(-1, 1, 16))
+            for a, b in zip(ours.gradients(batch, loss)[1], theirs.gradients(batch, loss)[1]):
+                assert np.allclose(a, b, atol=tol)
+
+
+def test_nfsp_learns_kuhn_on_the_torch_back_end(kuhn_tree):
+    pytest.importorskip("torch")
+    uniform = exploitability(kuhn_tree, uniform_policy(kuhn_tree))
+    learner = train(kuhn_tree, "nfsp:backend=torch", episodes=20_000, points=[], seed=2)
+    assert learner.curve[-1].exploitability < 0.6 * uniform
