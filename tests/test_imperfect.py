@@ -391,11 +391,12 @@ def test_ismcts_counts_availability(engine):
     #   1 (a): node added; p and q untried, one of them visited
     #   2 (a): the other one visited
     #   3 (b): r untried, visited
-    #   4 (a): UCB over p, q: 0 + 70 sqrt(ln 4 / 1) = 82.4 < 100 + 70 sqrt(ln 3 / 1) = 173.4: q
-    #   5 (b): UCB over p, r: 0 + 70 sqrt(ln 5 / 1) = 88.8 < 100 + 70 sqrt(ln 2 / 1) = 158.3: r
-    # (the opponent's goal is 0 after p, 100 after q or r)
+    #   4 (a): UCB over p, q: -1 + 1.4 sqrt(ln 4 / 1) = 0.65 < 1 + 1.4 sqrt(ln 3 / 1) = 2.47: q
+    #   5 (b): UCB over p, r: -1 + 1.4 sqrt(ln 5 / 1) = 0.78 < 1 + 1.4 sqrt(ln 2 / 1) = 2.17: r
+    # (the opponent's goal is 0 after p, 100 after q or r: utilities -1 and 1 on the game's
+    # 0..100 range; c = 1.4 is 70 goal points)
     game, sm = _machine("tiny")
-    player = players.make(f"ismcts:simulations=5,seed=0,c=70,engine={engine}")
+    player = players.make(f"ismcts:simulations=5,seed=0,c=1.4,engine={engine}")
     player.start(game, "player", 10, 10)
     player.observe(Observation(turn=1, own_move="wait", percepts=frozenset(), legal=("x", "y")))
     player.observe(Observation(turn=2, own_move="x", percepts=frozenset(), legal=("wait",)))
@@ -416,7 +417,7 @@ def test_ismcts_counts_availability(engine):
     stats = player.statistics(player.belief.key, opp, moves)
     got = {m: tuple(s[:3]) for m, s in zip("pqr", stats)}
     #        visits, availability, reward sum
-    assert got == {"p": (1, 5, 0.0), "q": (2, 3, 200.0), "r": (2, 2, 200.0)}
+    assert got == {"p": (1, 5, -1.0), "q": (2, 3, 2.0), "r": (2, 2, 2.0)}
 
 
 def test_the_c_ismcts_tree_is_bounded_and_a_full_one_is_emptied():
