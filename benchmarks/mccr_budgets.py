@@ -5,9 +5,11 @@ Computation in Imperfect Information Games", AAMAS 2019; the slides' results 46-
 - ``grid``: the exploitability of ``mccr`` (``keep`` and ``reset``) over a grid
   of root (preplay) iterations T0 and iterations a resolve TR (slides 46-47),
   whose rows and columns are the slices of slide 48;
-- ``time``: exploitability against the time a move takes, for ``mccr``,
-  ``oos`` and ``mccfr`` at the same iteration budgets (slide 49); the
-  milliseconds a move are the evaluation's seconds over its decisions;
+- ``time``: ``mccr``, ``oos`` and ``mccfr`` at the same iteration budgets,
+  with the evaluation's milliseconds per decision evaluated (the x axis):
+  work shared between decisions (a root solve, a resolve above several
+  decisions) is spread over them, so this is not a player's thinking time a
+  move, slide 49's axis;
 - ``epsilon``: exploitability against outcome sampling's exploration epsilon
   at a fixed budget (slide 50).
 
@@ -33,7 +35,7 @@ from players.evaluation import online_policy
 from players.online import View
 
 FIELDS = ("game", "player", "root", "iterations", "epsilon", "seeds", "unit",
-          "exploitability", "exploitability_unit", "ms_a_move")
+          "exploitability", "exploitability_unit", "ms_a_decision")
 
 
 def point(game, view, spec: str, seeds: int, root, iterations, epsilon) -> dict:
@@ -51,7 +53,7 @@ def point(game, view, spec: str, seeds: int, root, iterations, epsilon) -> dict:
     return {"game": game.name, "player": spec, "root": root, "iterations": iterations,
             "epsilon": epsilon, "seeds": seeds, **view.tree.in_units(
                 exploitability(view.tree, policy)),
-            "ms_a_move": round(1000 * seconds / decisions, 4)}
+            "ms_a_decision": round(1000 * seconds / decisions, 4)}
 
 
 def jobs(args) -> list:
@@ -80,10 +82,10 @@ def plot(rows: list, command: str, path: Path) -> None:
         ax.set_xlabel("iterations a resolve (TR)")
     elif command == "time":
         for spec in sorted({r["player"] for r in rows}):
-            line = sorted((r["ms_a_move"], r["exploitability_unit"]) for r in rows
+            line = sorted((r["ms_a_decision"], r["exploitability_unit"]) for r in rows
                           if r["player"] == spec)
             ax.plot(*zip(*line), marker="o", label=spec)
-        ax.set_xlabel("milliseconds a move")
+        ax.set_xlabel("evaluation milliseconds a decision")
     else:
         for spec in sorted({r["player"] for r in rows}):
             line = sorted((r["epsilon"], r["exploitability_unit"]) for r in rows
@@ -127,7 +129,7 @@ def main() -> None:
             f.flush()
             print(f"{spec} T0={root} TR={iterations} eps={epsilon}: "
                   f"{rows[-1]['exploitability_unit']:.4f} {rows[-1]['unit']}, "
-                  f"{rows[-1]['ms_a_move']} ms a move", flush=True)
+                  f"{rows[-1]['ms_a_decision']} ms a decision evaluated", flush=True)
     plot(rows, args.command, args.out.with_suffix(".png"))
     print(f"{args.out} and {args.out.with_suffix('.png')}")
 
