@@ -112,6 +112,27 @@ cdef class Kernel:
         return value
 
 
+cdef void _reaches(int[::1] kind, int[::1] child_start, int[::1] child, int[::1] player,
+                   int[::1] infoset, int[::1] move_start, double[::1] child_prob,
+                   double[::1] policy, int skip, double[::1] reach) noexcept nogil:
+    """``reach[n]``: the product of the chance and move probabilities from the
+    root to n, player ``skip``'s moves left out (nodes in preorder)."""
+    cdef Py_ssize_t n, k, lo, hi
+    cdef double q
+    reach[0] = 1.0
+    for n in range(kind.shape[0]):
+        lo = child_start[n]
+        hi = child_start[n + 1]
+        for k in range(lo, hi):
+            if kind[n] == CHANCE:
+                q = child_prob[k]
+            elif player[n] == skip:
+                q = 1.0
+            else:
+                q = policy[move_start[infoset[n]] + k - lo]
+            reach[child[k]] = reach[n] * q
+
+
 def evaluate(flat, double[::1] policy, int skip, double[::1] reach, double[:, ::1] value):
     """Every node's reach and expected utilities under ``policy`` (flat per
     information state and move): ``reach[n]``, the product of the chance and
@@ -127,18 +148,8 @@ def evaluate(flat, double[::1] policy, int skip, double[::1] reach, double[:, ::
     cdef Py_ssize_t n, k, p, lo, hi, m
     cdef double q
     with nogil:
-        reach[0] = 1.0
-        for n in range(nodes):
-            lo = child_start[n]
-            hi = child_start[n + 1]
-            for k in range(lo, hi):
-                if kind[n] == CHANCE:
-                    q = child_prob[k]
-                elif player[n] == skip:
-                    q = 1.0
-                else:
-                    q = policy[move_start[infoset[n]] + k - lo]
-                reach[child[k]] = reach[n] * q
+        _reaches(kind, child_start, child, player, infoset, move_start, child_prob, policy,
+                 skip, reach)
         for n in range(nodes - 1, -1, -1):
             lo = child_start[n]
             hi = child_start[n + 1]
@@ -183,19 +194,11 @@ def best_response(flat, double[::1] policy, int responder, double[::1] reach,
     cdef cnp.uint8_t[::1] ready = np.zeros(infosets, dtype=np.uint8)
     cdef cnp.uint8_t[::1] mine = np.zeros(infosets, dtype=np.uint8)
     cdef double[::1] score = np.zeros(move_start[infosets])
-    reach[0] = 1.0
+    _reaches(kind, child_start, child, player, infoset, move_start, child_prob, policy,
+             responder, reach)
     for n in range(nodes):
-        lo, hi = child_start[n], child_start[n + 1]
         if kind[n] != TERMINAL and kind[n] != CHANCE and player[n] == responder:
             mine[infoset[n]] = 1
-        for k in range(lo, hi):
-            if kind[n] == CHANCE:
-                q = child_prob[k]
-            elif player[n] == responder:
-                q = 1.0
-            else:
-                q = policy[move_start[infoset[n]] + k - lo]
-            reach[child[k]] = reach[n] * q
     for i in range(infosets):
         best[i] = -1
     while True:

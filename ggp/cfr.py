@@ -85,18 +85,19 @@ def expected_values(tree: Tree, policy: list) -> tuple:
     return tuple(values[0])
 
 
-def best_response_value(tree: Tree, policy: list, player: int) -> float:
+def best_response_value(tree: Tree, policy: list, player: int, flat=None) -> float:
     """The exact value for ``player`` of a best response to the others' ``policy``."""
-    return best_response_values(tree, policy, player)[0]
+    return best_response_values(tree, policy, player, flat)[0]
 
 
-def best_response_values(tree: Tree, policy: list, player: int) -> list:
+def best_response_values(tree: Tree, policy: list, player: int, flat=None) -> list:
     """Per node, ``player``'s expected utility below it when it plays a best
     response to the others' ``policy`` (the counterfactual best response:
     its values at a node, times the others' reach, are what continual
     resolving keeps, Burch et al. 2014); computed by
-    :func:`ggp._cfr.best_response` over the flattened tree."""
-    flat = flatten(tree)
+    :func:`ggp._cfr.best_response` over the flattened tree (``flat``, when
+    the caller has it)."""
+    flat = flatten(tree) if flat is None else flat
     flat_policy = np.fromiter((p for probs in policy for p in probs), dtype=np.float64,
                               count=int(flat.move_start[-1]))
     reach, value = np.zeros(tree.histories), np.zeros(tree.histories)
@@ -107,8 +108,8 @@ def best_response_values(tree: Tree, policy: list, player: int) -> list:
 
 def nash_conv(tree: Tree, policy: list) -> float:
     """Sum over players of what a best response gains over ``policy`` (tree's unit)."""
-    values = expected_values(tree, policy)
-    return sum(best_response_value(tree, policy, i) - v for i, v in enumerate(values))
+    values, flat = expected_values(tree, policy), flatten(tree)
+    return sum(best_response_value(tree, policy, i, flat) - v for i, v in enumerate(values))
 
 
 def exploitability(tree: Tree, policy: list) -> float:
