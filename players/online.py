@@ -539,12 +539,13 @@ class MCCRPlayer(SolvingPlayer):
 
     @classmethod
     def online_strategy(cls, view, player, seed, iterations, epsilon=0.6, variant="keep",
-                        values="iterations", root=None, **params):
+                        values="iterations", root=None, solver=None, **params):
+        """(``solver``: the :class:`Resolver`'s, for the tests' exact resolves.)"""
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
         budget = lambda run: run(iterations)        # noqa: E731
 
-        resolver = Resolver(view, player, variant, epsilon, values)
+        resolver = Resolver(view, player, variant, epsilon, values, solver)
         resolver.solve_root(derive(seed, -1), lambda run: run(root or iterations))
         todo = [(0, resolver)]          # public states, each with the resolver above it
         while todo:

@@ -53,9 +53,9 @@ def _cbr_values(tree, policy_list, tops, weights, sets, opponent):
 
 def test_the_gadgets_value_is_the_kept_values(solved):
     """With the opponent's exact counterfactual best-response values of an
-    equilibrium kept (as ``kept_data`` computes them), the gadget's value for the opponent is those values
-    (per unit of range), whatever the public state and the resolving player:
-    solved by full-width CFR+."""
+    equilibrium kept (as ``kept_data`` computes them), the gadget's value for
+    the opponent is those values (per unit of range), whatever the public
+    state and the resolving player: solved by full-width CFR+."""
     tree, flat, public, solver = solved
     policy, end, whole = solver.average_flat(), subtree_ends(flat), whole_game(flat)
     states = range(1, len(public)) if len(public) < 50 else range(1, len(public), 7)
@@ -99,33 +99,21 @@ def test_the_gadget_with_follow_is_the_subgame(solved):
 
 
 def _continual(view, values, variant, root, iterations):
-    """The strategy of continual resolving as ``mccr`` does it (its own
-    :class:`Resolver`, the data it keeps), but each solve exact: full-width
-    CFR+, ``root`` iterations for the blueprint, ``iterations`` a resolve;
-    every public state where a player acts resolved in the order of play.
-    Returns (the resolved strategy, the blueprint), flat."""
-    tree, start = view.tree, view.flat.move_start
-    out = np.zeros(int(start[-1]))
+    """The strategy of continual resolving as ``mccr`` plays it online (its
+    own walk, :class:`Resolver` and kept data), but each solve exact:
+    full-width CFR+, ``root`` iterations for the blueprint, ``iterations`` a
+    resolve.  Returns (the resolved strategy, the blueprint), flat."""
+    tree = view.tree
 
     def cfr_plus(flat, seed):
         return CFRSolver(tree, plus=True, flat=flat)
 
-    for me in (0, 1):
-        resolver = Resolver(view, me, variant, 0.6, values, solver=cfr_plus)
-        resolver.solve_root(0, lambda run: run(root))
-        blueprint = resolver.strategy.copy()
-        todo = [(0, resolver)]
-        while todo:
-            state, resolver = todo.pop()
-            mine = view.decisions_in(me, state)
-            if mine:
-                if state != 0:
-                    resolver = resolver.copy()
-                    resolver.resolve(state, 0, lambda run: run(iterations))
-                for i in mine:
-                    out[start[i]:start[i + 1]] = resolver.strategy[start[i]:start[i + 1]]
-            todo.extend((child, resolver) for child in view.public_children(state))
-    return out, blueprint
+    mccr = player_class("mccr")
+    out = sum(mccr.online_strategy(view, me, 0, iterations, variant=variant, values=values,
+                                   root=root, solver=cfr_plus) for me in (0, 1))
+    blueprint = Resolver(view, 0, variant, 0.6, values, solver=cfr_plus)
+    blueprint.solve_root(0, lambda run: run(root))
+    return out, blueprint.strategy
 
 
 def _as_list(view, flat_policy):
