@@ -55,10 +55,7 @@ class OneHot:
 
     def dense(self) -> np.ndarray:
         """The table as a 0/1 float32 matrix."""
-        out = np.zeros((len(self.active), self.width), np.float32)
-        for r, row in enumerate(self.active):
-            out[r, row[row >= 0]] = 1.0
-        return out
+        return self[:].dense()
 
 
 class OneHotRows:
@@ -66,6 +63,14 @@ class OneHotRows:
 
     def __init__(self, table: OneHot, rows: np.ndarray):
         self.table, self.rows = table, rows
+
+    def dense(self, dtype=np.float32) -> np.ndarray:
+        """The rows as a 0/1 matrix."""
+        active = self.table.active[self.rows]
+        out = np.zeros((len(self.rows), self.table.width), dtype)
+        rows, slots = np.nonzero(active >= 0)
+        out[rows, active[rows, slots]] = 1.0
+        return out
 
     def affine(self, w: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``x @ w + b``."""

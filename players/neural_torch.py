@@ -23,11 +23,6 @@ except ImportError:                         # the optional extra is not installe
     torch = None
 
 
-def available() -> bool:
-    """Whether PyTorch can be imported."""
-    return torch is not None
-
-
 class TorchNetwork(Network):
     """:class:`Network` computed by PyTorch on one thread (the same
     initialisation draws, so the same ``rng`` gives the same weights)."""
@@ -40,12 +35,7 @@ class TorchNetwork(Network):
 
     def _inputs(self, x):
         if isinstance(x, OneHotRows):
-            dense = np.zeros((len(x.rows), x.table.width), self.params[0].dtype)
-            active = x.table.active[x.rows]
-            rows = np.repeat(np.arange(len(x.rows)), active.shape[1])
-            keep = active.ravel() >= 0
-            dense[rows[keep], active.ravel()[keep]] = 1.0
-            x = dense
+            x = x.dense(self.params[0].dtype)
         return torch.from_numpy(np.ascontiguousarray(x, dtype=self.params[0].dtype))
 
     def _run(self, x, weights):
