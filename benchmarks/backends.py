@@ -1,7 +1,8 @@
 """NFSP's network arithmetic in numpy against PyTorch (``nfsp:backend=...``):
 the milliseconds of one DQN update (a minibatch's forward and backward pass
-and an SGD step, each on one thread, as NFSP runs) at a game's sizes, the two back ends alternating in rounds
-in one process so that both see the same machine:
+and an SGD step, each on one thread, as NFSP runs) at a game's sizes, the two
+back ends alternating in rounds in one process so that both see the same
+machine:
 
     python benchmarks/backends.py --game leduc --hidden 64,1024 --rounds 5
 """

@@ -16,7 +16,9 @@ from pathlib import Path
 import gdl
 from gdl.ast import name_of
 
+from .domains import relaxed_facts
 from .ground import EFFORT, GROUND_LIMIT
+from .reference import Effort
 from .statemachine import GameError, RuleError
 
 REASONERS = ("compiled", "reference", "demand")
@@ -235,8 +237,6 @@ class Game:
         players = [h for h in heads if isinstance(h, tuple) and h[1] != "random"]
         values = [h[2] for h in players if isinstance(h[2], str) and not isinstance(h[2], gdl.Var)]
         if len(values) < len(players):
-            from .domains import relaxed_facts
-            from .reference import Effort
             try:
                 facts = relaxed_facts(self.rules, GOAL_FACTS, Effort(GOAL_EFFORT))
             except GameError as exc:
