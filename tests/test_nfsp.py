@@ -304,3 +304,13 @@ def test_nfsp_learns_kuhn_on_the_torch_back_end(kuhn_tree):
     uniform = exploitability(kuhn_tree, uniform_policy(kuhn_tree))
     learner = train(kuhn_tree, "nfsp:backend=torch", episodes=20_000, points=[], seed=2)
     assert learner.curve[-1].exploitability < 0.6 * uniform
+
+
+def test_the_torch_back_end_without_pytorch_says_so_in_one_line(kuhn_tree, monkeypatch, capsys):
+    import players.neural_torch
+    monkeypatch.setattr(players.neural_torch, "torch", None)
+    with pytest.raises(ValueError, match=r"backend=torch needs PyTorch: pip install"):
+        NFSP(kuhn_tree, {"backend": "torch"})
+    assert main(["exploit", "kuhn", "--player", "nfsp:backend=torch", "--episodes", "10"]) == 1
+    err = capsys.readouterr().err
+    assert "needs PyTorch" in err and "Traceback" not in err
