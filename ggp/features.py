@@ -73,3 +73,58 @@ class Encoding:
                 "moves": [to_kif(m) for m in self.moves],
                 "terms": [to_kif(t) for t in self.terms],
                 "information_states": len(self.infosets), "slots": self.slots()}
+
+
+class StepEncoding:
+    """The features of one player's information states in a game sampled step
+    by step, when its extensive form cannot be built: the same layout as
+    :class:`Encoding` over vocabularies known before any state is visited,
+    ``moves`` (the player's move numbers in the reasoner) and ``terms`` (the
+    numbers of the percepts it can ever see), for the steps ``0 .. depth - 1``;
+    the steps past ``depth - 1`` share its last block (what a player did and
+    saw there is kept, not when).  Two information states differ in their
+    features unless they differ only past that block.
+
+    An information state under way is a list of its active slots
+    (:meth:`extend`); :meth:`packed` gives its features with the legal moves
+    as bytes (``numpy.packbits``), the form the learners' memories keep.
+    """
+
+    def __init__(self, moves, terms, depth: int):
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1, got {depth}")
+        self.moves, self.terms, self.depth = list(moves), list(terms), depth
+        self.move_slot = {m: k for k, m in enumerate(self.moves)}
+        self.term_slot = {t: len(self.moves) + k for k, t in enumerate(self.terms)}
+        self.step_width = len(self.moves) + len(self.terms)
+        self.legal_at = depth * self.step_width
+        self.size = self.legal_at + len(self.moves)
+        self.bytes = (self.size + 7) // 8
+
+    def extend(self, active: list, step: int, move, seen) -> None:
+        """Add to ``active`` the player's ``move`` at ``step`` and what it saw
+        then (``seen``: percept numbers; -1, a term it can never see, is skipped)."""
+        base = min(step, self.depth - 1) * self.step_width
+        if move in self.move_slot:
+            active.append(base + self.move_slot[move])
+        active.extend(base + self.term_slot[t] for t in seen if t in self.term_slot)
+
+    def actions(self, legal) -> list:
+        """The indices in ``moves`` of the legal moves ``legal``."""
+        return [self.move_slot[m] for m in legal]
+
+    def packed(self, active: list, actions: list) -> np.ndarray:
+        """The features of the information state ``active`` whose legal moves
+        are ``actions`` (indices in ``moves``), packed into bytes."""
+        bits = np.zeros(self.bytes * 8, dtype=np.uint8)
+        bits[active] = 1
+        bits[[self.legal_at + a for a in actions]] = 1
+        return np.packbits(bits)
+
+    def unpacked(self, rows: np.ndarray) -> np.ndarray:
+        """The features of packed ``rows`` (one per line) as 0/1 float32."""
+        return np.unpackbits(rows, axis=1, count=self.size).astype(np.float32)
+
+    def legal(self, rows: np.ndarray) -> np.ndarray:
+        """Per packed row, which of ``moves`` are legal."""
+        return np.unpackbits(rows, axis=1, count=self.size)[:, self.legal_at:].astype(bool)

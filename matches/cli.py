@@ -28,13 +28,13 @@ import gdl
 from ggp import GameError, RuleError, load_game
 from ggp.check import check_playouts
 from ggp.count import count
-from ggp.efg import HISTORY_LIMIT
+from ggp.efg import HISTORY_LIMIT, TreeTooLarge, build_tree
 from ggp.ground import EFFORT, GROUND_LIMIT
 from ggp.game import REASONERS
 from ggp.progress import TIMED, Progress
 from matches.manager import MAX_STEPS
 from matches.server import DEFAULT_MARGIN
-from players.params import Param
+from players.params import Param, settings
 
 
 class UserError(Exception):
@@ -280,9 +280,13 @@ def cmd_exploit(args) -> int:
         if value is not None:
             raise UserError(f"{flag}: only with --online")
     game = _load(args)
-    tree = _tree(args, game)
     if args.player is not None:
+        try:
+            tree = build_tree(game, limit=args.max_histories, estimate=True)
+        except TreeTooLarge as exc:
+            return _exploit_sampled(args, game, exc)
         return _exploit_selfplay(args, game, tree)
+    tree = _tree(args, game)
     if args.policy == "uniform":
         policy = uniform_policy(tree)
     else:
@@ -474,6 +478,57 @@ def _exploit_selfplay(args, game, tree) -> int:
                   f"{tree.in_units(p.exploitability)['exploitability_unit']:.6f}"
                   for p in learner.curve]
     _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _exploit_sampled(args, game, too_large) -> int:
+    """``ggp exploit --player nfsp`` on a game whose tree is ``too_large``:
+    NFSP learns by sampling the game (saved with ``--save``, resumed with
+    ``--resume``); exploitability is not measured, and the output says what is."""
+    from players.nfsp_sampled import SampledNFSP
+    from players.registry import parse_spec
+    from players.selfplay import train
+    name, given = parse_spec(args.player)
+    if name != "nfsp":
+        raise UserError(f"{too_large}: exploitability needs the whole tree; nfsp learns "
+                        "such a game by sampling (--player nfsp --save DIR), and its players "
+                        "are measured in matches (--max-histories N sets the limit)", "tree")
+    for flag, value in (("--curve", args.curve), ("--out", args.out)):
+        if value is not None:
+            raise UserError(f"{flag}: {too_large}; a curve or a policy file needs the tree "
+                            "(--save DIR keeps the learner)", "tree")
+    if args.resume and not args.save:
+        raise UserError("--resume goes with --save DIR")
+    if args.save:
+        _writable(args.save)
+    try:
+        if args.resume:
+            learner = SampledNFSP.load(game, args.save)
+        else:
+            learner = SampledNFSP(game, settings(SampledNFSP.declared, {
+                **given, **({} if args.seed is None else {"seed": args.seed})}))
+    except (OSError, KeyError) as exc:
+        raise UserError(f"{args.save}: no learner to resume ({exc})", "io") from None
+    except ValueError as exc:
+        raise UserError(f"player nfsp: {exc}", "player") from None
+    episodes = 1_000_000 if args.episodes is None else args.episodes
+    progress = Progress(f"nfsp {game.name} (by sampling)", "episode", episodes, quiet=args.json)
+    keep = (lambda learner: learner.save(args.save)) if args.save else None
+    try:
+        with progress:
+            train(None, episodes=episodes, learner=learner, progress=progress,
+                  points=[episodes], keep=keep)
+    except KeyboardInterrupt:
+        raise Interrupted(f"{learner.episodes:,} of {episodes:,} episodes" + (
+            f"; the learner as last saved in {args.save} (--resume goes on)"
+            if args.save else "")) from None
+    data = {"game": game.name, "player": learner.spec, "seed": learner.params["seed"],
+            "episodes": learner.episodes, "depth": learner.params["depth"],
+            "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
+            "seconds": round(learner.seconds, 3), "saved": args.save,
+            "exploitability": f"not measured ({too_large}); play the learner in matches, "
+                              f"e.g. ggp play {game.name} nfsp:load={args.save or 'DIR'} ismcts"}
+    _emit(args, data, "\n".join(_lines(data)))
     return 0
 
 

@@ -294,7 +294,7 @@ class Player:
 
 def _first_sentence(doc: str) -> str:
     """The first sentence of a docstring, on one line, its Sphinx roles
-    (:class:`NFSPPlayer`) written as plain names: a line of ``ggp players``."""
+    (:class:`players.nfsp_player.NFSPPlayer`) written as plain names: a line of ``ggp players``."""
     paragraph = " ".join(doc.strip().split("\n\n")[0].split())
     paragraph = re.sub(r":\w+:`~?([^`]+)`", r"\1", paragraph).replace("``", "")
     for end in re.finditer(r"\.(\s|$)", paragraph):

@@ -34,7 +34,7 @@ exploitability of ``pi`` (:func:`ggp.cfr.exploitability`).
 
 :class:`MCNFSP` (seed 004) replaces DQN by a search guided by a
 policy-value network; the players ``nfsp`` and ``mc-nfsp`` play a learner's
-average policy in matches (:class:`NFSPPlayer`).
+average policy in matches (:mod:`players.nfsp_player`).
 """
 from __future__ import annotations
 
@@ -53,7 +53,6 @@ from threadpoolctl import threadpool_limits
 
 from .neural import (SGD, Adam, Circular, Network, OneHot, Reservoir, masked_softmax,
                      policy_loss, policy_value_loss, q_loss)
-from .online import SolvingPlayer
 from .params import Param, extend
 
 #: The parameters of an NFSP learner (also the ``nfsp`` player's).
@@ -76,6 +75,9 @@ PARAMS = (
     Param("refit", int, 300, "updates between refits of the target network", low=1),
     Param("backend", str, "numpy", "the networks' arithmetic: numpy (faster at these "
           "sizes) or PyTorch (pip install -e '.[torch]')", choices=("numpy", "torch")),
+    Param("depth", int, None, "a game too large for its tree, sampled step by step: the "
+          "steps the features tell apart (default: the longest of 64 random playouts)",
+          low=1),
     Param("seed", int, 0, "random seed", low=0),
 )
 
@@ -109,7 +111,7 @@ class _Agent:
 
     def __init__(self, encoding: Encoding, params: dict, rng: np.random.Generator):
         self.enc = encoding
-        self.x = OneHot(encoding.matrix)
+        self.index_states(params)
         self.nets = self.make_nets(params, rng)
         make = SGD if params["optimizer"] == "sgd" else Adam
         self.opts = {name: make(self.nets[name].params, params[lr])
@@ -119,20 +121,29 @@ class _Agent:
                          "sl": Reservoir(params["sl_memory"], sl_columns, rng)}
         self.rl, self.sl_memory = self.memories["rl"], self.memories["sl"]
         self.updates = 0
-        # A whole table costs about what 1/40 of its rows cost one at a time
-        # (Leduc: 120 us against 8-13 us a row), and at most ``every`` rows
-        # are read between two updates: small tables are computed whole.
-        self.whole = len(encoding.infosets) <= 4 * params["every"]
         self._target_table = None
         self.tabulate()
+
+    def index_states(self, params: dict) -> None:
+        """The table of the encoding's rows (the networks' inputs) and whether
+        the policies are computed for the whole table at once: a whole table
+        costs about what 1/40 of its rows cost one at a time (Leduc: 120 us
+        against 8-13 us a row), and at most ``every`` rows are read between
+        two updates, so small tables are computed whole."""
+        self.x = OneHot(self.enc.matrix)
+        self.whole = len(self.enc.infosets) <= 4 * params["every"]
 
     #: network name -> its learning rate's parameter
     optimized = {"q": "rl_lr", "sl": "sl_lr"}
 
     def columns(self, params) -> tuple:
         """The columns of M_RL (transitions) and of M_SL (best-response moves)."""
-        return ({"s": np.int32, "a": np.int32, "r": np.float64, "next": np.int32},
-                {"s": np.int32, "a": np.int32})
+        s = self.state_column
+        return ({"s": s, "a": np.int32, "r": np.float64, "next": s, "more": bool},
+                {"s": s, "a": np.int32})
+
+    #: how the memories keep an information state: its row in the table
+    state_column = np.int32
 
     def make_nets(self, params, rng) -> dict:
         sizes = (self.enc.size, params["hidden"], len(self.enc.moves))
@@ -163,15 +174,32 @@ class _Agent:
             self._average = self._average_of(slice(None))
         return self._average
 
+    # --- an information state as the memories keep it: a row of the table ------------
+    def inputs(self, states):
+        """The networks' inputs at ``states`` (an index or slice of rows)."""
+        return self.x[states]
+
+    def legal_at(self, states) -> np.ndarray:
+        """Per state of ``states``, which of the encoding's moves are legal."""
+        return self.enc.legal[states]
+
+    def greedy_move(self, state) -> int:
+        """The best response's greedy move (an index of ``moves``) at ``state``."""
+        return self.greedy_rows[state]
+
+    def average_probs(self, state) -> list:
+        """The average policy's probabilities of ``moves`` at ``state``."""
+        return self.average_rows[state]
+
     def _legal_values(self, net: str, rows) -> np.ndarray:
         """The action values of network ``net`` at ``rows``, -inf at illegal moves."""
-        return np.where(self.enc.legal[rows], self.nets[net].forward(self.x[rows]), -np.inf)
+        return np.where(self.legal_at(rows), self.nets[net].forward(self.inputs(rows)), -np.inf)
 
     def _greedy_of(self, rows) -> np.ndarray:
         return self._legal_values("q", rows).argmax(axis=1)
 
     def _average_of(self, rows) -> np.ndarray:
-        return masked_softmax(self.nets["sl"].forward(self.x[rows]), self.enc.legal[rows])
+        return masked_softmax(self.nets["sl"].forward(self.inputs(rows)), self.legal_at(rows))
 
     def _target_best(self, rows) -> np.ndarray:
         """The target network's highest value of a legal move at ``rows``
@@ -183,16 +211,16 @@ class _Agent:
         return self._target_table[rows]
 
     def learn(self, params: dict, rng: np.random.Generator) -> None:
-        x, n = self.x, params["batch"]
+        n = params["batch"]
         q, target = self.nets["q"], self.nets["target"]
         for _ in range(params["updates"]):
             if self.rl.size >= n:
                 b = self.rl.sample(n, rng)
-                after = b["next"] >= 0
+                after = b["more"]
                 best = np.zeros(n)
                 if after.any():
                     best[after] = self._target_best(b["next"][after])
-                _, grads = q.gradients(x[b["s"]], q_loss(b["a"], b["r"] + best))
+                _, grads = q.gradients(self.inputs(b["s"]), q_loss(b["a"], b["r"] + best))
                 self.opts["q"].step(grads)
                 self.updates += 1
                 if self.updates % params["refit"] == 0:
@@ -206,7 +234,7 @@ class _Agent:
         if self.sl_memory.size >= n:
             b = self.sl_memory.sample(n, rng)
             _, grads = self.nets["sl"].gradients(
-                self.x[b["s"]], policy_loss(b["a"], self.enc.legal[b["s"]]))
+                self.inputs(b["s"]), policy_loss(b["a"], self.legal_at(b["s"])))
             self.opts["sl"].step(grads)
 
 
@@ -225,15 +253,19 @@ class NFSP:
             raise ValueError(f"{self.name} learns two-player games; this one has "
                              f"{len(tree.players)} players")
         self.tree, self.flat = tree, flatten(tree)
+        self._start_learning(params)
+        self.agents = [self.agent(Encoding(tree, p), self.params, self.np_rng)
+                       for p in range(2)]
+        self._walk_arrays()
+
+    def _start_learning(self, params: dict) -> None:
+        """The parameters (defaults filled), random states and counters."""
         self.params = {**{p.name: p.default for p in self.declared}, **params}
         seed = self.params["seed"]
         self.np_rng = np.random.default_rng(seed)
         self.rng = random.Random(seed)
-        self.agents = [self.agent(Encoding(tree, p), self.params, self.np_rng)
-                       for p in range(2)]
         self.episodes, self.steps, self.seconds = 0, 0, 0.0
         self.curve: list = []
-        self._walk_arrays()
 
     @property
     def spec(self) -> str:
@@ -284,7 +316,7 @@ class NFSP:
                     k = self.best_response(p, node, row, moves)
                     agent.sl_memory.add(s=row, a=self.supervised_target(p, moves, k))
                 else:
-                    k = _draw(rng, agent.average_rows[row], moves)
+                    k = _draw(rng, agent.average_probs(row), moves)
                 self.played(p, row, moves[k], best[p])
                 node = child[lo + k]
                 self.steps += 1
@@ -313,19 +345,19 @@ class NFSP:
         rng = self.rng
         if rng.random() < self._eps:
             return rng.randrange(len(moves))
-        return moves.index(self.agents[p].greedy_rows[row])
+        return moves.index(self.agents[p].greedy_move(row))
 
     def played(self, p, row, action, best) -> None:
         """Player ``p`` played ``action`` at ``row``: the transition from its last move."""
         last = self._last[p]
         if last is not None:
-            self.agents[p].rl.add(s=last[0], a=last[1], r=0.0, next=row)
+            self.agents[p].rl.add(s=last[0], a=last[1], r=0.0, next=row, more=True)
         self._last[p] = (row, action)
 
     def end_episode(self, utility) -> None:
         for p, agent in enumerate(self.agents):
             if self._last[p] is not None:
-                agent.rl.add(s=self._last[p][0], a=self._last[p][1], r=utility[p], next=-1)
+                agent.rl.add(s=self._last[p][0], a=self._last[p][1], r=utility[p], more=False)
 
     def learn(self) -> None:
         for a in self.agents:
@@ -378,7 +410,7 @@ class NFSP:
             for name, memory in a.memories.items():
                 for col, values in memory.columns.items():
                     arrays[f"{p}_memory_{name}_{col}"] = values[:memory.size]
-        meta = {"learner": self.name, "game": _signature(self.tree),
+        meta = {"learner": self.name, "sampled": self.sampled, "game": self.signature(),
                 "params": self.params, "episodes": self.episodes,
                 "steps": self.steps, "seconds": self.seconds,
                 "curve": [[c.episodes, c.seconds, c.exploitability] for c in self.curve],
@@ -392,19 +424,32 @@ class NFSP:
         (folder / "nfsp.tmp.json").write_text(json.dumps(meta))
         (folder / "nfsp.tmp.json").replace(folder / "nfsp.json")
 
-    @staticmethod
-    def load(tree, folder) -> NFSP:
+    #: whether the learner samples the game instead of walking its tree
+    sampled = False
+
+    def signature(self) -> str:
+        """A digest of the game's information states: a saved learner fits only its game."""
+        keys = "\n".join(info.key for info in self.tree.infosets)
+        return hashlib.sha256(keys.encode()).hexdigest()[:16]
+
+    @classmethod
+    def load(cls, source, folder) -> NFSP:
         """The learner saved in ``folder`` (``nfsp`` or ``mc-nfsp``, its
-        parameters as saved)."""
+        parameters as saved) on ``source``: the tree, or the game for a
+        learner by sampling (:class:`players.nfsp_sampled.SampledNFSP`)."""
         from .selfplay import CurvePoint
         folder = Path(folder)
         try:
             meta = json.loads((folder / "nfsp.json").read_text())
         except (OSError, ValueError) as exc:
             raise ValueError(f"{folder}: no saved learner ({exc})") from None
-        if meta.get("game") != _signature(tree):
+        if meta.get("sampled", False) != cls.sampled:
+            raise ValueError(f"{folder}: a learner " + ("by sampling; this game's tree was "
+                             "built" if not cls.sampled else "of a whole tree; this "
+                             "game's tree is too large"))
+        learner = (cls if cls.sampled else LEARNERS[meta["learner"]])(source, meta["params"])
+        if meta.get("game") != learner.signature():
             raise ValueError(f"{folder}: a learner of another game")
-        learner = LEARNERS[meta["learner"]](tree, meta["params"])
         with np.load(folder / "nfsp.npz") as data:
             for p, a in enumerate(learner.agents):
                 for name, net in a.nets.items():
@@ -440,7 +485,7 @@ class NFSP:
 #: Othello settings where they apply (Adam, learning rates 0.01 and 0.005,
 #: M_RL 4,000,000, M_SL 400,000), and the search's.
 MC_PARAMS = extend(
-    tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit")),
+    tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit", "depth")),
     Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0,
           low_open=True),
     Param("optimizer", str, "adam", "the networks' optimiser", choices=("sgd", "adam")),
@@ -493,7 +538,7 @@ class _MCAgent(_Agent):
             if self.rl.size >= n:
                 b = self.rl.sample(n, rng)
                 _, grads = self.nets["br"].gradients(
-                    self.x[b["s"]], policy_value_loss(b["a"], self.enc.legal[b["s"]], b["z"]))
+                    self.inputs(b["s"]), policy_value_loss(b["a"], self.legal_at(b["s"]), b["z"]))
                 self.opts["br"].step(grads)
                 self.updates += 1
             self.learn_average(params, rng)
@@ -668,71 +713,9 @@ def _draw(rng: random.Random, probs, moves) -> int:
     return last
 
 
-def _signature(tree) -> str:
-    """A digest of the game's information states: a saved learner fits only its game."""
-    keys = "\n".join(info.key for info in tree.infosets)
-    return hashlib.sha256(keys.encode()).hexdigest()[:16]
-
-
 def _jsonable(state):
     return [_jsonable(x) for x in state] if isinstance(state, tuple) else state
 
 
 def _tupled(state):
     return tuple(_tupled(x) for x in state) if isinstance(state, list) else state
-
-
-# --- the player ----------------------------------------------------------------------------
-
-def _player_params(learning: tuple) -> tuple:
-    """A player's parameters: the solving players', episodes a move, the
-    learner's (its seed is the player's) and ``load``."""
-    return extend(SolvingPlayer.params,
-                  Param("iterations", int, None, "episodes a move (reproducible with seed); "
-                        "default: train on the clock", low=1),
-                  *(p for p in learning if p.name != "seed"),
-                  Param("load", str, None, "folder of a learner saved by ggp exploit --save: "
-                        "play its average policy without training"))
-
-
-class NFSPPlayer(SolvingPlayer):
-    """Plays the average policy ``pi`` of an NFSP learner at its information
-    state: a learner saved by ``ggp exploit --player nfsp --save DIR``
-    (``load=DIR``, played as trained), else one trained in the match, for
-    ``iterations`` episodes a move or on the clock."""
-
-    name = "nfsp"
-    learner = NFSP
-    params = _player_params(NFSP.declared)
-
-    def why_not(self, players, total):
-        if self.sampled:
-            return f"{self.name} needs the game's whole extensive form"
-        return None if players == 2 else \
-            f"{self.name} learns two-player games, not {players}-player"
-
-    def begin(self, deadline):
-        tree = self.view.tree
-        self.trained = None
-        if self.load is not None:
-            self.trained = NFSP.load(tree, self.load)
-            return
-        chosen = {p.name: getattr(self, p.name) for p in self.learner.declared if p.name != "seed"}
-        self.trained = self.learner(tree, {**chosen, "seed": self.base_seed})
-        if deadline is not None:
-            self.spend(self.trained.run, deadline)
-
-    def decide(self, info, deadline):
-        if self.trained is None:
-            raise ValueError(f"{self.load}: no learner of this game was loaded")
-        if self.load is None:
-            self.spend(self.trained.run, deadline)
-        return self.trained.policy_at(info)
-
-
-class MCNFSPPlayer(NFSPPlayer):
-    """:class:`NFSPPlayer` with an MC-NFSP learner (seed 004)."""
-
-    name = "mc-nfsp"
-    learner = MCNFSP
-    params = _player_params(MCNFSP.declared)

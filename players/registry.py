@@ -11,7 +11,7 @@ from __future__ import annotations
 from .base import Player
 from .imperfect import EFGUCTPlayer, ISMCTSPlayer, SmoothUCTPlayer
 from .mcts import LGRPlayer, MASTPlayer, NSTPlayer, UCTPlayer
-from .nfsp import MCNFSPPlayer, NFSPPlayer
+from .nfsp_player import MCNFSPPlayer, NFSPPlayer
 from .online import MCCFRPlayer, MCCRPlayer, OOSPlayer
 from .simple import LegalPlayer, RandomPlayer
 
