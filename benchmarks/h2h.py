@@ -4,7 +4,7 @@ swapped every match), with its 95% Wilson interval, in the order the study lists
 
     python benchmarks/h2h.py benchmarks/seed001_leduc.yaml
 
-Reads the study's ``matches.jsonl``.  The seed reports expected utility x 100 in
+Reads the study's matches file (``matches.jsonl.gz``).  The seed reports expected utility x 100 in
 [-100, 100]; our goals are 0..100, so its figure is 2 x ours - 100 for a win/lose game.
 """
 from __future__ import annotations
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import yaml
 
-from matches.study import score_interval
+from matches.study import match_lines, matches_path, score_interval
 
 
 def table(study_path) -> str:
     study = yaml.safe_load(Path(study_path).read_text())
     labels = list(study["players"])
-    out = Path(study_path).parent / study["out"] / "matches.jsonl"
+    out = matches_path(Path(study_path).parent / study["out"])
     goals: dict = {}
-    for line in out.read_text().splitlines():
+    for line in match_lines(out):
         record = json.loads(line)
         if record.get("faults"):
             continue

@@ -21,10 +21,12 @@ alone, its board guessed from the facts.  A record that cannot be read is a
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import re
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import gdl
@@ -34,6 +36,7 @@ from ggp.board import Board, board_of
 from ggp.game import game_names
 
 from .records import MatchStore, _state_facts, check_record, step_errors
+from .study import match_lines, matches_path
 
 
 class Damaged(ValueError):
@@ -304,27 +307,31 @@ class Library:
 # --- a study's results ---------------------------------------------------------------
 
 def study_view(folder) -> dict:
-    """A study's tables from its folder (``matches.jsonl``, written by ``ggp
+    """A study's tables from its folder (``matches.jsonl.gz``, written by ``ggp
     study``): the score of each pair with its 95% interval, the Bradley-Terry
     ranking, and the plots it drew.  Computed once per state of the file (its
     modification time and size), so that loading the page again costs
     nothing until the study writes the file again."""
     folder = Path(folder)
-    path = folder / "matches.jsonl"
     try:
+        path = matches_path(folder)
         state = path.stat()
-    except OSError:
-        raise Damaged(f"{folder}: no matches.jsonl (is it a study's out folder?)") from None
+    except OSError as exc:
+        raise Damaged(str(exc)) from None
     document = _study_tables(path, state.st_mtime_ns, state.st_size)
     return {**document, "plots": plots_in(folder)}
 
 
 @functools.lru_cache(maxsize=8)
 def _study_tables(path: Path, mtime_ns: int, size: int) -> dict:
-    """The document of the study whose ``matches.jsonl`` is ``path``, in the
+    """The document of the study whose matches file is ``path``, in the
     state given by its modification time and size (the cache's key)."""
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = match_lines(path)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error, gzip.BadGzipFile) as exc:
+        raise Damaged(f"{path}: not readable ({exc})") from None
+    for n, line in enumerate(lines, 1):
         try:
             m = json.loads(line)
             rows.append({"key": m["key"], "game": m["game"],

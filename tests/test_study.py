@@ -14,7 +14,8 @@ import pytest
 
 from matches.cli import main
 from matches.records import MatchStore
-from matches.study import load_study, ranking, run_study, score_interval, summary, tasks
+from matches.study import (load_study, match_lines, matches_path, ranking, run_study,
+                           score_interval, summary, tasks)
 
 STUDY = """
 name: tiny
@@ -104,11 +105,12 @@ def test_study_command_writes_tables(tmp_path, capsys):
     assert row["player"] == "uct" and row["wins"] + row["draws"] + row["losses"] == 6
     assert (tmp_path / "results" / "tiny" / "summary.md").read_text().startswith("| game")
     assert (tmp_path / "results" / "tiny" / "summary.png").stat().st_size > 1000
-    # the ranking follows the scores, and matches.jsonl holds the matches behind them
+    # the ranking follows the scores, and matches.jsonl.gz holds the matches behind them
     first = "uct" if row["score"] > 50 else "random"
     assert row["score"] == 50 or data["ranking"][0]["player"] == first
-    lines = [json.loads(line) for line in
-             (tmp_path / "results" / "tiny" / "matches.jsonl").read_text().splitlines()]
+    out = tmp_path / "results" / "tiny"
+    assert matches_path(out) == out / "matches.jsonl.gz"
+    lines = [json.loads(line) for line in match_lines(out / "matches.jsonl.gz")]
     assert sorted(m["key"] for m in lines) == sorted(f"tictactoe|uct|random|{i}" for i in range(6))
     assert sum(m["goals"]["uct"] for m in lines) / 6 == pytest.approx(row["score"], abs=0.05)
     assert [m["roles"]["uct"] for m in sorted(lines, key=lambda m: m["key"])] == \

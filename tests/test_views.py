@@ -359,3 +359,21 @@ def test_study_view_pushes_progress_and_ends_with_the_tables(tmp_path):
         stop(process)
     finally:
         process.kill()
+
+
+def test_a_study_written_compressed_reads_as_the_plain_one(tmp_path):
+    """``ggp study`` writes matches.jsonl.gz (the same bytes for the same
+    matches); the viewer reads it, and a damaged one is one line."""
+    import gzip
+    line = {"key": "tictactoe|a|b|0", "game": "tictactoe", "pair": ["a", "b"],
+            "roles": {"a": "xplayer", "b": "oplayer"}, "goals": {"a": 100, "b": 0},
+            "steps": 7, "faults": 0}
+    plain, packed = tmp_path / "plain", tmp_path / "packed"
+    plain.mkdir()
+    packed.mkdir()
+    (plain / "matches.jsonl").write_text(json.dumps(line) + "\n")
+    (packed / "matches.jsonl.gz").write_bytes(gzip.compress((json.dumps(line) + "\n").encode()))
+    assert study_view(packed)["table"] == study_view(plain)["table"]
+    (packed / "matches.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(Damaged, match="not readable"):
+        study_view(packed)
