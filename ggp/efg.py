@@ -2,6 +2,7 @@
 through the state machine, with chance nodes, decision nodes, terminal
 utilities and information states, in flat arrays for solvers (``ggp.cfr``).
 
+>>> from ggp import load_game
 >>> tree = build_tree(load_game("kuhn"))
 >>> tree.histories, tree.terminals, tree.information_states()
 (58, 30, {'first': 6, 'second': 6})
