@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 
 from ggp import load_game
-from ggp.cfr import exploitability, solve
+from ggp.cfr import exploitability
+from ggp.solve import solve
 from ggp.efg import build_tree
 from players.evaluation import online_policy
 from players.online import View

@@ -37,7 +37,8 @@ from pathlib import Path
 
 from ggp import load_game
 from ggp.efg import build_tree
-from players.selfplay import SelfPlay, checkpoints
+from players.curves import checkpoints
+from players.selfplay import SelfPlay
 
 KUHN_PLAYERS = ("smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001", "efg-uct:c=1")
 LEDUC_PLAYERS = ("smooth-uct:c=1.3846,gamma=0.1,eta0=0.9,d=0.002", "efg-uct:c=1.5385")

@@ -19,7 +19,6 @@ probability}.
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 from gdl import to_kif
@@ -220,61 +219,3 @@ class CFRSolver(TableSolver):
     def tracked(self) -> tuple:
         """The sums of :meth:`track` per node (value, reach)."""
         return self._tracked
-
-
-def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:
-    """A solver for ``algo`` (as :func:`ggp.mccfr.parse_algo` reads it) on ``tree``."""
-    from .mccfr import MCCFRSolver, parse_algo
-    name, options = parse_algo(algo)
-    if name == "mccfr":
-        return MCCFRSolver(tree, seed=seed, **options)
-    return CFRSolver(tree, plus=name == "cfr+")
-
-
-def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
-          seconds: float | None = None, seed: int = 0, points=(), curve=None,
-          progress=None) -> tuple:
-    """Run ``algo`` (``cfr``, ``cfr+``, ``mccfr[:sampling=...,epsilon=...]``)
-    on ``tree`` for ``iterations``, or for ``seconds`` of iterations (in
-    batches doubling up to a quarter of a second); evaluate the average policy
-    at each of ``points`` (iteration counts) reached and at the end.  Returns
-    the solver and the curve: (iterations, seconds of solving,
-    exploitability) per point, added to ``curve`` (a list) as they come, so
-    that the caller keeps them when interrupted.  ``progress(done)`` after
-    each batch: the iterations, or the seconds with ``seconds``."""
-    solver = make_solver(tree, algo, seed)
-    curve, solving = [] if curve is None else curve, 0.0
-    marks = sorted(p for p in points if p > 0)
-
-    def advance(count):
-        nonlocal solving
-        start = time.perf_counter()
-        solver.run(count)
-        solving += time.perf_counter() - start
-
-    def mark():
-        curve.append((solver.iteration, solving, exploitability(tree, solver.average_policy())))
-
-    batch = 100
-    while True:
-        goal = solver.iteration + batch
-        if seconds is None:
-            goal = min(goal, iterations)
-        upcoming = [p for p in marks if solver.iteration < p < goal]
-        if upcoming:
-            advance(upcoming[0] - solver.iteration)
-            mark()
-        else:
-            began = solving
-            advance(goal - solver.iteration)
-            if solving - began < 0.25:
-                batch *= 2
-        if progress:
-            progress(solver.iteration if seconds is None else min(solving, seconds))
-        if seconds is None and solver.iteration >= iterations:
-            break
-        if seconds is not None and solving >= seconds:
-            break
-    if not curve or curve[-1][0] != solver.iteration:
-        mark()
-    return solver, curve

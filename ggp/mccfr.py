@@ -12,8 +12,9 @@ does, and external sampling.  The traversals run in the Cython kernel
 >>> exploitability(tree, solver.average_policy()) < 0.02
 True
 
-An algorithm is named as ``ggp solve --algo`` takes it: ``mccfr`` (outcome
-sampling, epsilon 0.6) or ``mccfr:sampling=external``, ``mccfr:epsilon=0.4``.
+An algorithm is named as ``ggp solve --algo`` takes it (:func:`ggp.solve.parse_algo`):
+``mccfr`` (outcome sampling, epsilon 0.6) or ``mccfr:sampling=external``,
+``mccfr:epsilon=0.4``.
 """
 from __future__ import annotations
 
@@ -87,37 +88,3 @@ class MCCFRSolver(TableSolver):
         self._sampler.run(iterations, len(self.tree.players), self.sampling == "external")
         self.iteration += iterations
         return self
-
-
-def parse_algo(spec: str) -> tuple[str, dict]:
-    """``"mccfr:sampling=external"`` -> ``("mccfr", {"sampling": "external"})``;
-    ValueError (one line) for an unknown algorithm or option."""
-    name, _, rest = spec.partition(":")
-    options: dict = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise ValueError(f"option {item!r} in {spec!r} is not key=value")
-        options[key.strip()] = value.strip()
-    if name in ("cfr", "cfr+"):
-        if options:
-            raise ValueError(f"{name} takes no options, got {', '.join(options)}")
-        return name, {}
-    if name != "mccfr":
-        raise ValueError(f"unknown algorithm {name!r}; choose cfr, cfr+ or mccfr")
-    unknown = set(options) - {"sampling", "epsilon"}
-    if unknown:
-        raise ValueError(f"mccfr has no option {sorted(unknown)[0]!r}; it takes sampling "
-                         f"(outcome|external) and epsilon")
-    if options.get("sampling", "outcome") not in SAMPLINGS:
-        raise ValueError(f"unknown sampling {options['sampling']!r}; choose "
-                         f"{' or '.join(SAMPLINGS)}")
-    if "epsilon" in options:
-        try:
-            options["epsilon"] = float(options["epsilon"])
-        except ValueError:
-            raise ValueError(f"epsilon must be a number, not {options['epsilon']!r}") from None
-        if not 0 < options["epsilon"] <= 1:
-            raise ValueError(f"epsilon must be in (0, 1], not {options['epsilon']}")
-    return name, options
-

@@ -207,8 +207,9 @@ def cmd_count(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from ggp.cfr import expected_values, save_policy, solve
-    from players.selfplay import checkpoints
+    from ggp.cfr import expected_values, save_policy
+    from ggp.solve import solve
+    from players.curves import checkpoints
     if args.seconds is not None and args.iterations is not None:
         raise UserError("give --iterations or --seconds, not both")
     iterations = 1000 if args.seconds is None and args.iterations is None else args.iterations
@@ -255,7 +256,7 @@ def cmd_solve(args) -> int:
 
 def _write_solve_curve(args, game, tree, curve) -> None:
     """The solver's curve points to ``--curve``, with their plot."""
-    from players.selfplay import plot_curves, write_curve
+    from players.curves import plot_curves, write_curve
     write_curve(args.curve, [{"game": game.name, "player": args.algo, "seed": args.seed,
                               "episodes": n, "seconds": round(t, 3), **tree.in_units(g)}
                              for n, t, g in curve])
@@ -308,7 +309,7 @@ def _exploit_online(args) -> int:
     """``ggp exploit --online``: the exploitability of an online player's
     strategy, run at every decision it can reach (players.evaluation)."""
     from players.evaluation import budget_param, online_exploitability
-    from players.selfplay import write_curve
+    from players.curves import write_curve
     from players.online import View
     from players.registry import make, parse_spec, player_class
     if args.player is None:
@@ -423,7 +424,8 @@ def _exploit_selfplay(args, game, tree) -> int:
     from ggp.cfr import save_policy
     from players.nfsp import LEARNERS, NFSP
     from players.registry import parse_spec
-    from players.selfplay import checkpoints, learner_for, train
+    from players.curves import checkpoints
+    from players.selfplay import learner_for, train
     episodes = 1_000_000 if args.episodes is None else args.episodes
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
@@ -535,7 +537,7 @@ def _exploit_sampled(args, game, too_large) -> int:
 def _write_selfplay_curve(args, learner, game, earlier: int) -> None:
     """The learner's curve points (after the ``earlier`` ones already in the
     file) to ``--curve`` with its plot, when asked."""
-    from players.selfplay import curve_rows, plot_curves, write_curve
+    from players.curves import curve_rows, plot_curves, write_curve
     if not args.curve:
         return
     try:
@@ -913,8 +915,8 @@ def BUDGETS(text):
 
 
 def ALGO(text):
-    """An argparse type: a solver as :func:`ggp.mccfr.parse_algo` reads it."""
-    from ggp.mccfr import parse_algo
+    """An argparse type: a solver as :func:`ggp.solve.parse_algo` reads it."""
+    from ggp.solve import parse_algo
     try:
         parse_algo(text)
     except ValueError as exc:

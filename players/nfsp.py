@@ -51,6 +51,7 @@ from ggp.efg import CHANCE, TERMINAL, flatten
 from ggp.features import Encoding
 from threadpoolctl import threadpool_limits
 
+from .curves import CurvePoint
 from .neural import (SGD, Adam, Circular, Network, OneHot, Reservoir, masked_softmax,
                      policy_loss, policy_value_loss, q_loss)
 from .params import Param, extend
@@ -388,7 +389,6 @@ class NFSP:
         return exploitability(self.tree, self.average_policy())
 
     def checkpoint(self):
-        from .selfplay import CurvePoint
         point = CurvePoint(self.episodes, self.seconds, self.exploitability())
         self.curve.append(point)
         return point
@@ -437,7 +437,6 @@ class NFSP:
         """The learner saved in ``folder`` (``nfsp`` or ``mc-nfsp``, its
         parameters as saved) on ``source``: the tree, or the game for a
         learner by sampling (:class:`players.nfsp_sampled.SampledNFSP`)."""
-        from .selfplay import CurvePoint
         folder = Path(folder)
         try:
             meta = json.loads((folder / "nfsp.json").read_text())

@@ -8,6 +8,8 @@ before any match starts.
 """
 from __future__ import annotations
 
+from ggp.specs import parse_spec
+
 from .base import Player
 from .imperfect import EFGUCTPlayer, ISMCTSPlayer, SmoothUCTPlayer
 from .mcts import LGRPlayer, MASTPlayer, NSTPlayer, UCTPlayer
@@ -34,21 +36,6 @@ def player_class(name: str) -> type:
         return _REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown player {name!r}; known: {', '.join(names())}") from None
-
-
-def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"mast:policy=gibbs,tau=10"`` -> ``("mast", {"policy": "gibbs", "tau": "10"})``:
-    values stay text; the player's declaration converts them."""
-    name, _, rest = spec.partition(":")
-    params = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"player parameter {item!r} in {spec!r} is not key=value")
-        if key.strip() in params:
-            raise ValueError(f"player parameter {key.strip()!r} given twice in {spec!r}")
-        params[key.strip()] = value.strip()
-    return name.strip(), params
 
 
 def make(spec: str, **overrides) -> Player:

@@ -8,6 +8,7 @@ from conftest import in_unit, values_in_unit
 
 from ggp import cfr, load_game
 from ggp.efg import CHANCE, DECISION, Unit, build_tree
+from ggp.solve import make_solver
 from matches.cli import main
 
 
@@ -52,13 +53,13 @@ def test_cfr_exploitability_matches_openspiel(kuhn, algo, figures):
 
 def test_cfr_plus_value_is_kuhns(kuhn):
     values = values_in_unit(kuhn, cfr.expected_values(
-        kuhn, cfr.make_solver(kuhn, "cfr+").run(1000).average_policy()))
+        kuhn, make_solver(kuhn, "cfr+").run(1000).average_policy()))
     assert values[0] == pytest.approx(-1 / 18, abs=1e-3)
     assert values[1] == pytest.approx(1 / 18, abs=1e-3)
 
 
 def test_policy_file_round_trip(kuhn, tmp_path):
-    policy = cfr.make_solver(kuhn, "cfr").run(20).average_policy()
+    policy = make_solver(kuhn, "cfr").run(20).average_policy()
     path = tmp_path / "policy.json"
     cfr.save_policy(kuhn, policy, path)
     loaded = cfr.load_policy(kuhn, path)
@@ -129,7 +130,7 @@ def test_leduc_matches_openspiel(leduc):
 
 @pytest.mark.parametrize("algo, figure", [("cfr", 0.888579), ("cfr+", 0.610439)])
 def test_leduc_cfr_after_ten_iterations_matches_openspiel(leduc, algo, figure):
-    policy = cfr.make_solver(leduc, algo).run(10).average_policy()
+    policy = make_solver(leduc, algo).run(10).average_policy()
     assert in_unit(leduc, cfr.exploitability(leduc, policy)) == pytest.approx(figure, abs=1e-6)
 
 
@@ -143,7 +144,7 @@ def test_iigs4_matches_openspiel():
 
 @pytest.mark.parametrize("algo, figure", [("cfr", 0.0957164), ("cfr+", 0.0134160)])
 def test_leduc_cfr_after_a_hundred_iterations_matches_openspiel(leduc, algo, figure):
-    policy = cfr.make_solver(leduc, algo).run(100).average_policy()
+    policy = make_solver(leduc, algo).run(100).average_policy()
     assert in_unit(leduc, cfr.exploitability(leduc, policy)) == pytest.approx(figure, abs=1e-6)
 
 

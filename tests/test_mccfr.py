@@ -12,7 +12,8 @@ from conftest import in_unit
 from ggp import load_game
 from ggp.cfr import CFRSolver, exploitability, uniform_policy
 from ggp.efg import build_tree
-from ggp.mccfr import MCCFRSolver, parse_algo
+from ggp.mccfr import MCCFRSolver
+from ggp.solve import parse_algo
 from matches.cli import main
 
 

@@ -14,7 +14,8 @@ from ggp import cfr
 from ggp.efg import flatten
 from matches.cli import main
 from players._infotree import InfoTrees
-from players.selfplay import SelfPlay, checkpoints, train
+from players.curves import checkpoints
+from players.selfplay import SelfPlay, train
 
 # the thesis' tuned values, c = 1.75 chips on the utilities' scale (a chip is 25 / 50 of it)
 KUHN_SMOOTH = {"c": 0.875, "gamma": 0.1, "eta0": 0.9, "d": 0.001}

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from ggp import load_game
-from ggp.cfr import exploitability, solve
+from ggp.cfr import exploitability
+from ggp.solve import solve
 from ggp.efg import Unit, build_tree, utility_unit
 from players.evaluation import online_policy
 from players.online import View
