@@ -147,6 +147,14 @@ class TableSolver:
     def average_policy(self) -> list:
         return self._split(self.average_flat())
 
+    @property
+    def tables(self) -> tuple:
+        """(regrets, cumulative average-policy weights) flat per (information
+        state, move): the solver's own arrays, which a caller may seed before
+        :meth:`run` and read after (MCCR's ``keep`` variant carries them from
+        one resolve to the next)."""
+        return self._regret, self._cumulative
+
     def average_flat(self) -> np.ndarray:
         """The average policy flat per (information state, move): the cumulative
         weights normalized per information state, uniform where all are 0."""

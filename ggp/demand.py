@@ -43,8 +43,8 @@ from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
 
-from .reference import (Facts, ReferenceMachine, _match, _recall, _remember, _Step, _subst,
-                        extend)
+from .reference import (Facts, LiteralStep, ReferenceMachine, extend, instantiate, match_term,
+                        recall, remember)
 from .statemachine import GameError, single_goal, term_key
 
 
@@ -215,10 +215,10 @@ class DemandMachine(ReferenceMachine):
         self._q = None
 
     @staticmethod
-    def _static_facts(strata) -> Facts:
+    def static_facts(strata) -> Facts:
         """The static relations given as facts; the others are called."""
         facts = [st for st in strata if all(not c.body for c in st.clauses)]
-        return ReferenceMachine._static_facts(facts)
+        return ReferenceMachine.static_facts(facts)
 
     def fork(self) -> DemandMachine:
         other = super().fork()
@@ -261,7 +261,7 @@ class DemandMachine(ReferenceMachine):
                 if name_of(lit) in self._phase:
                     plan.append((_CALL, lit, None))
                 else:
-                    plan.append((_BASE, lit, _Step(lit, bound)))
+                    plan.append((_BASE, lit, LiteralStep(lit, bound)))
                 bound |= set(variables(lit))
         plan = self._plans[key] = tuple(plan)
         return plan
@@ -327,34 +327,34 @@ class DemandMachine(ReferenceMachine):
         while i < n:
             kind, lit, how = plan[i]
             if kind == _TEST:
-                if _subst(lit.left, b) == _subst(lit.right, b):
+                if instantiate(lit.left, b) == instantiate(lit.right, b):
                     return
             elif kind == _NOT_CALL:
                 if self._call(_key(lit, b)):
                     return
             elif kind == _NOT_BASE:
-                if _subst(lit, b) in self._q.facts.get(name_of(lit)):
+                if instantiate(lit, b) in self._q.facts.get(name_of(lit)):
                     return
             elif kind == _CALL:
                 for answer in self._call(_key(lit, b)):
-                    b2 = _match(lit, answer, b)
+                    b2 = match_term(lit, answer, b)
                     if b2 is not None:
                         self._solve(plan, i + 1, b2, head, k, out)
                 return
             else:
                 facts = self._q.facts
                 if how.free == ():
-                    if _subst(lit, b) not in facts.get(name_of(lit)):
+                    if instantiate(lit, b) not in facts.get(name_of(lit)):
                         return
                 else:
-                    key = tuple(_subst(t, b) for t in how.key_terms)
+                    key = tuple(instantiate(t, b) for t in how.key_terms)
                     for atom in facts.lookup(lit[0], how.positions, key):
                         b2 = extend(how, lit, atom, b)
                         if b2 is not None:
                             self._solve(plan, i + 1, b2, head, k, out)
                     return
             i += 1
-        atom = _subst(head, b)
+        atom = instantiate(head, b)
         if _fits(k, atom):
             out.add(atom)
             if len(out) > ANSWERS:
@@ -379,12 +379,12 @@ class DemandMachine(ReferenceMachine):
 
     # --- questions of a state and of a joint move ------------------------------
     def _questions(self, state):
-        q = _recall(self._states, state)
+        q = recall(self._states, state)
         if q is not None:
             return q
         q = _Questions(self._true_in(state), {})
         q.tables = q.state_tables
-        return _remember(self._states, state, q, self._cache_size)
+        return remember(self._states, state, q, self._cache_size)
 
     def _move_questions(self, state, joint):
         key = (state, joint)
@@ -395,7 +395,7 @@ class DemandMachine(ReferenceMachine):
         self._check_joint(joint, lambda role: self._legal(base, role))
         facts = base.facts.copy()
         facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
-        return _remember(self._moves, key, _Questions(facts, base.state_tables), 8)
+        return remember(self._moves, key, _Questions(facts, base.state_tables), 8)
 
     def _legal(self, q, role):
         moves = q.legal.get(role)

@@ -34,7 +34,7 @@ from .graphs import strongly_connected
 from .statemachine import GameError, StateMachine, single_goal, term_key
 
 
-def _match(pattern, ground, b):
+def match_term(pattern, ground, b):
     """Extend bindings ``b`` so that ``pattern`` equals ``ground``; None if impossible."""
     if isinstance(pattern, Var):
         bound = b.get(pattern)
@@ -48,17 +48,18 @@ def _match(pattern, ground, b):
     if not isinstance(ground, tuple) or len(ground) != len(pattern) or pattern[0] != ground[0]:
         return None
     for p, g in zip(pattern[1:], ground[1:]):
-        b = _match(p, g, b)
+        b = match_term(p, g, b)
         if b is None:
             return None
     return b
 
 
-def _subst(t, b):
+def instantiate(t, b):
+    """The term ``t`` with the variables that bindings ``b`` bind replaced."""
     if isinstance(t, Var):
         return b.get(t, t)
     if isinstance(t, tuple):
-        return (t[0],) + tuple(_subst(a, b) for a in t[1:])
+        return (t[0],) + tuple(instantiate(a, b) for a in t[1:])
     return t
 
 
@@ -166,7 +167,7 @@ class _Clause:
         self.steps = []
         bound = set()
         for lit in self.body:
-            self.steps.append(_Step(lit, bound) if isinstance(lit, (str, tuple)) else None)
+            self.steps.append(LiteralStep(lit, bound) if isinstance(lit, (str, tuple)) else None)
             if isinstance(lit, (str, tuple)):
                 bound |= set(variables(lit))
 
@@ -179,7 +180,7 @@ class _Clause:
         return self._seeded[i]
 
 
-class _Step:
+class LiteralStep:
     """How to match a positive literal, given the variables bound before it.
 
     ``positions`` are the arguments ground by then (the index key), and in
@@ -314,7 +315,7 @@ class Program:
     @staticmethod
     def _derive(clause, facts, delta_at, delta, effort=None):
         """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
-        return [_subst(clause.head, b)
+        return [instantiate(clause.head, b)
                 for b in solutions(clause, facts, delta_at, delta, effort=effort)]
 
 
@@ -380,12 +381,12 @@ def refuse_deep(delta: dict) -> None:
 
 def extend(step, lit, atom, b):
     """The bindings ``b`` extended so that the positive literal ``lit``
-    (matched as its :class:`_Step` says) equals ``atom``; None if it cannot."""
+    (matched as its :class:`LiteralStep` says) equals ``atom``; None if it cannot."""
     if len(atom) != len(lit):
         return None
     if step.free is None:
         for p, pattern in step.rest:
-            b = _match(pattern, atom[p], b)
+            b = match_term(pattern, atom[p], b)
             if b is None:
                 return None
         return b
@@ -414,21 +415,21 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
             return
         lit = body[i]
         if isinstance(lit, Distinct):
-            if _subst(lit.left, b) != _subst(lit.right, b):
+            if instantiate(lit.left, b) != instantiate(lit.right, b):
                 solve(i + 1, b)
             return
         if isinstance(lit, Not):
-            if not negation or _subst(lit.literal, b) not in facts.get(
+            if not negation or instantiate(lit.literal, b) not in facts.get(
                     name_of(lit.literal)):
                 solve(i + 1, b)
             return
         step = steps[i]
         if step.free == ():     # every argument bound: a membership test
-            atom = _subst(lit, b)
+            atom = instantiate(lit, b)
             if atom in (delta if i == delta_at else facts.get(name_of(lit))):
                 solve(i + 1, b)
             return
-        key = tuple(_subst(t, b) for t in step.key_terms)
+        key = tuple(instantiate(t, b) for t in step.key_terms)
         if i == delta_at:
             pool = [a for a in delta if len(a) == len(lit)
                     and tuple(_at(a, p) for p in step.positions) == key]
@@ -446,7 +447,7 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
     return out
 
 
-def _recall(cache: OrderedDict, key):
+def recall(cache: OrderedDict, key):
     """The value ``cache`` keeps under ``key`` (now the newest entry), or None."""
     value = cache.get(key)
     if value is not None:
@@ -454,7 +455,7 @@ def _recall(cache: OrderedDict, key):
     return value
 
 
-def _remember(cache: OrderedDict, key, value, size: int):
+def remember(cache: OrderedDict, key, value, size: int):
     """``value``, kept in ``cache`` under ``key`` (the oldest entry dropped past ``size``)."""
     cache[key] = value
     if len(cache) > size:
@@ -472,7 +473,7 @@ class ReferenceMachine(StateMachine):
 
     def __init__(self, rules, cache_size: int = 64):
         self.program = Program(rules)
-        self.static = self._static_facts(self.program.strata("static"))
+        self.static = self.static_facts(self.program.strata("static"))
         self._state_strata = self.program.strata("state")
         self._move_strata = self.program.strata("move")
         self.roles = tuple(sorted((a[1] for a in self.static.get("role")),
@@ -483,7 +484,7 @@ class ReferenceMachine(StateMachine):
         self._move_cache: OrderedDict = OrderedDict()
 
     @staticmethod
-    def _static_facts(strata) -> Facts:
+    def static_facts(strata) -> Facts:
         """The facts of the static relations, all computed now."""
         return Program.evaluate(strata, Facts({}, frozenset(r for st in strata
                                                             for r in st.relations)))
@@ -504,7 +505,7 @@ class ReferenceMachine(StateMachine):
 
     # --- per-state and per-move evaluation, cached -------------------------
     def _state(self, state):
-        facts = _recall(self._cache, state)
+        facts = recall(self._cache, state)
         if facts is not None:
             return facts
         facts = self._true_in(state)
@@ -513,7 +514,7 @@ class ReferenceMachine(StateMachine):
         for atom in facts.get("legal"):
             legal[atom[1]].append(atom[2])
         facts.legal = {r: sorted(ms, key=term_key) for r, ms in legal.items()}
-        return _remember(self._cache, state, facts, self._cache_size)
+        return remember(self._cache, state, facts, self._cache_size)
 
     def _true_in(self, state) -> Facts:
         """The static facts and ``state``'s ``true`` facts, to be extended."""
@@ -539,7 +540,7 @@ class ReferenceMachine(StateMachine):
         facts = base.copy()
         facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
         Program.evaluate(self._move_strata, facts)
-        return _remember(self._move_cache, key, facts, 8)
+        return remember(self._move_cache, key, facts, 8)
 
     # --- the StateMachine questions ----------------------------------------
     def initial_state(self):

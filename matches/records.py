@@ -137,7 +137,7 @@ def _state_text(facts) -> str:
     return " ".join(["(", *sorted(_spaced(f) for f in facts), ")"])
 
 
-def _state_facts(text: str) -> set[str]:
+def state_facts_of(text: str) -> set[str]:
     """The facts of a state string, each spaced as ``_spaced`` spells it."""
     facts, current, depth = [], [], 0
     for token in _tokens(text)[1:-1]:
@@ -368,7 +368,7 @@ def _describe(report, header, facts, game, sm):
 def _compare(report, step, facts, recorded: str):
     """A problem when the recorded state is not the state the rules give."""
     expected = {_spaced(f).lower() for f in facts}
-    found = {f.lower() for f in _state_facts(recorded)}
+    found = {f.lower() for f in state_facts_of(recorded)}
     if expected != found:
         missing, extra = sorted(expected - found), sorted(found - expected)
         report.problems.append(f"step {step}: state differs from the rules'"

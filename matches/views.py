@@ -35,7 +35,7 @@ from ggp import load_game
 from ggp.board import Board, board_of
 from ggp.game import game_names
 
-from .records import MatchStore, _state_facts, check_record, step_errors
+from .records import MatchStore, state_facts_of, check_record, step_errors
 from .study import match_lines, matches_path
 
 
@@ -171,7 +171,7 @@ def _steps(data: dict, roles: list, game) -> list:
         step = _step(roles, joint and [_kif(m) for m in joint],
                      errors[k - 1] if k and k <= len(errors) else None,
                      simulations[k - 1] if k and k <= len(simulations) else None,
-                     [_kif(f) for f in _state_facts(text)])
+                     [_kif(f) for f in state_facts_of(text)])
         if tracker is not None:
             try:
                 tracker.advance(joint and [game.parse_move(m) for m in joint])

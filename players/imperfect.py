@@ -55,7 +55,7 @@ from ggp.efg import CHANCE_ROLE, utility_unit
 
 from .base import BUDGET, Player
 from ._sampling import decision_key, extend_key
-from .mcts import _search_for
+from .mcts import search_for
 from .params import Param, extend
 
 log = logging.getLogger("players.imperfect")
@@ -105,7 +105,7 @@ class InformationSetPlayer(Player):
         """The playouts and the search over ``self.steps``: at START, and when
         the player moves to the compiled reasoner mid-match (:mod:`players.base`)."""
         from ._sampling import Draws
-        self.playouts = _search_for(self.steps, "random", {}, self.rng.getrandbits(63))
+        self.playouts = search_for(self.steps, "random", {}, self.rng.getrandbits(63))
         self.search = None          # the search in C, when there is one
         self.draw_seed = self.rng.getrandbits(63)   # its random numbers, or the Python one's
         self.draws = Draws(self.draw_seed)

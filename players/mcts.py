@@ -171,7 +171,7 @@ class MCTSPlayer(Player):
         """The search and its tree over ``self.steps``, rooted at the current
         position: at START, and when the player moves to the compiled
         reasoner mid-match (:mod:`players.base`)."""
-        self.search = _search_for(self.steps, self.playout, self.policy_params,
+        self.search = search_for(self.steps, self.playout, self.policy_params,
                                   self.rng.getrandbits(63))
         # joint moves of the match so far (search ids; GDL-II: since the root)
         self.history = [] if self.imperfect else [self.search.ids(o.joint)
@@ -565,7 +565,7 @@ class LGRPlayer(NSTPlayer):
 
 
 # --- the reasoner behind a search ------------------------------------------------
-def _search_for(steps, playout, params, seed):
+def search_for(steps, playout, params, seed):
     """The search for a player's :class:`players.belief.Steps` (its reasoner)."""
     if steps.compiled:
         return CompiledSearch(steps, playout, params, seed)

@@ -107,7 +107,7 @@ class _Rows(dict):
         return value
 
 
-class _Agent:
+class Agent:
     """One NFSP player: its networks, optimisers, memories and tabulated policies."""
 
     def __init__(self, encoding: Encoding, params: dict, rng: np.random.Generator):
@@ -245,7 +245,7 @@ class NFSP:
     ``average_policy``, ``exploitability``, ``curve``."""
 
     name = "nfsp"
-    agent = _Agent
+    agent = Agent
     declared = PARAMS       # its parameters (``params`` holds their values)
     shown = ("eta", "epsilon", "decay", "hidden", "rl_lr", "sl_lr")
 
@@ -317,7 +317,7 @@ class NFSP:
                     k = self.best_response(p, node, row, moves)
                     agent.sl_memory.add(s=row, a=self.supervised_target(p, moves, k))
                 else:
-                    k = _draw(rng, agent.average_probs(row), moves)
+                    k = draw(rng, agent.average_probs(row), moves)
                 self.played(p, row, moves[k], best[p])
                 node = child[lo + k]
                 self.steps += 1
@@ -501,7 +501,7 @@ MC_PARAMS = extend(
 )
 
 
-class _MCAgent(_Agent):
+class MCAgent(Agent):
     """One MC-NFSP player: a policy-value network B (priors and leaf values of
     the search; trained on the searched moves and the outcomes) and the
     average-policy network."""
@@ -565,7 +565,7 @@ class MCNFSP(NFSP):
     built: two cores give it little room."""
 
     name = "mc-nfsp"
-    agent = _MCAgent
+    agent = MCAgent
     declared = MC_PARAMS
     shown = ("eta", "simulations", "c_puct", "hidden", "rl_lr", "sl_lr")
 
@@ -656,7 +656,7 @@ class MCNFSP(NFSP):
             q, i = player[node], infoset[node]
             if q != p:
                 moves = self._moves[q][i]
-                node = child[lo + _draw(rng, other.average_rows[self._row[q][i]], moves)]
+                node = child[lo + draw(rng, other.average_rows[self._row[q][i]], moves)]
                 continue
             entry = stats.get(i)
             if entry is None:
@@ -702,7 +702,7 @@ def _chance(rng: random.Random, first: list, prob: list, node: int) -> int:
     return j
 
 
-def _draw(rng: random.Random, probs, moves) -> int:
+def draw(rng: random.Random, probs, moves) -> int:
     """An index into ``moves`` drawn with the probabilities ``probs`` gives them."""
     x, last = rng.random(), len(moves) - 1
     for k, m in enumerate(moves):

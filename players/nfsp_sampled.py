@@ -35,14 +35,14 @@ from ggp.efg import utility_unit
 from ggp.features import StepEncoding
 
 from .belief import Steps
-from .nfsp import NFSP, _Agent, _draw
+from .nfsp import NFSP, Agent, draw
 from .sampled import deciders
 
 #: Random playouts whose longest sets the features' depth by default.
 DEPTH_PLAYOUTS = 64
 
 
-class _SampledAgent(_Agent):
+class SampledAgent(Agent):
     """An NFSP player whose information states are packed features."""
 
     def index_states(self, params: dict) -> None:
@@ -83,7 +83,7 @@ class SampledNFSP(NFSP):
     compiled one (the features need its numbering)."""
 
     sampled = True
-    agent = _SampledAgent
+    agent = SampledAgent
 
     def __init__(self, game, params: dict, steps: Steps | None = None):
         if not game.is_gdl2:
@@ -152,7 +152,7 @@ class SampledNFSP(NFSP):
                         k = self.best_response(p, None, row, actions)
                         agent.sl_memory.add(s=row, a=actions[k])
                     else:
-                        k = _draw(rng, agent.average_probs(row), actions)
+                        k = draw(rng, agent.average_probs(row), actions)
                     self.played(p, row, actions[k], best[p])
                     joint.append(moves[k])
                     self.steps += 1

@@ -613,13 +613,14 @@ class Resolver:
             solver.track(1 - self.player)
         inner = subgame.move_origin >= 0
         kept = subgame.move_origin[inner]
+        regret, cumulative = solver.tables
         if self.variant == "keep":
-            solver._regret[inner] = self.regret[kept]
-            solver._cumulative[inner] = self.cumulative[kept]
+            regret[inner] = self.regret[kept]
+            cumulative[inner] = self.cumulative[kept]
         budget(solver.run)
         if self.variant == "keep":
-            self.regret[kept] = solver._regret[inner]
-            self.cumulative[kept] = solver._cumulative[inner]
+            self.regret[kept] = regret[inner]
+            self.cumulative[kept] = cumulative[inner]
         policy = solver.average_flat()
         self.strategy[kept] = policy[inner]
         self.last = (subgame, policy,

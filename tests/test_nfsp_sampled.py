@@ -134,7 +134,9 @@ def test_exploit_on_a_game_too_large_trains_by_sampling_and_says_what_it_measure
     assert json.loads(capsys.readouterr().out)["episodes"] == 300
     assert main(["exploit", "iigs13", "--player", "mc-nfsp"]) == 1
     err = capsys.readouterr().err
-    assert "exploitability needs the whole tree" in err and len(err.strip().splitlines()) == 1
+    # one line (a slow build's progress lines may come before it)
+    assert "exploitability needs the whole tree" in err.strip().splitlines()[-1]
+    assert "Traceback" not in err
     assert main(args + ["--curve", str(tmp_path / "c.csv")]) == 1
     assert "a curve or a policy file needs the tree" in capsys.readouterr().err
     game = load_game("iigs13")
