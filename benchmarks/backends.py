@@ -15,10 +15,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ggp import load_game
-from ggp.efg import build_tree
-from ggp.features import Encoding
-from players.neural import SGD, Network, OneHot, q_loss
-from players.neural_torch import TorchNetwork
+from ggp.solvers.efg import build_tree
+from ggp.solvers.features import Encoding
+from players.learning.neural import SGD, Network, OneHot, q_loss
+from players.learning.neural_torch import TorchNetwork
 
 
 def update_ms(cls, encoding, hidden: int, batch: int, updates: int) -> float:

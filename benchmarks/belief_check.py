@@ -13,7 +13,7 @@ import collections
 import players
 from ggp import load_game
 from matches.manager import run_match
-from players.imperfect import InformationSetPlayer
+from players.imperfect.search import InformationSetPlayer
 
 
 def counted(player, starts: collections.Counter):

@@ -1,4 +1,4 @@
-"""Speed of CFR and CFR+ (ggp/_cfr.pyx) on our GDL-II Kuhn and Leduc, and how fast CFR+
+"""Speed of CFR and CFR+ (ggp/solvers/_cfr.pyx) on our GDL-II Kuhn and Leduc, and how fast CFR+
 brings Leduc below an exploitability target.
 
     python benchmarks/cfr.py --seconds 5
@@ -17,8 +17,8 @@ import sys
 import time
 
 from ggp import load_game
-from ggp.cfr import CFRSolver, exploitability
-from ggp.efg import build_tree
+from ggp.solvers.cfr import CFRSolver, exploitability
+from ggp.solvers.efg import build_tree
 
 
 def rate(tree, plus: bool, seconds: float) -> float:

@@ -11,7 +11,7 @@ its own (its memory and its crashes are its own), in stages: ``load`` (parse
 and validate), ``build`` (the compiled reasoner, or the demand-driven one it
 falls back to, and why), ``check`` (random playouts as ``ggp check`` plays
 them: a number of them within a number of steps, no time limit), ``bench``
-(:func:`ggp.bench.bench`, state changes a second) and ``match`` (``uct``
+(:func:`ggp.tools.bench.bench`, state changes a second) and ``match`` (``uct``
 against ``mast`` on the clocks; skipped by ``--no-match``).  The row's
 ``status`` is one of :data:`STATUSES`.  ``--timeout`` only decides when the
 harness stops waiting for a game: such a game is reported as ``timeout``, with
@@ -125,7 +125,7 @@ def check_game(path: Path, settings: dict, emit) -> None:
     import gdl
     import players
     from ggp import RuleError, load_game
-    from ggp.bench import bench
+    from ggp.tools.bench import bench
     from matches.manager import run_match
 
     def place(pos) -> str:
@@ -208,12 +208,12 @@ def check_game(path: Path, settings: dict, emit) -> None:
 
 
 def check(sm, playouts: int, steps: int, seed: int, emit):
-    """The random playouts of ``ggp check`` (:func:`ggp.check.check_playouts`),
+    """The random playouts of ``ggp check`` (:func:`ggp.tools.check.check_playouts`),
     one at a time from seeds ``seed``, ``seed + 1``, ...: ``playouts`` of them,
     but none begun once ``steps`` steps have been played (work, not time: a
     game on the demand-driven reasoner may take seconds a step).  Emits the
     playouts, steps and depths; returns the first RuleError met, or None."""
-    from ggp.check import check_playouts
+    from ggp.tools.check import check_playouts
     depths, played = [], 0
     for i in range(playouts):
         if played >= steps:

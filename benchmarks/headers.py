@@ -1,6 +1,6 @@
 """The same learners on the same rules with and without this project's
 ``; efg:`` unit line: since utilities come from the rules' goal range
-(:func:`ggp.efg.utility_unit`), every figure should be the same to the last
+(:func:`ggp.solvers.efg.utility_unit`), every figure should be the same to the last
 digit, and this prints the table that shows it (goal points; the issue's
 "with, without" table):
 
@@ -17,12 +17,12 @@ import tempfile
 from pathlib import Path
 
 from ggp import load_game
-from ggp.cfr import exploitability
-from ggp.solve import solve
-from ggp.efg import build_tree
-from players.evaluation import online_policy
-from players.online import View
-from players.selfplay import learner_for
+from ggp.solvers.cfr import exploitability
+from ggp.solvers.solve import solve
+from ggp.solvers.efg import build_tree
+from players.imperfect.evaluation import online_policy
+from players.imperfect.online import View
+from players.learning.selfplay import learner_for
 
 UNIT_LINE = re.compile(r"^\s*;+\s*efg:.*$", re.MULTILINE)
 

@@ -1,5 +1,5 @@
-"""State changes per second of bit-parallel playouts (ggp._lanes.Lanes)
-against the incremental kernel (ggp._propnet.Kernel), in the same process.
+"""State changes per second of bit-parallel playouts (ggp.reasoners._lanes.Lanes)
+against the incremental kernel (ggp.reasoners._propnet.Kernel), in the same process.
 
     python benchmarks/lanes.py [--seconds 4] [GAME...]
 

@@ -5,7 +5,7 @@ in the same process, alternating rounds.
     python benchmarks/lazy_goals.py [--seconds 4] [GAME...]
 
 Both kernels are built from the game's network with the same gated ANDs; the
-lazy one is forced whatever ``ggp.compiled.LAZY_GOAL_EDGES`` decides, and the
+lazy one is forced whatever ``ggp.reasoners.compiled.LAZY_GOAL_EDGES`` decides, and the
 table says what the compiled reasoner chose.  Random playouts from the initial
 state, one at a time (``Kernel.playouts``); both must sum the same goals.
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 from lanes import alternate, arguments, calibrate, source
 
 from ggp import load_game
-from ggp._propnet import Kernel
-from ggp.compiled import LAZY_GOAL_EDGES
-from ggp.propnet import lazy_goals
+from ggp.reasoners._propnet import Kernel
+from ggp.reasoners.compiled import LAZY_GOAL_EDGES
+from ggp.reasoners.propnet import lazy_goals
 
 DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers",
            "othello-comp2007", "dotsAndBoxes", "pacman3p", "leduc"]

@@ -1,4 +1,4 @@
-"""Outcome-sampling MCCFR on Leduc: ours (ggp/_mccfr.pyx) beside OpenSpiel's C++
+"""Outcome-sampling MCCFR on Leduc: ours (ggp/solvers/_mccfr.pyx) beside OpenSpiel's C++
 solver, run in the same window.
 
     python benchmarks/mccfr.py --seconds 60 --openspiel-python /tmp/osvenv/bin/python
@@ -18,9 +18,9 @@ import subprocess
 import time
 
 from ggp import load_game
-from ggp.cfr import exploitability
-from ggp.efg import build_tree
-from ggp.mccfr import MCCFRSolver
+from ggp.solvers.cfr import exploitability
+from ggp.solvers.efg import build_tree
+from ggp.solvers.mccfr import MCCFRSolver
 
 OPENSPIEL = """
 import json, sys, time
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("--openspiel-python", default=None, metavar="PYTHON",
                     help="an interpreter with open_spiel installed")
     args = ap.parse_args(argv)
-    rows = {"ours (ggp/_mccfr.pyx)": ours(build_tree(load_game("leduc")), args.seconds,
+    rows = {"ours (ggp/solvers/_mccfr.pyx)": ours(build_tree(load_game("leduc")), args.seconds,
                                           args.iterations, args.seeds)}
     if args.openspiel_python:
         out = subprocess.run([args.openspiel_python, "-c", OPENSPIEL, str(args.seconds),

@@ -13,7 +13,7 @@ Computation in Imperfect Information Games", AAMAS 2019; the slides' results 46-
 - ``epsilon``: exploitability against outcome sampling's exploration epsilon
   at a fixed budget (slide 50).
 
-Every point is the online exploitability of :mod:`players.evaluation` (each
+Every point is the online exploitability of :mod:`players.imperfect.evaluation` (each
 role's strategy run at every decision it can reach, ``--seeds`` seeds
 averaged), in the game's declared unit.  One CSV a run, with a PNG beside it:
 
@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 
 from ggp import load_game
-from ggp.cfr import exploitability
-from ggp.efg import build_tree
-from players.evaluation import online_policy
-from players.online import View
+from ggp.solvers.cfr import exploitability
+from ggp.solvers.efg import build_tree
+from players.imperfect.evaluation import online_policy
+from players.imperfect.online import View
 
 FIELDS = ("game", "player", "root", "iterations", "epsilon", "seeds", "unit",
           "exploitability", "exploitability_unit", "ms_a_decision")

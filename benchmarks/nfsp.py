@@ -28,14 +28,14 @@ from multiprocessing import Pool
 from pathlib import Path
 
 from ggp import load_game
-from ggp.cfr import exploitability
-from ggp.solve import solve
-from ggp.efg import build_tree
-from players.curves import CSV_FIELDS, checkpoints, plot_curves
-from players.selfplay import learner_for
+from ggp.solvers.cfr import exploitability
+from ggp.solvers.solve import solve
+from ggp.solvers.efg import build_tree
+from players.learning.curves import CSV_FIELDS, checkpoints, plot_curves
+from players.learning.selfplay import learner_for
 
 #: What runs: (label in the files, spec); the spec is a self-play learner or
-#: (prefix ``solve:``) a solver of ggp.solve.solve.  Seed 000's tuned Smooth UCT.
+#: (prefix ``solve:``) a solver of ggp.solvers.solve.solve.  Seed 000's tuned Smooth UCT.
 LEARNERS = {
     "kuhn": [("nfsp", "nfsp"), ("mc-nfsp", "mc-nfsp"), ("dqn", "nfsp:eta=1"),
              ("smooth-uct", "smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NFSP by sampling (players/nfsp_sampled.py) on two GDL-II games whose trees are too large
+# NFSP by sampling (players/learning/nfsp_sampled.py) on two GDL-II games whose trees are too large
 # to build, IIGS-13 and phantom tic-tac-toe: train the default `nfsp` for MINUTES (30) on each,
 # the two side by side (one core each), saved in out/nfsp/GAME; then play the saved average
 # policies (nfsp:load=..., no training in the match) 200 matches against ismcts and 200

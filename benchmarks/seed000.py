@@ -9,7 +9,7 @@
   the average policy, several seeds (the thesis averages five).
 
 The thesis' ``c`` is in chips; the players take it on the utilities' -1..1 scale
-(:func:`ggp.efg.utility_unit`), where a chip is 25 / 50 of a unit in Kuhn and 3 / 39 in
+(:func:`ggp.solvers.efg.utility_unit`), where a chip is 25 / 50 of a unit in Kuhn and 3 / 39 in
 Leduc: c = 0.875 and 1 in Kuhn, 1.3846 and 1.5385 in Leduc.
 
 Writes ``OUT/kuhn.csv``, ``OUT/leduc.csv`` (one row per run and checkpoint) and
@@ -36,9 +36,9 @@ import time
 from pathlib import Path
 
 from ggp import load_game
-from ggp.efg import build_tree
-from players.curves import checkpoints
-from players.selfplay import SelfPlay
+from ggp.solvers.efg import build_tree
+from players.learning.curves import checkpoints
+from players.learning.selfplay import SelfPlay
 
 KUHN_PLAYERS = ("smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001", "efg-uct:c=1")
 LEDUC_PLAYERS = ("smooth-uct:c=1.3846,gamma=0.1,eta0=0.9,d=0.002", "efg-uct:c=1.5385")

@@ -3,7 +3,7 @@ changes per second of the whole network's kernel, of the kernel split by
 control (``Kernel.split``) without and with the moves' ORs complemented in its
 networks (``Network._complement_does``), in the same process, alternating
 rounds; split whether or not the compiled reasoner would (the last column
-says what it chooses, ``ggp.compiled.SPLIT_RATIO``).
+says what it chooses, ``ggp.reasoners.compiled.SPLIT_RATIO``).
 
     python benchmarks/split_kernel.py [--seconds 3] [GAME...]
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from lanes import alternate, arguments, calibrate, source
 
 from ggp import compiled, load_game
-from ggp.propnet import Network
+from ggp.reasoners.propnet import Network
 
 DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers",
            "nineBoardTicTacToe", "pentago", "knightThrough"]

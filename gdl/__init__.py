@@ -4,11 +4,11 @@
 >>> to_kif(d.rules[1])
 '(<= (legal x go)\\n    (true on))'
 """
-from .ast import And, Distinct, Not, Or, Position, Rule, Var
-from .errors import Diagnostic, GdlError, TooLarge
-from .parser import MAX_BYTES, Description, parse, parse_file, parse_term
-from .printer import to_kif
-from .validate import check, expand, validate
+from gdl.ast import And, Distinct, Not, Or, Position, Rule, Var
+from gdl.errors import Diagnostic, GdlError, TooLarge
+from gdl.parser import MAX_BYTES, Description, parse, parse_file, parse_term
+from gdl.printer import to_kif
+from gdl.validate import check, expand, validate
 
 __all__ = ["And", "Distinct", "Not", "Or", "Position", "Rule", "Var", "Diagnostic",
            "GdlError", "TooLarge", "MAX_BYTES", "Description", "parse", "parse_file", "parse_term", "to_kif",

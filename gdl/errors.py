@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ast import Position
+from gdl.ast import Position
 
 
 @dataclass(frozen=True)

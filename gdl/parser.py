@@ -18,8 +18,8 @@ from pathlib import Path
 
 import lark
 
-from .ast import And, Distinct, Not, Or, Position, Rule, Var
-from .errors import Diagnostic, GdlError, TooLarge
+from gdl.ast import And, Distinct, Not, Or, Position, Rule, Var
+from gdl.errors import Diagnostic, GdlError, TooLarge
 
 #: GDL's reserved words (compared lower-case).
 KEYWORDS = frozenset({

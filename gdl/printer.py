@@ -1,7 +1,7 @@
 """Printing rules and terms back to KIF; ``parse(to_kif(d))`` gives ``d`` back."""
 from __future__ import annotations
 
-from .ast import And, Distinct, Not, Or, Rule
+from gdl.ast import And, Distinct, Not, Or, Rule
 
 
 def term_to_kif(t) -> str:

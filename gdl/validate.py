@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .ast import (And, Distinct, Not, Or, Position, Rule, Var, args_of, arity_of, is_ground,
+from gdl.ast import (And, Distinct, Not, Or, Position, Rule, Var, args_of, arity_of, is_ground,
                   name_of, variables)
-from .errors import Diagnostic, GdlError
-from .printer import to_kif as _show
+from gdl.errors import Diagnostic, GdlError
+from gdl.printer import to_kif as _show
 
 #: Arities fixed by GDL and GDL-II.
 KEYWORD_ARITY = {"role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2,

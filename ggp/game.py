@@ -16,12 +16,12 @@ from pathlib import Path
 import gdl
 from gdl.ast import name_of
 
-from .domains import relaxed_facts
-from .ground import EFFORT, GROUND_LIMIT
-from .reference import Effort
-from .statemachine import GameError, RuleError
+from ggp.reasoners import reasoner_class
+from ggp.reasoners.domains import relaxed_facts
+from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
+from ggp.reasoners.reference import Effort
+from ggp.statemachine import GameError, RuleError
 
-REASONERS = ("compiled", "reference", "demand")
 
 
 class GroundingWarning(UserWarning):
@@ -75,7 +75,7 @@ class _Grounding:
         """The ground program (blocking); raises what grounding raised,
         :class:`BuildCancelled`, or GroundingTooLarge when the process died
         without an answer (out of memory, most likely)."""
-        from .ground import GroundingTooLarge, ground
+        from ggp.reasoners.ground import GroundingTooLarge, ground
         rules, roles, limit, effort = self.job
         small = min(limit, SMALL_LIMIT), min(effort, SMALL_EFFORT)
         try:
@@ -120,7 +120,7 @@ class _Grounding:
     def _answer(self) -> tuple:
         """(kind, value) of the process's last answer, its log passed on;
         (None, None) if it ended without one."""
-        from .reference import BUILD_LOG
+        from ggp.reasoners.reference import BUILD_LOG
         try:
             while True:
                 kind, value = pickle.load(self._process.stdout)
@@ -151,8 +151,8 @@ def _ground_child() -> None:
     and end as soon as the parent closes stdin (it ended, or gave up)."""
     import signal
 
-    from .ground import ground
-    from .reference import BUILD_LOG
+    from ggp.reasoners.ground import ground
+    from ggp.reasoners.reference import BUILD_LOG
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the parent's to handle
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)                       # a stray print must not mix with the answers
@@ -229,10 +229,10 @@ class Game:
         """The least and the most goal the rules can give a player (every
         role but GDL-II's ``random``): from the goal rules' heads when each
         names its value, else from the game's relaxed domain
-        (:func:`ggp.domains.relaxed_facts`, bounded in facts and effort);
+        (:func:`ggp.reasoners.domains.relaxed_facts`, bounded in facts and effort);
         GDL's 0..100, with a one-line warning, when neither bounds it.  The
         learners of imperfect information scale their utilities by it
-        (:func:`ggp.efg.utility_unit`)."""
+        (:func:`ggp.solvers.efg.utility_unit`)."""
         heads = [r.head for r in self.rules if name_of(r.head) == "goal"]
         players = [h for h in heads if isinstance(h, tuple) and h[1] != "random"]
         values = [h[2] for h in players if isinstance(h[2], str) and not isinstance(h[2], gdl.Var)]
@@ -259,10 +259,10 @@ class Game:
         ``compiled`` (the default) grounds the game into a propositional
         network; a game that does not ground within ``limit`` ground rules
         (and relaxed facts) and ``effort`` candidate atoms examined by the
-        joins falls back to the demand-driven reasoner (:mod:`ggp.demand`)
+        joins falls back to the demand-driven reasoner (:mod:`ggp.reasoners.demand`)
         with a one-line warning.  Both limits count work, not time: the
         same game gets the same reasoner and network on any machine.  ``reference`` is the
-        bottom-up oracle (:mod:`ggp.reference`), ``demand`` the top-down one.
+        bottom-up oracle (:mod:`ggp.reasoners.reference`), ``demand`` the top-down one.
         The build reports what it does to the ``ggp.build`` logger; a build
         under way in the background (:meth:`build`) is waited for, not
         started again.
@@ -313,9 +313,8 @@ class Game:
     def _claim(self, reasoner, limit, effort) -> tuple:
         """(the future of the machine ``state_machine`` forks, True when the
         caller is the one to build it)."""
-        if reasoner not in REASONERS:
-            raise ValueError(f"unknown reasoner {reasoner!r}; "
-                             f"choose from {', '.join(REASONERS)}")
+        if reasoner != "compiled":
+            reasoner_class(reasoner)           # ValueError naming the known ones
         key = (reasoner, limit, effort)
         with self._lock:
             future = self._machines.get(key)
@@ -353,14 +352,11 @@ class Game:
     def _new_state_machine(self, reasoner, limit, effort, grounding=None):
         """The machine ``state_machine`` forks; ``grounding()``, when given,
         returns the game ground elsewhere (or raises as ``ground`` does)."""
-        from .demand import DemandMachine
-        from .reference import ReferenceMachine
-        if reasoner == "reference":
-            return ReferenceMachine(self.rules)
-        if reasoner == "demand":
-            return DemandMachine(self.rules)
-        from .compiled import CompiledMachine
-        from .ground import GroundingTooLarge
+        if reasoner != "compiled":
+            return reasoner_class(reasoner)(self.rules)
+        from ggp.reasoners.demand import DemandMachine
+        from ggp.reasoners.compiled import CompiledMachine
+        from ggp.reasoners.ground import GroundingTooLarge
         try:
             program = grounding() if grounding is not None else None
             return CompiledMachine(self.rules, self.roles, limit, effort, program)

@@ -26,11 +26,11 @@ from pathlib import Path
 
 import gdl
 from ggp import GameError, RuleError, load_game
-from ggp.check import check_playouts
-from ggp.count import count
-from ggp.efg import HISTORY_LIMIT, TreeTooLarge, build_tree
-from ggp.ground import EFFORT, GROUND_LIMIT
-from ggp.game import REASONERS
+from ggp.tools.check import check_playouts
+from ggp.tools.count import count
+from ggp.solvers.efg import HISTORY_LIMIT, TreeTooLarge, build_tree
+from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
+from ggp.reasoners import names as reasoner_names
 from ggp.progress import TIMED, Progress
 from matches.manager import MAX_STEPS
 from matches.server import DEFAULT_MARGIN
@@ -134,8 +134,8 @@ def cmd_check(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from ggp.domains import base_and_input
-    from ggp.reference import Effort, TooMuchWork
+    from ggp.reasoners.domains import base_and_input
+    from ggp.reasoners.reference import Effort, TooMuchWork
     game = _load(args)
     try:        # the relaxed domain, within --ground-limit facts and --ground-effort
         base, inputs = base_and_input(game.rules, args.ground_limit // 2, Effort(args.ground_effort))
@@ -156,11 +156,11 @@ def cmd_info(args) -> int:
         data.update(histories=tree.histories, terminals=tree.terminals,
                     information_states=tree.information_states())
     if args.features:
-        from ggp.features import Encoding
+        from ggp.solvers.features import Encoding
         data["features"] = [Encoding(tree, p).describe(role)
                             for p, role in enumerate(tree.players)]
     if args.public:
-        from ggp.public import public_states
+        from ggp.solvers.public import public_states
         start = time.perf_counter()
         public = public_states(tree)
         data.update(public_states=len(public), largest_public_state=public.largest(),
@@ -189,7 +189,7 @@ def _limits(args) -> dict:
 def _tree(args, game):
     """The game's extensive form, refused (in one line, within about a second
     when the estimate says so) past ``--max-histories``."""
-    from ggp.efg import TreeTooLarge, build_tree
+    from ggp.solvers.efg import TreeTooLarge, build_tree
     try:
         return build_tree(game, limit=args.max_histories, estimate=True)
     except TreeTooLarge as exc:
@@ -207,9 +207,9 @@ def cmd_count(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from ggp.cfr import expected_values, save_policy
-    from ggp.solve import solve
-    from players.curves import checkpoints
+    from ggp.solvers.cfr import expected_values, save_policy
+    from ggp.solvers.solve import solve
+    from players.learning.curves import checkpoints
     if args.seconds is not None and args.iterations is not None:
         raise UserError("give --iterations or --seconds, not both")
     iterations = 1000 if args.seconds is None and args.iterations is None else args.iterations
@@ -256,7 +256,7 @@ def cmd_solve(args) -> int:
 
 def _write_solve_curve(args, game, tree, curve) -> None:
     """The solver's curve points to ``--curve``, with their plot."""
-    from players.curves import plot_curves, write_curve
+    from players.learning.curves import plot_curves, write_curve
     write_curve(args.curve, [{"game": game.name, "player": args.algo, "seed": args.seed,
                               "episodes": n, "seconds": round(t, 3), **tree.in_units(g)}
                              for n, t, g in curve])
@@ -265,7 +265,7 @@ def _write_solve_curve(args, game, tree, curve) -> None:
 
 
 def cmd_exploit(args) -> int:
-    from ggp.cfr import expected_values, exploitability, load_policy, uniform_policy
+    from ggp.solvers.cfr import expected_values, exploitability, load_policy, uniform_policy
     if args.player is None:
         given = [flag for flag, value in (("--episodes", args.episodes), ("--curve", args.curve),
                                           ("--append", args.append or None),
@@ -307,10 +307,10 @@ ONLINE_FIELDS = ("game", "player", "budget", "seeds", "unit", "exploitability",
 
 def _exploit_online(args) -> int:
     """``ggp exploit --online``: the exploitability of an online player's
-    strategy, run at every decision it can reach (players.evaluation)."""
-    from players.evaluation import budget_param, online_exploitability
-    from players.curves import write_curve
-    from players.online import View
+    strategy, run at every decision it can reach (players.imperfect.evaluation)."""
+    from players.imperfect.evaluation import budget_param, online_exploitability
+    from players.learning.curves import write_curve
+    from players.imperfect.online import View
     from players.registry import make, parse_spec, player_class
     if args.player is None:
         raise UserError("--online goes with --player SPEC")
@@ -421,11 +421,11 @@ def _plot_online(csv_path, png_path) -> None:
 
 def _exploit_selfplay(args, game, tree) -> int:
     """``ggp exploit --player``: learn by self-play, then score the average policy."""
-    from ggp.cfr import save_policy
-    from players.nfsp import LEARNERS, NFSP
+    from ggp.solvers.cfr import save_policy
+    from players.learning.nfsp import LEARNERS, NFSP
     from players.registry import parse_spec
-    from players.curves import checkpoints
-    from players.selfplay import learner_for, train
+    from players.learning.curves import checkpoints
+    from players.learning.selfplay import learner_for, train
     episodes = 1_000_000 if args.episodes is None else args.episodes
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
@@ -487,9 +487,9 @@ def _exploit_sampled(args, game, too_large) -> int:
     """``ggp exploit --player nfsp`` on a game whose tree is ``too_large``:
     NFSP learns by sampling the game (saved with ``--save``, resumed with
     ``--resume``); exploitability is not measured, and the output says what is."""
-    from players.nfsp_sampled import SampledNFSP
+    from players.learning.nfsp_sampled import SampledNFSP
     from players.registry import parse_spec
-    from players.selfplay import train
+    from players.learning.selfplay import train
     name, given = parse_spec(args.player)
     if name != "nfsp":
         raise UserError(f"{too_large}: exploitability needs the whole tree; nfsp learns "
@@ -537,7 +537,7 @@ def _exploit_sampled(args, game, too_large) -> int:
 def _write_selfplay_curve(args, learner, game, earlier: int) -> None:
     """The learner's curve points (after the ``earlier`` ones already in the
     file) to ``--curve`` with its plot, when asked."""
-    from players.curves import curve_rows, plot_curves, write_curve
+    from players.learning.curves import curve_rows, plot_curves, write_curve
     if not args.curve:
         return
     try:
@@ -686,7 +686,7 @@ def cmd_bench(args) -> int:
     if args.player:
         data = _bench_player(_load(args), args.player, args.seconds)
     else:
-        from ggp.bench import bench
+        from ggp.tools.bench import bench
         game = _load(args)
         with Progress(f"bench {game.name}", "s", args.seconds, quiet=args.json,
                       bar_format=TIMED) as progress:
@@ -843,7 +843,7 @@ def _bench_player(game, spec, seconds) -> dict:
 
 def _printer(game):
     """Prints each step's joint move (faults marked) and the board of grid games."""
-    from ggp.board import render
+    from matches.board import render
 
     def show(record, sm, state):
         if record.moves:
@@ -915,8 +915,8 @@ def BUDGETS(text):
 
 
 def ALGO(text):
-    """An argparse type: a solver as :func:`ggp.solve.parse_algo` reads it."""
-    from ggp.solve import parse_algo
+    """An argparse type: a solver as :func:`ggp.solvers.solve.parse_algo` reads it."""
+    from ggp.solvers.solve import parse_algo
     try:
         parse_algo(text)
     except ValueError as exc:
@@ -959,7 +959,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "takes 13-18 s and 220-350 MB a MB)")
 
     def reasoner(p):
-        p.add_argument("--reasoner", choices=REASONERS, default=REASONERS[0],
+        p.add_argument("--reasoner", choices=reasoner_names(), default=reasoner_names()[0],
                        help="compiled (a propositional network in C), reference (bottom-up, the "
                        "oracle) or demand (top-down with tabling, for games that do not ground)")
         p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
@@ -1007,7 +1007,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public", action="store_true", help="also the public states (seed "
                    "001): how many, the histories of the largest, the seconds to build them")
     p.add_argument("--features", action="store_true", help="also the learners' encoding of "
-                   "each role's information states (ggp.features): size and, with --json, "
+                   "each role's information states (ggp.solvers.features): size and, with --json, "
                    "what each slot means")
     max_histories(p)
     p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,

@@ -47,7 +47,7 @@ from matches.records import game_source
 from players import Observation
 from players.base import FALLBACK
 
-from .seats import GRACE, Fault, LocalSeat, RemoteSeat
+from matches.seats import GRACE, Fault, LocalSeat, RemoteSeat
 
 log = logging.getLogger("matches.manager")
 

@@ -39,10 +39,10 @@ from pathlib import Path
 
 from gdl import to_kif
 from ggp import load_game
-from ggp.board import render
+from matches.board import render
 from ggp.game import games_dir
 
-from . import schema
+from matches import schema
 
 # --- the ggp.org match JSON ---------------------------------------------------
 

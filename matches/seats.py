@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from gdl import GdlError, to_kif
 from players import Observation
 
-from .protocol import (Abort, Play, PlayII, ProtocolError, Start, Stop, StopII, one_line,
+from matches.protocol import (Abort, Play, PlayII, ProtocolError, Start, Stop, StopII, one_line,
                        parse_reply, print_message)
 
 log = logging.getLogger("matches.seats")

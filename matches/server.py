@@ -76,7 +76,7 @@ import gdl
 import players
 from ggp import Game
 
-from .protocol import (Abort, Info, InfoReply, Play, PlayII, Preview, ProtocolError, Start,
+from matches.protocol import (Abort, Info, InfoReply, Play, PlayII, Preview, ProtocolError, Start,
                        Stop, StopII, message_name, one_line, parse_message, print_reply)
 
 DEFAULT_PORT = 9147

@@ -95,7 +95,7 @@ def load_study(path) -> Study:
     import players as registry
     from ggp import load_game
 
-    from .schema import check
+    from matches.schema import check
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_bytes())

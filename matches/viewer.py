@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from .views import Damaged, Library, Live, match_view, study_view
+from matches.views import Damaged, Library, Live, match_view, study_view
 
 STATIC = Path(__file__).with_name("static")
 #: Seconds between keep-alive comments on an idle event stream.

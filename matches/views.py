@@ -5,7 +5,7 @@ page in ``matches/static``.
 A match is shown step by step.  Step 0 is the initial state; step ``k`` is
 the state after the ``k``-th joint move.  Each step carries the joint move
 that led to it with its fault codes, the state's facts, the board when the
-game has a grid (:mod:`ggp.board`, found from the game's own domains), every
+game has a grid (:mod:`matches.board`, found from the game's own domains), every
 role's number of legal moves, and in GDL-II what each role saw on arriving
 there (its percepts).  The page shows GDL-II matches omnisciently or as one
 role saw them (its own moves and percepts only).
@@ -32,11 +32,11 @@ from pathlib import Path
 import gdl
 from gdl import to_kif
 from ggp import load_game
-from ggp.board import Board, board_of
+from matches.board import Board, board_of
 from ggp.game import game_names
 
-from .records import MatchStore, state_facts_of, check_record, step_errors
-from .study import match_lines, matches_path
+from matches.records import MatchStore, state_facts_of, check_record, step_errors
+from matches.study import match_lines, matches_path
 
 
 class Damaged(ValueError):
@@ -349,7 +349,7 @@ def plots_in(folder) -> list:
 
 def study_document(name: str, rows: list, plots=(), finished=None, total=None) -> dict:
     """The page's document of a study from its match rows (key, game, players, goals)."""
-    from .study import ranking, summary as scores
+    from matches.study import ranking, summary as scores
     labels = sorted({r["players"][role] for r in rows for role in r["goals"]})
     return {"name": name, "table": scores(rows), "ranking": ranking(rows, labels) if rows else [],
             "plots": list(plots), "finished": len(rows) if finished is None else finished,
@@ -411,5 +411,5 @@ class LiveMatch:
             "completed": False, "notes": [], "steps": list(self.steps)})
 
     def finish(self, record) -> None:
-        from .records import to_ggp_json
+        from matches.records import to_ggp_json
         self.live.publish(match_view(to_ggp_json(record), self.game))

@@ -4,9 +4,9 @@
 >>> p.name
 'random'
 """
-from .base import Observation, Player
-from .registry import make, names, parse_spec, register
-from .simple import LegalPlayer, RandomPlayer
+from players.base import Observation, Player
+from players.registry import make, names, parse_spec, register
+from players.simple import LegalPlayer, RandomPlayer
 
 __all__ = ["Observation", "Player", "make", "names", "parse_spec", "register",
            "LegalPlayer", "RandomPlayer"]

@@ -1,11 +1,11 @@
 """The C-level interface of the playout policies (:mod:`players._policy`),
-for the search tree in C (:mod:`players._tree`): pick a move among candidates
+for the search tree in C (:mod:`players.perfect._tree`): pick a move among candidates
 (``_pick``), play out from the kernel's state (``_run``) and credit a
 simulation (``_credit``), the simulation's joint moves in ``seq``."""
 cimport cython
 from libc.stdint cimport uint8_t, uint64_t, int32_t
 
-from ggp._propnet cimport Kernel
+from ggp.reasoners._propnet cimport Kernel
 
 
 cdef struct Stat:

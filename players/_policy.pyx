@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Playout policies for Monte Carlo tree search, run whole in C on the
-network kernel (:mod:`ggp._propnet`), learning from the simulations as in
+network kernel (:mod:`ggp.reasoners._propnet`), learning from the simulations as in
 
     M. J. W. Tak, M. H. M. Winands and Y. Björnsson, "N-Grams and the
     Last-Good-Reply Policy Applied in General Game Playing", IEEE Transactions
@@ -59,7 +59,7 @@ from libc.stdint cimport uint8_t, uint64_t, int32_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memset
 
-from ggp._propnet cimport Kernel, _below, _xorshift
+from ggp.reasoners._propnet cimport Kernel, _below, _xorshift
 
 
 cdef enum:

@@ -1,10 +1,10 @@
 """What the searches in C share (:mod:`players._sampling`): the clock,
 information-state keys, random numbers, and the :class:`Sampler` base of the
-searches from a belief's histories of :mod:`players._ismcts` and
-:mod:`players._infotree`."""
+searches from a belief's histories of :mod:`players.imperfect._ismcts` and
+:mod:`players.imperfect._infotree`."""
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
-from ggp._propnet cimport Kernel, _xorshift
+from ggp.reasoners._propnet cimport Kernel, _xorshift
 from players._policy cimport Policy
 
 

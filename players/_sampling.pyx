@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """What the searches from histories sampled from a belief share: the same in
-Python and in C, so that the searches in C (:mod:`players._ismcts`,
-:mod:`players._infotree`) make the simulations of the Python ones of
-:mod:`players.imperfect` for the same seed.
+Python and in C, so that the searches in C (:mod:`players.imperfect._ismcts`,
+:mod:`players.imperfect._infotree`) make the simulations of the Python ones of
+:mod:`players.imperfect.search` for the same seed.
 
 - Information-state keys: a 64-bit splitmix64 hash of a role's own moves and
   percepts, extended a step at a time (:func:`extend_key`, ``_extend``), and
@@ -11,7 +11,7 @@ Python and in C, so that the searches in C (:mod:`players._ismcts`,
   reasoner's numbers; the reference reasoner's terms are taken by their
   Python hash (the same within a process), folded to 32 bits.
 - Random numbers: :class:`Draws`, the xorshift64 stream of the network
-  kernel (:mod:`ggp._propnet`) and the ways the searches draw from it.
+  kernel (:mod:`ggp.reasoners._propnet`) and the ways the searches draw from it.
 - :class:`Sampler`, the base of the searches in C: the belief's histories and
   their cumulative weights, a history drawn by weight and loaded into the
   kernel, the rewards of a terminal state or of a playout in C, and the loop
@@ -21,7 +21,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
-from ggp._propnet cimport Kernel, _below, _seed
+from ggp.reasoners._propnet cimport Kernel, _below, _seed
 from players._policy cimport Policy
 
 

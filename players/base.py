@@ -37,8 +37,10 @@ import time
 from concurrent.futures import wait
 from dataclasses import dataclass
 
-from .belief import Belief, Steps
-from .params import Param, settings
+from ggp.reasoners import names as reasoner_names
+
+from players.belief import Belief, Steps
+from players.params import Param, settings
 
 log = logging.getLogger("players")
 
@@ -112,7 +114,7 @@ class Player:
     params = (
         Param("seed", int, None, "random seed (default: a fresh one each match)", low=0),
         Param("reasoner", str, "compiled", "the state machine the player reasons with",
-              choices=("compiled", "reference", "demand")),
+              choices=reasoner_names),
     )
 
     def __init__(self, **values):
@@ -124,7 +126,7 @@ class Player:
         self.game = self.sm = self.role = None
         self._building = None       # the compiled build to move to, while on the fallback
         #: the distribution (move -> probability) the last move was drawn from,
-        #: for a player that keeps one (players.evaluation reads it); else None
+        #: for a player that keeps one (players.imperfect.evaluation reads it); else None
         self.last_policy = None
 
     @property
@@ -294,7 +296,7 @@ class Player:
 
 def _first_sentence(doc: str) -> str:
     """The first sentence of a docstring, on one line, its Sphinx roles
-    (:class:`players.nfsp_player.NFSPPlayer`) written as plain names: a line of ``ggp players``."""
+    (:class:`players.learning.nfsp_player.NFSPPlayer`) written as plain names: a line of ``ggp players``."""
     paragraph = " ".join(doc.strip().split("\n\n")[0].split())
     paragraph = re.sub(r":\w+:`~?([^`]+)`", r"\1", paragraph).replace("``", "")
     for end in re.finditer(r"\.(\s|$)", paragraph):

@@ -74,7 +74,7 @@ from typing import NamedTuple
 
 from ggp.statemachine import RuleError
 
-from ._sampling import extend_key
+from players._sampling import extend_key
 
 log = logging.getLogger("players.belief")
 

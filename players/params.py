@@ -25,6 +25,7 @@ ValueError: c=abc: expected a number >= 0
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _KINDS = {int: "integer", float: "number", bool: "boolean", str: "string"}
@@ -41,7 +42,8 @@ class Param:
     """One parameter: its name, Python type (int, float, bool or str), default,
     a line of help, and what it accepts: numbers in ``[low, high]`` (``low``
     excluded when ``low_open``; an integer at most :data:`INT_MAX` when ``high``
-    is not given), or one of ``choices``.  A default of None means
+    is not given), or one of ``choices`` (a tuple, or a function giving one
+    when asked: the reasoners, which plug-ins may add).  A default of None means
     "not given" (e.g. no simulation budget: play on the clock); None is then
     accepted as a value too."""
 
@@ -52,12 +54,17 @@ class Param:
     low: float | None = None
     high: float | None = None
     low_open: bool = False
-    choices: tuple = ()
+    choices: tuple | Callable[[], tuple] = ()
+
+    @property
+    def options(self) -> tuple:
+        """The values accepted by name (empty: any of the type)."""
+        return self.choices() if callable(self.choices) else self.choices
 
     def accepts(self) -> str:
         """What the parameter accepts, in words."""
-        if self.choices:
-            return "one of " + ", ".join(self.choices)
+        if self.options:
+            return "one of " + ", ".join(self.options)
         if self.kind is bool:
             return "true or false"
         what = "an integer" if self.kind is int else "a number"
@@ -104,8 +111,8 @@ class Param:
             else None
 
     def _in_range(self, value) -> bool:
-        if self.choices:
-            return value in self.choices
+        if self.options:
+            return value in self.options
         if self.kind not in (int, float):
             return True
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
@@ -116,8 +123,8 @@ class Param:
         """The parameter as ``ggp players --json`` lists it."""
         out = {"name": self.name, "type": _KINDS[self.kind], "default": self.default,
                "accepts": self.accepts(), "help": self.help}
-        if self.choices:
-            out["choices"] = list(self.choices)
+        if self.options:
+            out["choices"] = list(self.options)
         if self.low is not None:
             out["min"] = self.low
             out["min_excluded"] = self.low_open

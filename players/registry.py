@@ -1,37 +1,81 @@
 """Players by name: ``players.make("random")``, ``players.make("uct:simulations=100,seed=1")``.
 
 A spec is a registered name, optionally followed by ``:`` and comma-separated
-``key=value`` parameters.  Each value is checked against the player's
-declaration (:mod:`players.params`) when the player is made, so that a wrong
-value is one line naming the parameter, what it got and what it accepts,
-before any match starts.
+``key=value`` parameters (:func:`ggp.specs.parse_spec`).  Each value is
+checked against the player's declaration (:mod:`players.params`) when the
+player is made, so that a wrong value is one line naming the parameter, what
+it got and what it accepts, before any match starts.
+
+A player registers itself where it is defined, with :func:`register` as a
+class decorator.  The registry finds them the first time it is asked: it
+imports every public module of this package's sub-packages, then loads the
+``ggp.players`` entry points of installed distributions, so that a package
+outside this repository adds a player by declaring one::
+
+    [options.entry_points]
+    ggp.players =
+        greedy = mypackage.greedy:GreedyPlayer
+
+(the entry point's name is the player's; its object is a ``Player`` subclass,
+or a module whose import registers its players).  Nothing lists the players.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from importlib.metadata import entry_points
+
 from ggp.specs import parse_spec
 
-from .base import Player
-from .imperfect import EFGUCTPlayer, ISMCTSPlayer, SmoothUCTPlayer
-from .mcts import LGRPlayer, MASTPlayer, NSTPlayer, UCTPlayer
-from .nfsp_player import MCNFSPPlayer, NFSPPlayer
-from .online import MCCFRPlayer, MCCRPlayer, OOSPlayer
-from .simple import LegalPlayer, RandomPlayer
+from players.base import Player
+
+#: The entry-point group through which other packages add players.
+ENTRY_POINTS = "ggp.players"
 
 _REGISTRY: dict[str, type] = {}
+_found = False
 
 
-def register(cls: type, name: str | None = None) -> type:
-    """Make a Player class available to :func:`make` under ``name`` (its ``name``)."""
-    _REGISTRY[name or cls.name] = cls
-    return cls
+def register(cls: type | None = None, name: str | None = None):
+    """Make a Player class available to :func:`make` under ``name`` (default
+    its ``name``); usable as ``@register`` or ``register(cls, name)``.
+    Returns the class."""
+    def add(cls: type) -> type:
+        if not (isinstance(cls, type) and issubclass(cls, Player)):
+            raise TypeError(f"{cls!r} is not a Player class")
+        _REGISTRY[name or cls.name] = cls
+        return cls
+    return add if cls is None else add(cls)
+
+
+def _discover() -> None:
+    """Import the package's player modules and the installed plug-ins, once."""
+    global _found
+    if _found:
+        return
+    _found = True
+    import players
+    for module in pkgutil.walk_packages(players.__path__, "players."):
+        if not module.name.rpartition(".")[2].startswith("_"):
+            importlib.import_module(module.name)
+    for point in entry_points(group=ENTRY_POINTS):
+        try:
+            loaded = point.load()
+        except Exception as exc:                # a broken plug-in is one line, not a crash
+            raise ValueError(f"the {ENTRY_POINTS} entry point {point.name!r} "
+                             f"({point.value}) could not be loaded: {exc}") from None
+        if isinstance(loaded, type):
+            register(loaded, point.name)
 
 
 def names() -> list[str]:
+    _discover()
     return sorted(_REGISTRY)
 
 
 def player_class(name: str) -> type:
     """The class registered as ``name``; ValueError naming the known ones."""
+    _discover()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -53,10 +97,3 @@ def make(spec: str, **overrides) -> Player:
 def describe() -> list[dict]:
     """Every registered player with its declared parameters (``ggp players``)."""
     return [_REGISTRY[name].describe() for name in names()]
-
-
-register(RandomPlayer)
-register(LegalPlayer)
-for _cls in (UCTPlayer, MASTPlayer, NSTPlayer, LGRPlayer, ISMCTSPlayer, SmoothUCTPlayer,
-             EFGUCTPlayer, MCCRPlayer, OOSPlayer, MCCFRPlayer, NFSPPlayer, MCNFSPPlayer):
-    register(_cls)

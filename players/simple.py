@@ -1,9 +1,11 @@
 """Players that need no search: ``random`` and ``legal``."""
 from __future__ import annotations
 
-from .base import Player
+from players.base import Player
+from players.registry import register
 
 
+@register
 class RandomPlayer(Player):
     """Plays a legal move chosen uniformly at random."""
 
@@ -15,6 +17,7 @@ class RandomPlayer(Player):
         return self.rng.choice(legal) if legal else None
 
 
+@register
 class LegalPlayer(Player):
     """Plays the first legal move (in the state machine's deterministic order),
     as ggp-base's LegalGamer does."""

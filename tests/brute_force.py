@@ -13,7 +13,7 @@ constant or a ``tuple`` ``(functor, arg, ...)`` of ``str``), the way
 joint moves in both and compare move lists, terminality and goals step by step.
 
 ``count(game, depth)`` walks the tree exhaustively (every joint move one edge),
-memoised on (state, remaining depth); its figures mean what ``ggp.count.count``
+memoised on (state, remaining depth); its figures mean what ``ggp.tools.count.count``
 says they mean: nodes (root included), terminal leaves, distinct states in the
 tree, and the longest path in plies.
 

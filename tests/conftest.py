@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+#: tests/data holds inputs, not tests: a plug-in package among them must not be
+#: imported (and put on the path) by the doctest collection.
+collect_ignore = ["data"]
+
 SHARED = Path(os.environ.get("GGP_SHARED_GAMES",
                              Path(__file__).resolve().parents[2] / "shared" / "games"))
 
@@ -22,16 +26,16 @@ def needs_shared():
 @pytest.fixture(autouse=True)
 def strict_search(monkeypatch):
     """A search that does not find its own node raises in the tests
-    (players.imperfect.STRICT) instead of warning and playing at random."""
-    import players.imperfect
-    monkeypatch.setattr(players.imperfect, "STRICT", True)
+    (players.imperfect.search.STRICT) instead of warning and playing at random."""
+    import players.imperfect.search
+    monkeypatch.setattr(players.imperfect.search, "STRICT", True)
 
 
 @pytest.fixture(scope="session")
 def kuhn():
     """Kuhn poker's extensive form (games_gdl/kuhn.kif)."""
     from ggp import load_game
-    from ggp.efg import build_tree
+    from ggp.solvers.efg import build_tree
     return build_tree(load_game("kuhn"))
 
 
@@ -39,7 +43,7 @@ def kuhn():
 def leduc():
     """Leduc hold'em's extensive form (games_gdl/leduc.kif)."""
     from ggp import load_game
-    from ggp.efg import build_tree
+    from ggp.solvers.efg import build_tree
     return build_tree(load_game("leduc"))
 
 
@@ -49,15 +53,15 @@ def held_build(monkeypatch):
     background, or ``state_machine``) wait until the test sets the event
     returned (or the test ends): a build slower than any start clock, on any
     machine."""
-    import ggp.compiled
+    import ggp.reasoners.compiled
     release = threading.Event()
 
-    class Held(ggp.compiled.CompiledMachine):
+    class Held(ggp.reasoners.compiled.CompiledMachine):
         def __init__(self, *args, **kwargs):
             release.wait(120)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(ggp.compiled, "CompiledMachine", Held)
+    monkeypatch.setattr(ggp.reasoners.compiled, "CompiledMachine", Held)
     yield release
     release.set()
 

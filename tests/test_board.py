@@ -1,4 +1,4 @@
-"""The board printer (ggp/board.py): the whole grid of a game, with coordinates,
+"""The board printer (matches/board.py): the whole grid of a game, with coordinates,
 found in the game's base propositions."""
 import time
 
@@ -6,8 +6,8 @@ import pytest
 
 from conftest import SHARED, needs_shared
 from ggp import load_game
-from ggp.board import Board, render
-from ggp.domains import base_and_input
+from matches.board import Board, render
+from ggp.reasoners.domains import base_and_input
 
 
 def play(game, *joints, reasoner="compiled"):

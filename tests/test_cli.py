@@ -216,7 +216,7 @@ def test_bench_times_a_game_whose_goals_are_faulty_without_them():
     """chess.kif gives no goal after move 200: bench says so once and times
     the playouts without their goals, where it stopped at the first fault."""
     from ggp import load_game
-    from ggp.bench import bench
+    from ggp.tools.bench import bench
     game = load_game("""(role p) (init (at 0)) (<= (legal p go) (true (at 0)))
         (<= (next (at 1)) (does p go)) (<= terminal (true (at 1)))
         (<= (goal p 100) (true (at 2)))""")
@@ -451,6 +451,7 @@ def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(capsys, monke
                                                                     command, line):
     monkeypatch.chdir(ROOT)
     # only the players of the package (other test modules register their own)
+    players.registry.names()
     monkeypatch.setattr(players.registry, "_REGISTRY", {
         name: cls for name, cls in players.registry._REGISTRY.items()
         if cls.__module__.startswith("players.")})

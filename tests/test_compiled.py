@@ -14,7 +14,7 @@ from conftest import SHARED, needs_shared, shared_games
 
 import gdl
 from ggp import GameError, RuleError, load_game
-from ggp.count import count
+from ggp.tools.count import count
 from ggp.game import GroundingWarning, game_names
 
 GAMES = ([pytest.param(name, id=name) for name in game_names()]
@@ -228,12 +228,12 @@ def test_terms_nested_without_bound_fall_back_at_once():
 
 
 def test_relations_called_with_constants_are_specialized_to_their_calls():
-    """ggp.rewrite.specialize: ``count`` is only ever asked with constants in
+    """ggp.reasoners.rewrite.specialize: ``count`` is only ever asked with constants in
     its first two places, so its rules become the calls' (a head that cannot
     take them goes); ``near``, asked once with a variable, stays; and the
     game plays the same on both reasoners."""
     from gdl import Var
-    from ggp.rewrite import factor, specialize
+    from ggp.reasoners.rewrite import factor, specialize
     game = load_game("""(role a) (init (cell c1 on)) (init (cell c2 off))
 (<= (legal a (flip ?x)) (true (cell ?x ?s)))
 (<= (next (cell ?x on)) (does a (flip ?x)) (true (cell ?x off)))
@@ -255,7 +255,7 @@ def test_relations_called_with_constants_are_specialized_to_their_calls():
 def test_grounding_stops_at_its_effort_limit():
     # breakthrough's joins examine some 55,000 candidate atoms: a budget of
     # 1,000 stops them with a clear error, the default lets them through
-    from ggp.ground import EFFORT, GroundingTooLarge, ground
+    from ggp.reasoners.ground import EFFORT, GroundingTooLarge, ground
     game = load_game("breakthrough")
     with pytest.raises(GroundingTooLarge, match="more than 1,000 candidate atoms"):
         ground(game.rules, game.roles, effort=1_000)
@@ -365,13 +365,13 @@ def test_cycles_in_the_network_reach_the_least_fixpoint():
 @pytest.mark.parametrize("name", ["cyclic", "leduc", "kuhn", "liarsdice", "tictactoe3p",
                                   "reversi"])
 def test_a_kernel_with_lazy_goals_answers_as_the_eager_one(name):
-    """Goal-only gates settled when goals are read (ggp._propnet.Kernel, lazy
+    """Goal-only gates settled when goals are read (ggp.reasoners._propnet.Kernel, lazy
     goals; forced here on small games, which keep them eager by default):
     along random walks, the same legal moves, next states, terminal flags, and
     goals in every state, terminal or not, as the eager kernel.  CYCLIC's
     goals read a cycle block (its least fixpoint)."""
-    from ggp._propnet import Kernel
-    from ggp.propnet import lazy_goals
+    from ggp.reasoners._propnet import Kernel
+    from ggp.reasoners.propnet import lazy_goals
     if name == "reversi":
         if not (SHARED / "gdl1" / "reversi.kif").exists():
             pytest.skip("needs ../shared/games")
@@ -406,10 +406,10 @@ def test_a_kernel_with_lazy_goals_answers_as_the_eager_one(name):
 
 @pytest.mark.parametrize("name", ["breakthrough", "connectfour", "tictactoe3p", "leduc"])
 def test_gated_kernel_answers_as_the_ungated_one(name):
-    """Gating the ANDs of control-like propositions (ggp._propnet.Kernel)
+    """Gating the ANDs of control-like propositions (ggp.reasoners._propnet.Kernel)
     changes no answer: along random walks, the same legal moves, next states,
     terminal flags and goals as a kernel without gating."""
-    from ggp._propnet import Kernel
+    from ggp.reasoners._propnet import Kernel
     sm = load_game(name).state_machine("compiled")
     gated, plain = Kernel(**sm._arrays, gating=sm.gating), Kernel(**sm._arrays)
     if name == "breakthrough":
@@ -441,7 +441,7 @@ def test_split_kernel_answers_as_the_whole_network(name):
     the whole network answers); and with no room for its log of flips, each
     network catching up by comparing every base proposition, its playouts are
     still the game's (the reference replays them)."""
-    from ggp._propnet import Kernel
+    from ggp.reasoners._propnet import Kernel
     game = load_game(name)
     sm, ref = game.state_machine("compiled"), game.state_machine("reference")
     assert {sm._base[c][0] for c in sm.controls} <= {"control", "turn"} and len(sm.controls) == 2

@@ -1,4 +1,4 @@
-"""The demand-driven reasoner (ggp.demand) against the reference, step by step.
+"""The demand-driven reasoner (ggp.reasoners.demand) against the reference, step by step.
 
 Every game (games_gdl, the public games and the conformance cases) is played
 by random playouts asked of both: legal moves per role in order, next states,
@@ -13,7 +13,7 @@ from conftest import SHARED, needs_shared
 from test_compiled import GAMES, INVALID, UNGROUNDABLE, compare
 
 from ggp import load_game
-from ggp.count import count
+from ggp.tools.count import count
 
 
 def load(source):
@@ -185,7 +185,7 @@ def test_a_call_with_too_many_answers_fails_at_its_limit():
     by answer), its tables dropped; a call within the limit still answers."""
     from pathlib import Path
 
-    from ggp.demand import ANSWERS, TooManyAnswers
+    from ggp.reasoners.demand import ANSWERS, TooManyAnswers
     path = Path(__file__).parent / "invalid" / "play" / "legal_too_many.kif"
     sm = load_game(path).state_machine("demand")
     state = sm.initial_state()

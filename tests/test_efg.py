@@ -1,4 +1,4 @@
-"""The extensive-form view (ggp.efg), CFR / CFR+ and exploitability (ggp.cfr),
+"""The extensive-form view (ggp.solvers.efg), CFR / CFR+ and exploitability (ggp.solvers.cfr),
 checked on our GDL-II Kuhn poker against OpenSpiel's figures
 (/work/shared/REFERENCES.md), and the `ggp info --tree`, `solve`, `exploit` commands."""
 import json
@@ -7,8 +7,8 @@ import pytest
 from conftest import in_unit, values_in_unit
 
 from ggp import cfr, load_game
-from ggp.efg import CHANCE, DECISION, Unit, build_tree
-from ggp.solve import make_solver
+from ggp.solvers.efg import CHANCE, DECISION, Unit, build_tree
+from ggp.solvers.solve import make_solver
 from matches.cli import main
 
 
@@ -163,7 +163,7 @@ def test_leduc_cfr_plus_below_1e_5_within_a_minute(leduc):
 def test_the_estimate_of_the_histories_is_near_the_count(name):
     """Knuth's estimator over 1,000 random paths lands within 10% of the
     tree's exact count on these games."""
-    from ggp.efg import estimate_histories
+    from ggp.solvers.efg import estimate_histories
     game = load_game(name)
     estimate, paths = estimate_histories(game, seconds=60)
     assert paths == 1000

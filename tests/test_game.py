@@ -34,15 +34,15 @@ def test_a_background_build_is_the_blocking_one(where, monkeypatch):
 def test_callers_share_one_build(held_build, monkeypatch):
     """Every caller waits for the one build under way, state_machine too:
     one machine is built."""
-    import ggp.compiled
+    import ggp.reasoners.compiled
     built = []
 
-    class Counted(ggp.compiled.CompiledMachine):        # the held one, counted
+    class Counted(ggp.reasoners.compiled.CompiledMachine):        # the held one, counted
         def __init__(self, *args, **kwargs):
             built.append(self)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(ggp.compiled, "CompiledMachine", Counted)
+    monkeypatch.setattr(ggp.reasoners.compiled, "CompiledMachine", Counted)
     game = load_game("tictactoe")
     first, second = game.build(), game.build("compiled")
     got = []

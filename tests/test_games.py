@@ -1,7 +1,7 @@
 """The games in ``games_gdl`` against independent plain-Python versions (brute_force.py).
 
 For each game: the description validates without errors; tree counts from
-``ggp.count.count`` over the reference reasoner equal those of the brute-force
+``ggp.tools.count.count`` over the reference reasoner equal those of the brute-force
 walk (exhaustive where cheap, else to a depth that runs in a few seconds);
 initial legal moves agree; seeded random playouts replayed move by move in both
 agree on legal moves, terminality and goals, with exactly one goal per role at
@@ -18,7 +18,7 @@ import pytest
 
 import gdl
 from ggp import load_game
-from ggp.count import count
+from ggp.tools.count import count
 
 HERE = Path(__file__).resolve().parent
 

@@ -24,8 +24,8 @@ import pytest
 
 import gdl
 from ggp import load_game
-from ggp.check import check_playouts
-from ggp.count import count
+from ggp.tools.check import check_playouts
+from ggp.tools.count import count
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "games_gdl"
 NAMES = ("leduc", "iigs4", "iigs5", "iigs13", "phantomttt", "liarsdice", "brps")
@@ -472,8 +472,8 @@ def test_liarsdice_extensive_form_and_public_states():
     non-forced decision histories and information states, seed 001's terminal
     count, and one public state per bid sequence where someone chooses (the
     bids are public, each die private) plus the root and the second roll."""
-    from ggp.efg import CHANCE, DECISION, build_tree
-    from ggp.public import public_states
+    from ggp.solvers.efg import CHANCE, DECISION, build_tree
+    from ggp.solvers.public import public_states
     tree = build_tree(load_game("liarsdice"))
     assert tree.terminals == 147420
     assert tree.kind.count(DECISION) == 147456 - 36 * 2048
@@ -484,8 +484,8 @@ def test_liarsdice_extensive_form_and_public_states():
 
 
 def test_brps_equilibrium_is_the_hand_solution():
-    from ggp.cfr import CFRSolver, exploitability
-    from ggp.efg import build_tree
+    from ggp.solvers.cfr import CFRSolver, exploitability
+    from ggp.solvers.efg import build_tree
     tree = build_tree(load_game("brps"))
     policy = CFRSolver(tree, plus=True).run(3000).average_policy()
     for info, probs in zip(tree.infosets, policy):

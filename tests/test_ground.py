@@ -14,11 +14,11 @@ from test_compiled import compare
 
 from gdl import Var
 from ggp import load_game
-from ggp.domains import Domain
-from ggp.ground import GroundingTooLarge, ground
-from ggp.joins import Store, plan
-from ggp.reference import Effort, TooMuchWork
-from ggp.rewrite import factor, fix_constants, specialize
+from ggp.reasoners.domains import Domain
+from ggp.reasoners.ground import GroundingTooLarge, ground
+from ggp.reasoners.joins import Store, plan
+from ggp.reasoners.reference import Effort, TooMuchWork
+from ggp.reasoners.rewrite import factor, fix_constants, specialize
 
 #: Three players guess 0..N; the goal rewards the total: the chain of sums
 #: ``total`` is N^3 combinations before condensation.
@@ -153,8 +153,8 @@ def test_a_static_relation_too_large_is_answered_on_demand(monkeypatch):
     """With the demand threshold lowered to 1,000 facts, ``toward`` (20,736
     facts) is not computed whole: the joins ask it about the squares the
     relaxed domain reaches, and the game plays as the reference says."""
-    import ggp.domains
-    monkeypatch.setattr(ggp.domains, "DEMAND_FACTS", 1_000)
+    import ggp.reasoners.domains
+    monkeypatch.setattr(ggp.reasoners.domains, "DEMAND_FACTS", 1_000)
     game = load_game(DISTANCES.format(succ=" ".join(f"(succ {i} {i + 1})" for i in range(12))))
     domain = Domain(specialize(factor(fix_constants(game.rules))), 1_000_000, Effort(10**8))
     assert "toward" in domain.facts.demanded

@@ -18,7 +18,7 @@ import players
 from ggp import RuleError
 from ggp.game import load_game
 from matches.manager import run_match
-from players import imperfect
+from players.imperfect import search as imperfect
 from players.base import Observation
 from players._sampling import decision_key
 from players.belief import ROOT_KEY, Belief, Observed, Steps
@@ -26,7 +26,7 @@ from players.belief import ROOT_KEY, Belief, Observed, Steps
 
 @pytest.fixture(autouse=True)
 def strict(monkeypatch):
-    """A search that does not find its own node raises (players.imperfect.STRICT)."""
+    """A search that does not find its own node raises (players.imperfect.search.STRICT)."""
     monkeypatch.setattr(imperfect, "STRICT", True)
 
 
@@ -424,7 +424,7 @@ def test_the_c_ismcts_tree_is_bounded_and_a_full_one_is_emptied():
     # a full tree adds no node (simulations go on, playing out from its edge),
     # and the next search starts from an empty one: the tables are never
     # rehashed in the middle of a search (mastermind448 at a 1 s clock)
-    from players._ismcts import Search
+    from players.imperfect._ismcts import Search
     game = load_game("leduc")
     player = players.make("ismcts:simulations=1,seed=0")
     player.start(game, "first", 10, 10)

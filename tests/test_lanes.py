@@ -1,4 +1,4 @@
-"""Bit-parallel playouts (ggp._lanes) against the reference reasoner and the
+"""Bit-parallel playouts (ggp.reasoners._lanes) against the reference reasoner and the
 incremental kernel.
 
 * every recorded playout (each lane's first one, and with ``count`` > 64 the

@@ -199,7 +199,7 @@ def test_a_player_not_on_the_clock_waits_for_the_build(held_build):
 
 #: A GDL-II game with a ``random`` role and no ``sees``: nobody sees anything.
 #: Its two turns flip every step, so the compiled reasoner splits its kernel
-#: by them (ggp.compiled, "Split by control").
+#: by them (ggp.reasoners.compiled, "Split by control").
 BLIND = """
 (role random) (role first) (role second)
 (player first) (player second) (other first second) (other second first)

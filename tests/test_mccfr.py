@@ -1,4 +1,4 @@
-"""Monte Carlo CFR (ggp.mccfr, ggp._mccfr): convergence against the figures of
+"""Monte Carlo CFR (ggp.solvers.mccfr, ggp.solvers._mccfr): convergence against the figures of
 OpenSpiel's solvers (REFERENCES.md), unbiased targeting, and ggp solve --algo mccfr."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from conftest import in_unit
 
 from ggp import load_game
-from ggp.cfr import CFRSolver, exploitability, uniform_policy
-from ggp.efg import build_tree
-from ggp.mccfr import MCCFRSolver
-from ggp.solve import parse_algo
+from ggp.solvers.cfr import CFRSolver, exploitability, uniform_policy
+from ggp.solvers.efg import build_tree
+from ggp.solvers.mccfr import MCCFRSolver
+from ggp.solvers.solve import parse_algo
 from matches.cli import main
 
 
@@ -51,8 +51,8 @@ def test_regrets_are_unbiased_with_and_without_targeting(kuhn):
     whatever the sampling scheme: plain, or targeted at one information state
     (Lisy et al. 2015).  Averaged over many one-iteration solvers they agree with
     full-width CFR's first iteration."""
-    from ggp.cfr import CFRSolver
-    from ggp.efg import flatten
+    from ggp.solvers.cfr import CFRSolver
+    from ggp.solvers.efg import flatten
     flat = flatten(kuhn)
     exact = np.concatenate([np.array(r) for r in CFRSolver(kuhn).run(1).regret])
     target_node = kuhn.infosets[3].nodes[0]

@@ -1,4 +1,4 @@
-"""The MCTS players (players/mcts.py): they find forced wins, are reproducible
+"""The MCTS players (players/perfect/mcts.py): they find forced wins, are reproducible
 under a simulation budget, and answer within the play clock; UCB1 and the
 discounted backup agree with hand computations, decoupled UCT approaches the
 mixed equilibrium of matrix games, the policy learns from every simulation and
@@ -69,7 +69,7 @@ def test_finds_the_forced_win_on_the_reference_reasoner_too(spec):
 
 
 def test_mast_learns_on_the_reference_reasoner():
-    """MAST kept in Python (players.mcts.ReferenceSearch): every move played
+    """MAST kept in Python (players.perfect.mcts.ReferenceSearch): every move played
     in a simulation is credited with its role's goal, so a move's score is
     the mean goal of the simulations that played it; a move never played
     scores 100; decay scales the statistics (not the means)."""
@@ -179,7 +179,7 @@ def python_tree(monkeypatch):
     makes the same simulations: test_the_c_tree_is_the_python_tree)."""
     from dataclasses import replace
 
-    from players.mcts import MCTSPlayer
+    from players.perfect.mcts import MCTSPlayer
     classes, todo = [], [MCTSPlayer]
     while todo:
         classes.append(todo.pop())
@@ -686,10 +686,10 @@ def test_rave_and_leaf_parallelism_are_refused_together():
 
 # --- the material heuristic --------------------------------------------------------------
 def test_the_learned_material_evaluation_prefers_having_more_pawns():
-    """Breakthrough's pawns are found as its pieces (players.heuristic), and a
+    """Breakthrough's pawns are found as its pieces (players.perfect.heuristic), and a
     position where black has lost a pawn is worth more to white, less to black."""
     import numpy as np
-    from players.heuristic import content_features, material_evaluation
+    from players.perfect.heuristic import content_features, material_evaluation
     sm = load_game("breakthrough").state_machine()
     assert set(content_features(sm.base_propositions)) == {("pawn", "white"), ("pawn", "black")}
     # 400 playouts, the count (not the clock) bounding the sample: with 100

@@ -1,4 +1,4 @@
-"""Neural Fictitious Self-Play (players.nfsp) and its numpy networks (players.neural)."""
+"""Neural Fictitious Self-Play (players.learning.nfsp) and its numpy networks (players.learning.neural)."""
 import json
 import math
 
@@ -7,15 +7,15 @@ import pytest
 
 import players
 from ggp import load_game
-from ggp.cfr import exploitability, uniform_policy
-from ggp.efg import build_tree
-from ggp.features import Encoding
+from ggp.solvers.cfr import exploitability, uniform_policy
+from ggp.solvers.efg import build_tree
+from ggp.solvers.features import Encoding
 from matches.cli import main
 from matches.manager import run_match
-from players.neural import (Adam, Network, OneHot, Reservoir, policy_loss, policy_value_loss,
+from players.learning.neural import (Adam, Network, OneHot, Reservoir, policy_loss, policy_value_loss,
                             q_loss)
-from players.nfsp import NFSP
-from players.selfplay import train
+from players.learning.nfsp import NFSP
+from players.learning.selfplay import train
 
 
 def numeric_gradient(net, x, loss, eps=1e-6):
@@ -201,7 +201,7 @@ def test_info_shows_the_features(capsys):
 def test_mc_nfsp_search_finds_the_plain_best_response(kuhn_tree, card, best):
     """Facing a bet, the king always wins a call and the jack always loses
     one, whatever the opponent's average policy: the search's visits say so."""
-    from players.nfsp import MCNFSP
+    from players.learning.nfsp import MCNFSP
     learner = MCNFSP(kuhn_tree, {"seed": 5, "simulations": 400})
     key = f"second: noop {{}} / noop {{(yourcard {card})}} / noop {{(did first bet)}} ? call fold"
     info = next(i for i, s in enumerate(kuhn_tree.infosets) if s.key == key)
@@ -217,7 +217,7 @@ def test_mc_nfsp_keeps_the_searchs_visit_distributions(kuhn_tree):
     """Seed 004's MC-NFSP: both memories keep the search's visit distribution
     (on the legal moves, summing to 1), and the networks learn every ``every``
     episodes; ``targets=move`` keeps the move drawn instead."""
-    from players.nfsp import MCNFSP
+    from players.learning.nfsp import MCNFSP
     learner = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "every": 50,
                                  "batch": 8})
     learner.run(49)
@@ -280,7 +280,7 @@ def test_the_torch_back_end_computes_what_numpy_computes(dtype):
     draws), the same outputs and gradients on the same batch, dense and
     one-hot, for the losses NFSP and MC-NFSP use."""
     pytest.importorskip("torch")
-    from players.neural_torch import TorchNetwork
+    from players.learning.neural_torch import TorchNetwork
     rng = np.random.default_rng(3)
     matrix = (rng.random((30, 12)) < 0.2).astype(np.float32)
     ours, theirs = (cls((12, 9, 5), np.random.default_rng(1), dtype)
@@ -307,8 +307,8 @@ def test_nfsp_learns_kuhn_on_the_torch_back_end(kuhn_tree):
 
 
 def test_the_torch_back_end_without_pytorch_says_so_in_one_line(kuhn_tree, monkeypatch, capsys):
-    import players.neural_torch
-    monkeypatch.setattr(players.neural_torch, "torch", None)
+    import sys
+    monkeypatch.setitem(sys.modules, "torch", None)        # import torch raises ImportError
     with pytest.raises(ValueError, match=r"backend=torch needs PyTorch: pip install"):
         NFSP(kuhn_tree, {"backend": "torch"})
     assert main(["exploit", "kuhn", "--player", "nfsp:backend=torch", "--episodes", "10"]) == 1

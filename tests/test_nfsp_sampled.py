@@ -1,4 +1,4 @@
-"""NFSP by sampling (players.nfsp_sampled) on games whose tree is too large,
+"""NFSP by sampling (players.learning.nfsp_sampled) on games whose tree is too large,
 checked on small games against their trees: the features tell the trees'
 information states apart, the learner learns Kuhn without enumerating it,
 runs and resumes reproducibly, and plays IIGS-13 and phantom tic-tac-toe."""
@@ -8,14 +8,14 @@ import numpy as np
 import players
 import pytest
 from ggp import load_game
-from ggp.cfr import exploitability, uniform_policy
-from ggp.efg import build_tree
-from ggp.features import StepEncoding
+from ggp.solvers.cfr import exploitability, uniform_policy
+from ggp.solvers.efg import build_tree
+from ggp.solvers.features import StepEncoding
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matches.cli import main
 from matches.manager import run_match
-from players.nfsp_sampled import SampledNFSP
+from players.learning.nfsp_sampled import SampledNFSP
 
 
 def tree_policy(learner, tree) -> list:

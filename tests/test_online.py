@@ -13,15 +13,15 @@ from conftest import in_unit, needs_shared, shared_games
 
 import players
 from ggp import load_game
-from ggp._cfr import evaluate
-from ggp.cfr import CFRSolver, best_response_values, exploitability
-from ggp.efg import build_tree, flatten
-from ggp.public import public_states
-from ggp.resolving import gadget, kept_data, subtree_ends, whole_game
+from ggp.solvers._cfr import evaluate
+from ggp.solvers.cfr import CFRSolver, best_response_values, exploitability
+from ggp.solvers.efg import build_tree, flatten
+from ggp.solvers.public import public_states
+from ggp.solvers.resolving import gadget, kept_data, subtree_ends, whole_game
 from matches.cli import main
 from matches.manager import run_match
-from players.evaluation import online_policy
-from players.online import Resolver, View
+from players.imperfect.evaluation import online_policy
+from players.imperfect.online import Resolver, View
 from players.registry import player_class
 
 NEW_PLAYERS = ("mccr", "mccr:variant=reset", "oos", "oos:targeting=ist", "mccfr",
@@ -262,7 +262,7 @@ def test_online_strategy_is_what_the_player_plays(kuhn_view):
         assert seen
         start = kuhn_view.flat.move_start
         for history, policy in seen:
-            from ggp.efg import infostate_key
+            from ggp.solvers.efg import infostate_key
             key = infostate_key("first", history, ()).rpartition(" ? ")[0]
             i = kuhn_view.by_history[key]
             moves = kuhn_view.tree.infosets[i].moves
@@ -283,9 +283,9 @@ def test_replayed_players_and_random(kuhn_view):
 def test_depth_first_evaluation_equals_replaying_every_branch(kuhn_view, monkeypatch):
     """The copies of the process that go down the branches see what a player
     replayed from the start would see."""
-    import players.evaluation
+    import players.imperfect.evaluation
     game = load_game("kuhn")
-    monkeypatch.setattr(players.evaluation, "FORK_SECONDS", 0.0)
+    monkeypatch.setattr(players.imperfect.evaluation, "FORK_SECONDS", 0.0)
     forked = online_policy(game, kuhn_view, "ismcts:select=rm,final=sample", 2, 200)
     monkeypatch.delattr("os.fork")
     assert online_policy(game, kuhn_view, "ismcts:select=rm,final=sample", 2, 200) == forked

@@ -11,7 +11,7 @@ from players.params import Param
 @pytest.mark.parametrize("spec, message", [
     ("uct:c=abc", "player uct: c=abc: expected a number >= 0"),
     ("uct:c=-1", "player uct: c=-1: expected a number >= 0"),
-    ("uct:reasoner=bogus", "player uct: reasoner=bogus: expected one of compiled, reference"),
+    ("uct:reasoner=bogus", "player uct: reasoner=bogus: expected one of compiled, demand, reference"),
     ("mast:policy=bogus", "player mast: policy=bogus: expected one of egreedy, gibbs"),
     ("uct:discount=abc", r"player uct: discount=abc: expected a number in \(0, 1\]"),
     ("uct:discount=0", r"player uct: discount=0: expected a number in \(0, 1\]"),

@@ -37,7 +37,7 @@ def test_progress_shows_rate_and_eta_on_a_terminal_only():
 
 def test_exploit_interrupted_keeps_its_curve_points(tmp_path, monkeypatch, capsys):
     # Ctrl-C after curve points wrote no curve file and said nothing of them
-    from players.selfplay import SelfPlay
+    from players.learning.selfplay import SelfPlay
     run = SelfPlay.run
 
     def interrupted(self, episodes):
@@ -55,15 +55,15 @@ def test_exploit_interrupted_keeps_its_curve_points(tmp_path, monkeypatch, capsy
 
 
 def test_solve_interrupted_keeps_its_curve_points(tmp_path, monkeypatch, capsys):
-    import ggp.cfr
-    evaluate, calls = ggp.cfr.exploitability, []
+    import ggp.solvers.solve
+    evaluate, calls = ggp.solvers.solve.exploitability, []
 
     def interrupted(tree, policy):
         calls.append(1)
         if len(calls) == 3:
             raise KeyboardInterrupt
         return evaluate(tree, policy)
-    monkeypatch.setattr(ggp.cfr, "exploitability", interrupted)
+    monkeypatch.setattr(ggp.solvers.solve, "exploitability", interrupted)
     curve = tmp_path / "curve.csv"
     assert main(["solve", "kuhn", "--iterations", "100000", "--curve", str(curve)]) == 130
     assert capsys.readouterr().err == (f"ggp: interrupted: 2 curve point(s) in {curve} (plot "

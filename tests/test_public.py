@@ -1,4 +1,4 @@
-"""Public states (ggp.public) against counts made by hand and by the plain-Python
+"""Public states (ggp.solvers.public) against counts made by hand and by the plain-Python
 twins of tests/brute_force.py."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from brute_force import ImperfectGoofspiel
 from ggp import load_game
-from ggp.efg import TERMINAL, TreeTooLarge, build_tree
-from ggp.public import public_states
+from ggp.solvers.efg import TERMINAL, TreeTooLarge, build_tree
+from ggp.solvers.public import public_states
 from matches.cli import main
 
 

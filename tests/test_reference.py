@@ -6,7 +6,7 @@ import pytest
 from conftest import SHARED, needs_shared
 
 from ggp import GameError, load_game
-from ggp.count import count
+from ggp.tools.count import count
 
 pytestmark = needs_shared()
 

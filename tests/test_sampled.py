@@ -1,4 +1,4 @@
-"""MCCFR over a tree grown by sampling (players.sampled) and the solving
+"""MCCFR over a tree grown by sampling (players.imperfect.sampled) and the solving
 players on games whose whole tree is too large to build."""
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 
 import players
 from ggp import load_game
-from ggp.cfr import exploitability
-from ggp.efg import build_tree, utility_unit
+from ggp.solvers.cfr import exploitability
+from ggp.solvers.efg import build_tree, utility_unit
 from matches.manager import run_match
 from players.belief import ROOT_KEY, Steps, extend_key
-from players.evaluation import online_policy
-from players.online import View
-from players.sampled import SampledMCCFR, Target
+from players.imperfect.evaluation import online_policy
+from players.imperfect.online import View
+from players.imperfect.sampled import SampledMCCFR, Target
 
 
 @pytest.fixture(scope="module")
@@ -102,14 +102,14 @@ def test_sampled_players_online_exploitability_falls_with_the_budget():
 @pytest.fixture
 def fresh_warnings(monkeypatch):
     """Forget the warnings given so far (each is given once per process)."""
-    import players.online
-    monkeypatch.setattr(players.online, "_WARNED", set())
+    import players.imperfect.online
+    monkeypatch.setattr(players.imperfect.online, "_WARNED", set())
 
 
 def test_a_game_too_large_is_solved_over_a_sampled_tree_with_one_warning(caplog,
                                                                          fresh_warnings):
     game = load_game("iigs13")
-    with caplog.at_level(logging.WARNING, logger="players.online"):
+    with caplog.at_level(logging.WARNING, logger="players.imperfect.online"):
         for seed in (1, 2):
             player = players.make(f"mccr:iterations=50,seed={seed}")
             seats = {"first": player, "second": players.make("random:seed=3")}
@@ -122,7 +122,7 @@ def test_a_game_too_large_is_solved_over_a_sampled_tree_with_one_warning(caplog,
 
 def test_oos_public_targeting_on_a_sampled_tree_warns_once(caplog, fresh_warnings):
     game = load_game("iigs5")
-    with caplog.at_level(logging.WARNING, logger="players.online"):
+    with caplog.at_level(logging.WARNING, logger="players.imperfect.online"):
         for seed in (1, 2):
             seats = {"first": players.make(f"oos:tree=sampled,iterations=20,seed={seed}"),
                      "second": players.make("random:seed=3")}
@@ -132,7 +132,7 @@ def test_oos_public_targeting_on_a_sampled_tree_warns_once(caplog, fresh_warning
 
 
 def test_mccr_plays_a_game_it_cannot_resolve_as_ismcts(caplog, fresh_warnings):
-    with caplog.at_level(logging.WARNING, logger="players.online"):
+    with caplog.at_level(logging.WARNING, logger="players.imperfect.online"):
         player = players.make("mccr:tree=sampled,iterations=20,seed=1")
         seats = {"x": player, "o": players.make("random:seed=2"), "z": players.make("random")}
         game = load_game("tictactoe3p")

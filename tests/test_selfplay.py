@@ -1,4 +1,4 @@
-"""Extensive-form MCTS in self-play (players._infotree, players.selfplay):
+"""Extensive-form MCTS in self-play (players.imperfect._infotree, players.learning.selfplay):
 SELECT and UPDATE of UCT and Smooth UCT against hand computations, the
 information-state tables, Algorithm 1 on Kuhn and Leduc, and `ggp exploit
 --player` (Heinrich, "Smooth UCT Search", Algorithms 1-3, eq. 3.1)."""
@@ -10,12 +10,12 @@ from collections import Counter
 import pytest
 from conftest import in_unit
 
-from ggp import cfr
-from ggp.efg import flatten
+from ggp.solvers import cfr
+from ggp.solvers.efg import flatten
 from matches.cli import main
-from players._infotree import InfoTrees
-from players.curves import checkpoints
-from players.selfplay import SelfPlay, train
+from players.imperfect._infotree import InfoTrees
+from players.learning.curves import checkpoints
+from players.learning.selfplay import SelfPlay, train
 
 # the thesis' tuned values, c = 1.75 chips on the utilities' scale (a chip is 25 / 50 of it)
 KUHN_SMOOTH = {"c": 0.875, "gamma": 0.1, "eta0": 0.9, "d": 0.001}

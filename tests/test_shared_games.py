@@ -5,7 +5,7 @@ import pytest
 from conftest import needs_shared, shared_games
 
 from ggp import load_game
-from ggp.check import check_playouts
+from ggp.tools.check import check_playouts
 
 GAMES = shared_games("gdl1", "gdl2")
 

@@ -1,4 +1,4 @@
-"""Utilities found in the rules (``Game.goal_range``, ``ggp.efg.utility_unit``):
+"""Utilities found in the rules (``Game.goal_range``, ``ggp.solvers.efg.utility_unit``):
 every solver, learner and search of imperfect information computes the same on
 a file with and without this project's ``; efg:`` header line; the header only
 names the unit figures are reported in."""
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from ggp import load_game
-from ggp.cfr import exploitability
-from ggp.solve import solve
-from ggp.efg import Unit, build_tree, utility_unit
-from players.evaluation import online_policy
-from players.online import View
-from players.selfplay import learner_for
+from ggp.solvers.cfr import exploitability
+from ggp.solvers.solve import solve
+from ggp.solvers.efg import Unit, build_tree, utility_unit
+from players.imperfect.evaluation import online_policy
+from players.imperfect.online import View
+from players.learning.selfplay import learner_for
 
 HEADER = re.compile(r"^\s*;+\s*efg:.*$", re.MULTILINE)
 

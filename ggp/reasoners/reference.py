@@ -1,0 +1,571 @@
+"""The reference reasoner: bottom-up, stratified evaluation of the rules in pure Python.
+
+It is the oracle the compiled reasoner is checked against, so it is written to
+be obviously right rather than fast.  The semantics are those of the GDL
+specification (Love et al. 2008, section 4: the stratified model of the rules
+together with the facts ``true`` of the current state and ``does`` of the joint
+move), and of GDL-II for ``sees`` and the ``random`` role (Thielscher 2010).
+
+Evaluation
+    The rules, with ``or``/``and`` expanded, are grouped by strongly connected
+    component of the relation dependency graph and evaluated component by
+    component, dependencies first (stratified negation is thereby respected).
+    A recursive component is evaluated to its fixpoint semi-naively: after the
+    first round, each round only tries derivations that use a fact found in the
+    previous round.
+
+Phases
+    Relations that depend on neither ``true`` nor ``does`` are computed once
+    (static); those that depend on ``true`` only, once per state (``legal``,
+    ``goal``, ``terminal``); those that depend on ``does`` (``next``, ``sees``),
+    once per state and joint move.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+from collections import OrderedDict, defaultdict
+
+from gdl import Distinct, Not, Var, to_kif
+from gdl.ast import name_of, variables
+from gdl.validate import expand
+
+from ggp.reasoners.graphs import strongly_connected
+from ggp.statemachine import GameError, StateMachine, single_goal, term_key
+from ggp.reasoners import register
+
+
+def match_term(pattern, ground, b):
+    """Extend bindings ``b`` so that ``pattern`` equals ``ground``; None if impossible."""
+    if isinstance(pattern, Var):
+        bound = b.get(pattern)
+        if bound is None:
+            b = dict(b)
+            b[pattern] = ground
+            return b
+        return b if bound == ground else None
+    if isinstance(pattern, str):
+        return b if pattern == ground else None
+    if not isinstance(ground, tuple) or len(ground) != len(pattern) or pattern[0] != ground[0]:
+        return None
+    for p, g in zip(pattern[1:], ground[1:]):
+        b = match_term(p, g, b)
+        if b is None:
+            return None
+    return b
+
+
+def instantiate(t, b):
+    """The term ``t`` with the variables that bindings ``b`` bind replaced."""
+    if isinstance(t, Var):
+        return b.get(t, t)
+    if isinstance(t, tuple):
+        return (t[0],) + tuple(instantiate(a, b) for a in t[1:])
+    return t
+
+
+def _is_ground(t) -> bool:
+    if isinstance(t, Var):
+        return False
+    if isinstance(t, tuple):
+        return all(_is_ground(a) for a in t[1:])
+    return True
+
+
+class Facts:
+    """Derived atoms by relation, with indexes on bound argument positions.
+
+    ``lookup`` returns the atoms that agree with a pattern on its bound
+    arguments (an index built on first use, dropped when the relation grows).  Indexes of the
+    ``shared`` relations (the static ones) are kept in ``shared_index`` and so
+    outlive this object.
+    """
+
+    __slots__ = ("sets", "index", "shared", "shared_index", "legal")
+
+    def __init__(self, sets, shared=frozenset(), shared_index=None):
+        self.sets = sets
+        self.index = {}
+        self.shared = shared
+        self.shared_index = shared_index if shared_index is not None else {}
+
+    def get(self, relation):
+        return self.sets.get(relation, ())
+
+    def copy(self):
+        """A copy sharing the atom sets, to be extended by further strata."""
+        return Facts(dict(self.sets), self.shared, self.shared_index)
+
+    def _indexes(self, relation):
+        return self.shared_index if relation in self.shared else self.index
+
+    def define(self, relation):
+        self.sets[relation] = set(self.sets.get(relation, ()))
+        self._indexes(relation).pop(relation, None)
+
+    def add(self, relation, atoms):
+        self.sets[relation] |= atoms
+        self._indexes(relation).pop(relation, None)
+
+    def lookup(self, relation, positions, key):
+        """Atoms of ``relation`` whose terms at ``positions`` (see :func:`_at`)
+        equal ``key``."""
+        by_positions = self._indexes(relation).setdefault(relation, {})
+        table = by_positions.get(positions)
+        if table is None:
+            table = {}
+            for atom in self.sets.get(relation, ()):
+                at = tuple(_at(atom, p) for p in positions)
+                if _MISSING not in at:
+                    table.setdefault(at, []).append(atom)
+            by_positions[positions] = table
+        return table.get(key, ())
+
+
+_MISSING = object()
+
+
+def _at(atom, position):
+    """The term of ``atom`` at ``position``: argument ``i`` for an int ``i``;
+    for a pair ``(i, j)``, argument ``j`` of the compound argument ``i`` (its
+    function symbol for ``j == 0``); :data:`_MISSING` where there is none."""
+    if isinstance(position, int):
+        return atom[position] if isinstance(atom, tuple) and len(atom) > position else _MISSING
+    i, j = position
+    if not (isinstance(atom, tuple) and len(atom) > i and isinstance(atom[i], tuple)
+            and len(atom[i]) > j):
+        return _MISSING
+    return atom[i][j]
+
+
+class _Clause:
+    """One conjunctive rule, its body ordered so that every negation and
+    ``distinct`` comes as soon as its variables are bound.
+
+    ``seeded(i)`` is the same rule with positive body literal ``i`` joined
+    first, for the semi-naive rounds in which that literal takes only new facts.
+    """
+
+    __slots__ = ("head", "relation", "body", "steps", "_seeded")
+
+    def __init__(self, head, literals):
+        self.head = head
+        self.relation = name_of(head)
+        self._seeded = {}
+        positives = [lit for lit in literals if isinstance(lit, (str, tuple))]
+        checks = [lit for lit in literals if not isinstance(lit, (str, tuple))]
+        bound: set = set()
+        body = []
+        for lit in positives + [None]:
+            ready = [c for c in checks if set(variables(c)) <= bound]
+            body.extend(ready)
+            checks = [c for c in checks if c not in ready]
+            if lit is not None:
+                body.append(lit)
+                bound.update(variables(lit))
+        body.extend(checks)     # unsafe leftovers: the validator reports them
+        self.body = tuple(body)
+        self.steps = []
+        bound = set()
+        for lit in self.body:
+            self.steps.append(LiteralStep(lit, bound) if isinstance(lit, (str, tuple)) else None)
+            if isinstance(lit, (str, tuple)):
+                bound |= set(variables(lit))
+
+    def seeded(self, i):
+        """(the rule with body literal ``i`` first, that literal's new position)."""
+        if i not in self._seeded:
+            lit = self.body[i]
+            variant = _Clause(self.head, (lit,) + self.body[:i] + self.body[i + 1:])
+            self._seeded[i] = (variant, variant.body.index(lit))
+        return self._seeded[i]
+
+
+class LiteralStep:
+    """How to match a positive literal, given the variables bound before it.
+
+    ``positions`` are the arguments ground by then (the index key), and in
+    a compound argument that is not, its function symbol and its arguments
+    ground by then (``(i, j)``, see :func:`_at`): ``(true (cell ?x ?y ?p))``
+    with ``?x`` bound looks up the cells of that column, not every ``true``
+    fact; ``key_terms`` are the literal's terms there.  ``free`` pairs each
+    other argument with the variable it binds, when all of them are
+    distinct fresh variables (the usual case); otherwise ``free`` is None and
+    ``rest`` pairs each other argument with its pattern, matched term by term.
+    """
+
+    __slots__ = ("positions", "key_terms", "free", "arity", "rest")
+
+    def __init__(self, lit, bound):
+        self.rest = ()
+        if isinstance(lit, str):
+            self.positions, self.key_terms, self.free, self.arity = (), (), (), 0
+            return
+        args = lit[1:]
+        self.arity = len(args)
+        ground = tuple(i for i, a in enumerate(args, 1) if set(variables(a)) <= bound)
+        inner = tuple((i, j) for i, a in enumerate(args, 1)
+                      if i not in ground and isinstance(a, tuple)
+                      for j, sub in enumerate(a) if j == 0 or set(variables(sub)) <= bound)
+        self.positions = ground + inner
+        self.key_terms = tuple(lit[i] for i in ground) + tuple(lit[i][j] for i, j in inner)
+        rest = [(i, a) for i, a in enumerate(args, 1) if i not in ground]
+        fresh = [a for _, a in rest]
+        simple = all(isinstance(a, Var) for a in fresh) and len(set(fresh)) == len(fresh)
+        self.free = tuple(rest) if simple else None
+        self.rest = tuple(rest)
+
+
+class _Stratum:
+    __slots__ = ("relations", "clauses", "recursive")
+
+    def __init__(self, relations, clauses, recursive):
+        self.relations = relations
+        self.clauses = clauses
+        self.recursive = recursive
+
+
+class Program:
+    """The rules of a description, stratified and split into the three phases."""
+
+    def __init__(self, rules):
+        self._strata = []
+        clauses = [_Clause(rule.head, lits) for rule in rules for lits, _ in expand(rule)]
+        graph = defaultdict(set)
+        for c in clauses:
+            graph[c.relation]
+            for lit in c.body:
+                atom = lit.literal if isinstance(lit, Not) else lit
+                if isinstance(atom, (str, tuple)):
+                    graph[c.relation].add(name_of(atom))
+        by_relation = defaultdict(list)
+        for c in clauses:
+            by_relation[c.relation].append(c)
+        reach = {}     # relation -> every relation it depends on
+        for comp in strongly_connected(graph):      # dependencies first
+            deps = set().union(*(graph.get(r, set()) for r in comp))
+            reach_comp = set(deps)
+            for d in deps - comp:
+                reach_comp |= reach[d]
+            for r in comp:
+                reach[r] = reach_comp
+            phase = ("move" if reach_comp & {"does", "next"} else
+                     "state" if "true" in reach_comp else "static")
+            stratum = _Stratum(frozenset(comp), [c for r in sorted(comp) for c in by_relation[r]],
+                               bool(deps & comp))
+            if stratum.clauses:
+                self._strata.append((phase, stratum))
+
+    def strata(self, phase=None):
+        """The strata of one phase (``static``, ``state`` or ``move``; all
+        when None), dependencies first."""
+        return [s for p, s in self._strata if phase is None or p == phase]
+
+    # --- evaluation ----------------------------------------------------------
+    @staticmethod
+    def evaluate(strata, facts, limit=None, effort=None):
+        """Add to ``facts`` (a :class:`Facts`) everything the strata derive.
+
+        Raises :class:`GameError` when more than ``limit`` atoms are derived,
+        when a recursive relation nests terms deeper than :data:`MAX_DEPTH`
+        levels (its atoms have no bound: each round of a recursion that
+        builds terms adds a level, and costs more than the last), or when the
+        joins exceed ``effort`` (see :func:`solutions`).
+        """
+        derived = 0
+        for stratum in strata:
+            for r in stratum.relations:
+                facts.define(r)
+            found = {}
+            for c in stratum.clauses:
+                for atom in Program._derive(c, facts, None, None, effort):
+                    if atom not in facts.sets[c.relation]:
+                        found.setdefault(c.relation, set()).add(atom)
+            for r, atoms in found.items():
+                facts.add(r, atoms)
+            delta = found
+            rounds = 0
+            while stratum.recursive and delta:
+                rounds += 1
+                if rounds > MAX_DEPTH:          # a long recursion: are its terms growing?
+                    refuse_deep(delta)
+                found = {}
+                for c in stratum.clauses:
+                    for i, lit in enumerate(c.body):
+                        if isinstance(lit, (str, tuple)) and name_of(lit) in delta:
+                            variant, at = c.seeded(i)
+                            for atom in Program._derive(variant, facts, at,
+                                                        delta[name_of(lit)], effort):
+                                if atom not in facts.sets[c.relation]:
+                                    found.setdefault(c.relation, set()).add(atom)
+                for r, atoms in found.items():
+                    facts.add(r, atoms)
+                    derived += len(atoms)
+                if limit is not None:
+                    named = sorted(r for r in stratum.relations if not r.startswith("__"))
+                    BUILD_LOG.info("relaxed domain: %s facts derived (round %d of the "
+                                   "recursion of %s)", f"{derived:,}", rounds,
+                                   ", ".join(named[:3] or sorted(stratum.relations)[:1]))
+                if limit is not None and derived > limit:
+                    raise GameError(f"more than {limit:,} facts derived (relation "
+                                    f"'{max(found, key=lambda r: len(found[r]))}' adding "
+                                    f"the most)")
+                delta = found
+        return facts
+
+    @staticmethod
+    def _derive(clause, facts, delta_at, delta, effort=None):
+        """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
+        return [instantiate(clause.head, b)
+                for b in solutions(clause, facts, delta_at, delta, effort=effort)]
+
+
+#: What a game's build is doing, for a user waiting on it (``ggp`` prints it
+#: once a build has taken a couple of seconds).
+BUILD_LOG = logging.getLogger("ggp.build")
+
+
+class TooMuchWork(GameError):
+    """The joins ran out of their :class:`Effort`."""
+
+
+class Effort:
+    """A budget of work for the joins of an analysis, counted in candidate
+    atoms examined (see :func:`solutions`): never in seconds, so that what an
+    analysis finds, or where it stops, is the same on any machine under any
+    load.  ``used`` says how much was spent."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit):
+        self.left = self.limit = limit
+
+    @property
+    def used(self):
+        return self.limit - self.left
+
+    def spend(self, atoms: int, relation: str) -> None:
+        """Count ``atoms`` examined for ``relation``; :class:`TooMuchWork` past the limit."""
+        self.left -= atoms
+        if self.left < 0:
+            raise TooMuchWork(f"the joins examined more than {self.limit:,} candidate atoms "
+                              f"(at relation '{relation}')")
+
+
+#: The deepest nesting of terms a recursive relation may build (the parser
+#: refuses input nested deeper than 90 levels).
+MAX_DEPTH = 100
+
+
+def _depth(term, cap: int) -> int:
+    """How deeply ``term`` nests (a constant: 0), counting up to ``cap`` + 1 at most."""
+    deepest, todo = 0, [(term, 0)]
+    while todo and deepest <= cap:
+        t, d = todo.pop()
+        if isinstance(t, tuple):
+            deepest = max(deepest, d + 1)
+            todo.extend((x, d + 1) for x in t[1:])
+    return deepest
+
+
+def refuse_deep(delta: dict) -> None:
+    """:class:`GameError` when an atom of ``delta`` (relation -> new atoms)
+    nests deeper than :data:`MAX_DEPTH`, naming its relation."""
+    for relation, atoms in delta.items():
+        for atom in atoms:
+            if _depth(atom, MAX_DEPTH) > MAX_DEPTH:
+                text = to_kif(atom)
+                raise GameError(f"relation '{relation}' builds terms nested deeper than "
+                                f"{MAX_DEPTH} levels, as {text[:60]}"
+                                f"{'...' if len(text) > 60 else ''}: they have no bound")
+
+
+def extend(step, lit, atom, b):
+    """The bindings ``b`` extended so that the positive literal ``lit``
+    (matched as its :class:`LiteralStep` says) equals ``atom``; None if it cannot."""
+    if len(atom) != len(lit):
+        return None
+    if step.free is None:
+        for p, pattern in step.rest:
+            b = match_term(pattern, atom[p], b)
+            if b is None:
+                return None
+        return b
+    b = dict(b)
+    for p, var in step.free:
+        b[var] = atom[p]
+    return b
+
+
+def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=None) -> list:
+    """Every binding of the variables of ``clause`` that satisfies its body.
+
+    Literal ``delta_at`` is matched against ``delta`` only (semi-naive rounds).
+    With ``negation=False`` negative literals are not tested (the grounder
+    decides them later); ``distinct`` always is.  ``effort``, an
+    :class:`Effort`, counts the candidate atoms the joins examine.
+    """
+    body = clause.body
+    steps = clause.steps
+    n = len(body)
+    out = []
+
+    def solve(i, b):
+        if i == n:
+            out.append(b)
+            return
+        lit = body[i]
+        if isinstance(lit, Distinct):
+            if instantiate(lit.left, b) != instantiate(lit.right, b):
+                solve(i + 1, b)
+            return
+        if isinstance(lit, Not):
+            if not negation or instantiate(lit.literal, b) not in facts.get(
+                    name_of(lit.literal)):
+                solve(i + 1, b)
+            return
+        step = steps[i]
+        if step.free == ():     # every argument bound: a membership test
+            atom = instantiate(lit, b)
+            if atom in (delta if i == delta_at else facts.get(name_of(lit))):
+                solve(i + 1, b)
+            return
+        key = tuple(instantiate(t, b) for t in step.key_terms)
+        if i == delta_at:
+            pool = [a for a in delta if len(a) == len(lit)
+                    and tuple(_at(a, p) for p in step.positions) == key]
+        else:
+            pool = facts.lookup(lit[0], step.positions, key)
+        if effort is not None:
+            effort.spend(len(pool), clause.relation)
+        for atom in pool:
+            b2 = extend(step, lit, atom, b)
+            if b2 is not None:
+                solve(i + 1, b2)
+
+    solve(0, {})
+    solve = None        # solve refers to itself: break the cycle, free it now
+    return out
+
+
+def recall(cache: OrderedDict, key):
+    """The value ``cache`` keeps under ``key`` (now the newest entry), or None."""
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+    return value
+
+
+def remember(cache: OrderedDict, key, value, size: int):
+    """``value``, kept in ``cache`` under ``key`` (the oldest entry dropped past ``size``)."""
+    cache[key] = value
+    if len(cache) > size:
+        cache.popitem(last=False)
+    return value
+
+
+@register
+class ReferenceMachine(StateMachine):
+    """The pure-Python reasoner (see module docstring).
+
+    A state is the frozenset of its true base facts (the arguments of ``true``).
+    """
+
+    name = "reference"
+
+    def __init__(self, rules, cache_size: int = 64):
+        self.program = Program(rules)
+        self.static = self.static_facts(self.program.strata("static"))
+        self._state_strata = self.program.strata("state")
+        self._move_strata = self.program.strata("move")
+        self.roles = tuple(sorted((a[1] for a in self.static.get("role")),
+                                  key=lambda r: self._role_order(rules, r)))
+        self._role_index = {r: i for i, r in enumerate(self.roles)}
+        self._cache: OrderedDict = OrderedDict()
+        self._cache_size = cache_size
+        self._move_cache: OrderedDict = OrderedDict()
+
+    @staticmethod
+    def static_facts(strata) -> Facts:
+        """The facts of the static relations, all computed now."""
+        return Program.evaluate(strata, Facts({}, frozenset(r for st in strata
+                                                            for r in st.relations)))
+
+    def fork(self) -> ReferenceMachine:
+        """A machine of its own on the same program and static facts, with
+        caches of its own."""
+        other = copy.copy(self)
+        other._cache, other._move_cache = OrderedDict(), OrderedDict()
+        return other
+
+    @staticmethod
+    def _role_order(rules, role):
+        for i, rule in enumerate(rules):
+            if rule.head == ("role", role):
+                return i
+        return len(rules)
+
+    # --- per-state and per-move evaluation, cached -------------------------
+    def _state(self, state):
+        facts = recall(self._cache, state)
+        if facts is not None:
+            return facts
+        facts = self._true_in(state)
+        Program.evaluate(self._state_strata, facts)
+        legal = defaultdict(list)
+        for atom in facts.get("legal"):
+            legal[atom[1]].append(atom[2])
+        facts.legal = {r: sorted(ms, key=term_key) for r, ms in legal.items()}
+        return remember(self._cache, state, facts, self._cache_size)
+
+    def _true_in(self, state) -> Facts:
+        """The static facts and ``state``'s ``true`` facts, to be extended."""
+        facts = self.static.copy()
+        facts.sets["true"] = {("true", f) for f in state}
+        return facts
+
+    def _check_joint(self, joint, legal) -> None:
+        """GameError unless ``joint`` is one move per role, each in ``legal(role)``."""
+        if not isinstance(joint, tuple) or len(joint) != len(self.roles):
+            raise GameError(f"a joint move needs one move per role {self.roles}, got {joint!r}")
+        for role, move in zip(self.roles, joint):
+            if move not in legal(role):
+                raise GameError(f"move {move!r} is not legal for role {role!r} in this state")
+
+    def _move(self, state, joint):
+        key = (state, joint)
+        facts = self._move_cache.get(key)
+        if facts is not None:
+            return facts
+        base = self._state(state)
+        self._check_joint(joint, lambda role: base.legal.get(role, ()))
+        facts = base.copy()
+        facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
+        Program.evaluate(self._move_strata, facts)
+        return remember(self._move_cache, key, facts, 8)
+
+    # --- the StateMachine questions ----------------------------------------
+    def initial_state(self):
+        return frozenset(a[1] for a in self.static.get("init"))
+
+    def legal_moves(self, state, role):
+        return list(self._state(state).legal.get(role, ()))
+
+    def next_state(self, state, joint):
+        return frozenset(a[1] for a in self._move(state, tuple(joint)).get("next"))
+
+    def is_terminal(self, state):
+        return "terminal" in self._state(state).get("terminal")
+
+    def goal(self, state, role):
+        return single_goal(role, (a[2] for a in self._state(state).get("goal") if a[1] == role))
+
+    def percepts(self, state, joint, role):
+        return frozenset(a[2] for a in self._move(state, tuple(joint)).get("sees")
+                         if a[1] == role)
+
+    def state_facts(self, state):
+        return frozenset(state)
+
+    def state_from_facts(self, facts):
+        return frozenset(facts)

@@ -1,0 +1,96 @@
+"""Learning curves: the exploitability of a learner's average policy at
+log-spaced episode counts (:func:`checkpoints`), as points
+(:class:`CurvePoint`), CSV files (:func:`write_curve`) and log-log plots
+(:func:`plot_curves`), for every self-play learner (:mod:`players.learning.selfplay`,
+:mod:`players.learning.nfsp`) and ``ggp solve``'s solvers."""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+CSV_FIELDS = ("game", "player", "seed", "unit", "episodes", "seconds", "exploitability",
+              "exploitability_unit")
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The exploitability (tree's unit) of the average policy after
+    ``episodes`` episodes, which took ``seconds`` of training (evaluation
+    excluded)."""
+    episodes: int
+    seconds: float
+    exploitability: float
+
+
+def checkpoints(episodes: int) -> list:
+    """Log-spaced episode counts: 1, 2, 5 times 10**k from 1000 below ``episodes``, then
+    ``episodes``."""
+    points, k = [], 1000
+    while k < episodes:
+        points.extend(x for x in (k, 2 * k, 5 * k) if x < episodes)
+        k *= 10
+    return points + [episodes]
+
+
+def curve_rows(learner, game: str) -> list:
+    """``learner``'s curve as rows of a curve file (``CSV_FIELDS``)."""
+    return [{"game": game, "player": learner.spec, "seed": learner.params["seed"],
+             "episodes": p.episodes, "seconds": round(p.seconds, 3),
+             **learner.tree.in_units(p.exploitability)} for p in learner.curve]
+
+
+def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIELDS) -> None:
+    """Write ``rows`` to the CSV file ``path`` with columns ``fields`` (after its
+    rows with ``append``; ValueError when that file has other columns)."""
+    path = Path(path)
+    keep = append and path.is_file() and path.stat().st_size > 0
+    if keep:
+        with path.open(newline="") as f:
+            header = next(csv.reader(f), [])
+        if tuple(header) != tuple(fields):
+            raise ValueError(f"{path} is not a curve file (columns {', '.join(fields)})")
+    with path.open("a" if keep else "w", newline="") as f:
+        writer = csv.DictWriter(f, fields)
+        if not keep:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
+    """A log-log plot of every run in the curve file: exploitability in the
+    game's unit against episodes (or, ``x="seconds"``, training seconds), as
+    the thesis' figures 3.2 and 3.3; one line per run (game, player, seed),
+    one colour per game and player."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs: dict[tuple, list] = {}
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            runs.setdefault((row["game"], row["player"], row["seed"]), []).append(
+                (float(row[x]), float(row["exploitability_unit"]), row["unit"]))
+    games = sorted({game for game, _, _ in runs})
+    units = sorted({unit for points in runs.values() for _, _, unit in points})
+    seeds: dict[tuple, list] = {}
+    for game, player, seed in runs:
+        seeds.setdefault((game, player), []).append(seed)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for colour, ((game, player), its_seeds) in enumerate(seeds.items()):
+        label = (f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})"
+                 + (f", {game}" if len(games) > 1 else ""))
+        for seed in its_seeds:
+            xs, gaps, _ = zip(*sorted(p for p in runs[game, player, seed] if p[0] > 0))
+            ax.plot(xs, gaps, marker=".", color=f"C{colour % 10}", label=label)
+            label = None
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("training seconds (one core)" if x == "seconds" else "episodes")
+    ax.set_ylabel(f"exploitability ({' / '.join(units)})")
+    ax.set_title(f"self-play: {', '.join(games)}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)

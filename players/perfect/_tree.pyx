@@ -1,0 +1,739 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The search tree of :mod:`players.perfect.mcts` in C, on the network kernel
+(:mod:`ggp.reasoners._propnet`) and a playout policy (:mod:`players._policy`).
+
+The same search as the Python tree of :mod:`players.perfect.mcts` (whose docstring
+gives the algorithm and its sources): decoupled UCB1 per role, untried moves
+first (the policy picks which), one node added per simulation, a playout in C,
+the discounted goals backed up, the policy crediting the whole simulation,
+the tree kept between moves, optional transpositions.  With the same seed it
+makes the same simulations and so chooses the same moves
+(``tests/test_mcts.py``); only Python is gone from the loop.
+
+Leaf parallelism (``leaf`` > 1, random playouts only): each new leaf is
+played out ``leaf`` times at once in the bit-parallel lanes of
+:mod:`ggp.reasoners._lanes` (64 playouts a sweep of the network), and the simulation
+counts as ``leaf`` visits carrying the mean goals, discounted by the mean
+depth (Cazenave and Jouandeau, "On the Parallelization of UCT", CGW 2007;
+Chaslot, Winands and van den Herik, "Parallel Monte-Carlo Tree Search",
+Computers and Games 2008, section 3.1).  A terminal node reached in the tree
+counts ``leaf`` times too, as ``leaf`` playouts from it would all end there.
+
+Storage is flat: per node its state (``nbase`` bytes), whether it is
+terminal, its visits, its goals (terminal) and per role the start and count
+of its legal moves in a pool of (move, visits, reward sum, best reward) rows;
+a node's children are a linked list of edges (joint move index, child), the
+joint move index being the mixed-radix number of the roles' picks.  When the
+root moves on (:meth:`Tree.advance`), what the new root cannot reach is
+dropped by copying its subtree into fresh storage.
+"""
+from libc.math cimport INFINITY, log, pow, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free
+from libc.string cimport memcmp, memcpy
+
+from ggp.reasoners._lanes cimport Lanes
+from ggp.reasoners._propnet cimport Kernel, _seed
+from players._policy cimport Policy
+from players._sampling cimport ANCHOR_BYTES, MAX_PLAYOUT, _grown, _now, _zeroed
+
+
+cdef struct Store:
+    # nodes
+    int64_t count, capacity
+    uint8_t* states         # nbase bytes a node
+    uint8_t* terminal
+    uint8_t* solved         # terminal, or (solver) its value under best play is known
+    int64_t* n              # visits
+    double* goals           # nroles a node (terminal nodes)
+    int64_t* first          # nroles a node: the role's first row in the pool
+    int32_t* width          # nroles a node: its number of legal moves
+    int64_t* edge           # the node's first edge, -1: none
+    # the pool of (move, visits, sum, top) rows
+    int64_t rows, row_capacity
+    int32_t* move
+    int64_t* visits
+    double* sums
+    double* tops            # the best reward seen
+    int64_t* amaf_n         # RAVE: simulations through the node that played the move later
+    double* amaf_sums       # and their rewards
+    # edges
+    int64_t edges, edge_capacity
+    int64_t* joint          # the joint move's index
+    int64_t* child
+    int64_t* next           # the node's next edge, -1: none
+    # transpositions: open addressing from a state's hash to node + 1 (0: empty)
+    int64_t* table
+    uint64_t mask
+    int64_t used
+
+
+cdef void _free(Store* s) noexcept nogil:
+    free(s.states); free(s.terminal); free(s.solved); free(s.n); free(s.goals); free(s.first)
+    free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
+    free(s.amaf_n); free(s.amaf_sums)
+    free(s.joint); free(s.child); free(s.next); free(s.table)
+    s.states = NULL
+
+
+cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept nogil:
+    """FNV-1a over the state's bytes."""
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef int i
+    for i in range(size):
+        h = (h ^ state[i]) * 1099511628211ULL
+    return h
+
+
+cdef class Tree:
+    """The tree of one player's search (module docstring).  ``c`` is UCB1's
+    constant, ``discount`` the backed-up goal's factor a ply, ``max_nodes``
+    the nodes a move may add; ``root`` is the state to search from."""
+
+    cdef Kernel K
+    cdef Policy policy
+    cdef Lanes lanes            # leaf parallelism (None: one playout on the kernel)
+    cdef int64_t leaf           # playouts a leaf, and visits a simulation
+    cdef uint64_t rng           # the lanes' random numbers
+    cdef int64_t* lane_out      # their totals: steps, cut, goals per role
+    cdef double rave            # RAVE's equivalence parameter k (0: no RAVE)
+    cdef double alpha           # weight of the evaluation at a new leaf (0: none)
+    cdef double* eval_w         # per role, a weight per base proposition
+    cdef double* eval_b         # per role, a bias
+    cdef int64_t* mark          # per move: the simulation that played it (RAVE)
+    cdef int64_t stamp
+    cdef int nroles, nbase
+    cdef double c, gamma
+    cdef bint transpositions, solver
+    cdef int64_t max_nodes
+    cdef readonly int64_t root, added
+    cdef Store s
+    cdef int32_t* context       # the match's last two joint moves (nroles each)
+    cdef int ncontext
+    # scratch for one simulation
+    cdef int64_t* path
+    cdef int32_t* picks         # nroles a level
+    cdef int32_t* joints        # context, then the tree's joint moves (nroles a step)
+    cdef int levels             # capacity of path, picks and joints, in levels
+    cdef uint8_t* state
+    cdef int64_t loaded         # the node whose state the kernel holds as loaded, or -1
+    cdef char* anchor           # the kernel settled at the root (NULL: too large a copy)
+    cdef int32_t* legal
+    cdef double* goals
+    cdef double* exact          # per move of the mover at a node: its known value, or -1
+
+    def __cinit__(self):
+        self.s.states = NULL
+        self.context = self.path = self.picks = self.joints = NULL
+        self.state = NULL
+        self.legal = NULL
+        self.goals = self.exact = NULL
+        self.lane_out = NULL
+        self.mark = NULL
+        self.eval_w = self.eval_b = NULL
+        self.anchor = NULL
+
+    def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
+                 double discount, bint transpositions, long max_nodes, bint solver=False,
+                 double rave=0.0, evaluation=None, double alpha=0.0, Lanes lanes=None,
+                 long leaf=1, unsigned long long seed=0):
+        self.K, self.policy = kernel, policy
+        self.nroles, self.nbase = kernel.nroles, kernel.nbase
+        self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
+        self.rng = _seed(seed)
+        self.lane_out = <int64_t*> _grown(NULL, (2 + kernel.nroles) * sizeof(int64_t))
+        if rave > 0 and lanes is not None:
+            raise ValueError("RAVE needs the playouts' moves, which the lanes do not keep")
+        self.rave = rave
+        self.mark = <int64_t*> _zeroed(kernel.nmoves + 1, sizeof(int64_t))
+        self.stamp = 0
+        self.alpha = alpha if evaluation is not None else 0.0
+        if self.alpha > 0:
+            weights, bias = evaluation
+            self.eval_w = <double*> _grown(NULL, (self.nroles * self.nbase + 1) * sizeof(double))
+            self.eval_b = <double*> _grown(NULL, self.nroles * sizeof(double))
+            for r in range(self.nroles):
+                self.eval_b[r] = bias[r]
+                for b in range(self.nbase):
+                    self.eval_w[r * self.nbase + b] = weights[r][b]
+        self.c, self.gamma, self.transpositions = c, discount, transpositions
+        self.solver = solver
+        self.max_nodes = max_nodes
+        self.context = <int32_t*> _grown(NULL, 2 * self.nroles * sizeof(int32_t))
+        self.state = <uint8_t*> _grown(NULL, self.nbase)
+        self.legal = <int32_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int32_t))
+        self.goals = <double*> _grown(NULL, self.nroles * sizeof(double))
+        self.exact = <double*> _grown(NULL, (kernel.nmoves + 1) * sizeof(double))
+        self.levels = 0
+        self._levels(64)
+        self._init(&self.s, 1024)
+        self.root = self._node(&root[0] if self.nbase else self.state)
+        self.added = 0
+
+    def __dealloc__(self):
+        if self.s.states != NULL:
+            _free(&self.s)
+        free(self.context); free(self.path); free(self.picks); free(self.joints)
+        free(self.state); free(self.legal); free(self.goals); free(self.exact)
+        free(self.lane_out); free(self.mark); free(self.eval_w); free(self.eval_b)
+        free(self.anchor)
+
+    # --- storage ------------------------------------------------------------------
+    cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
+        s.count = s.rows = s.edges = s.used = 0
+        s.capacity = s.row_capacity = s.edge_capacity = 0
+        s.states = s.terminal = s.solved = NULL
+        s.n = s.first = s.edge = s.joint = s.child = s.next = s.visits = s.table = NULL
+        s.goals = s.sums = s.tops = s.amaf_sums = NULL
+        s.amaf_n = NULL
+        s.width = s.move = NULL
+        self._nodes(s, capacity)
+        self._rows(s, capacity * 4)
+        self._edges(s, capacity)
+        s.mask = 0
+        if self.transpositions:
+            s.mask = 2 * capacity - 1
+            s.table = <int64_t*> _zeroed(s.mask + 1, sizeof(int64_t))
+        return 0
+
+    cdef int _nodes(self, Store* s, int64_t capacity) except -1 nogil:
+        cdef int r = self.nroles
+        s.states = <uint8_t*> _grown(s.states, capacity * self.nbase)
+        s.terminal = <uint8_t*> _grown(s.terminal, capacity)
+        s.solved = <uint8_t*> _grown(s.solved, capacity)
+        s.n = <int64_t*> _grown(s.n, capacity * sizeof(int64_t))
+        s.goals = <double*> _grown(s.goals, capacity * r * sizeof(double))
+        s.first = <int64_t*> _grown(s.first, capacity * r * sizeof(int64_t))
+        s.width = <int32_t*> _grown(s.width, capacity * r * sizeof(int32_t))
+        s.edge = <int64_t*> _grown(s.edge, capacity * sizeof(int64_t))
+        s.capacity = capacity
+        return 0
+
+    cdef int _rows(self, Store* s, int64_t capacity) except -1 nogil:
+        s.move = <int32_t*> _grown(s.move, capacity * sizeof(int32_t))
+        s.visits = <int64_t*> _grown(s.visits, capacity * sizeof(int64_t))
+        s.sums = <double*> _grown(s.sums, capacity * sizeof(double))
+        s.tops = <double*> _grown(s.tops, capacity * sizeof(double))
+        s.amaf_n = <int64_t*> _grown(s.amaf_n, capacity * sizeof(int64_t))
+        s.amaf_sums = <double*> _grown(s.amaf_sums, capacity * sizeof(double))
+        s.row_capacity = capacity
+        return 0
+
+    cdef int _edges(self, Store* s, int64_t capacity) except -1 nogil:
+        s.joint = <int64_t*> _grown(s.joint, capacity * sizeof(int64_t))
+        s.child = <int64_t*> _grown(s.child, capacity * sizeof(int64_t))
+        s.next = <int64_t*> _grown(s.next, capacity * sizeof(int64_t))
+        s.edge_capacity = capacity
+        return 0
+
+    cdef int _levels(self, int levels) except -1 nogil:
+        cdef int r = self.nroles
+        self.path = <int64_t*> _grown(self.path, (levels + 2) * sizeof(int64_t))
+        self.picks = <int32_t*> _grown(self.picks, (levels + 2) * r * sizeof(int32_t))
+        self.joints = <int32_t*> _grown(self.joints, (levels + 4) * r * sizeof(int32_t))
+        self.levels = levels
+        return 0
+
+    cdef int64_t _find(self, Store* s, const uint8_t* state, uint64_t h) noexcept nogil:
+        """The node of ``state`` in the transposition table, or -1."""
+        cdef uint64_t i = h & s.mask
+        cdef int64_t node
+        while s.table[i]:
+            node = s.table[i] - 1
+            if memcmp(s.states + node * self.nbase, state, self.nbase) == 0:
+                return node
+            i = (i + 1) & s.mask
+        return -1
+
+    cdef int _enter(self, Store* s, int64_t node) except -1 nogil:
+        """Put ``node`` in the transposition table (grown when half full)."""
+        cdef uint64_t i, j, old_mask
+        cdef int64_t* old
+        if 2 * (s.used + 1) > <int64_t> (s.mask + 1):
+            old, old_mask = s.table, s.mask
+            s.mask = 2 * (s.mask + 1) - 1
+            s.table = <int64_t*> _zeroed(s.mask + 1, sizeof(int64_t))
+            s.used = 0
+            for j in range(old_mask + 1):
+                if old[j]:
+                    self._enter(s, old[j] - 1)
+            free(old)
+        i = _hash(s.states + node * self.nbase, self.nbase) & s.mask
+        while s.table[i]:
+            i = (i + 1) & s.mask
+        s.table[i] = node + 1
+        s.used += 1
+        return 0
+
+    # --- nodes --------------------------------------------------------------------
+    cdef int64_t _node(self, const uint8_t* state) except -1 nogil:
+        """The node of ``state``: a new one (expanded: terminal and goals, or
+        each role's legal moves in move order), or with transpositions the
+        one already holding that state."""
+        cdef Store* s = &self.s
+        cdef int64_t node, row
+        cdef int r, k, g, nr = self.nroles
+        if self.transpositions:
+            node = self._find(s, state, _hash(state, self.nbase))
+            if node >= 0:
+                return node
+        if s.count == s.capacity:
+            self._nodes(s, 2 * s.capacity)
+        node = s.count
+        s.count += 1
+        memcpy(s.states + node * self.nbase, state, self.nbase)
+        s.n[node] = 0
+        s.edge[node] = -1
+        self.K._load(state)
+        self.loaded = node
+        s.terminal[node] = self.K.term_node >= 0 and self.K.val[self.K.term_node]
+        s.solved[node] = s.terminal[node]
+        for r in range(nr):
+            s.width[node * nr + r] = 0
+            s.first[node * nr + r] = s.rows
+        if s.terminal[node]:
+            self.K._best_goals(s.goals + node * nr)
+        else:
+            for r in range(nr):
+                k = self.K._legal(r, self.legal)
+                if s.rows + k > s.row_capacity:
+                    self._rows(s, 2 * (s.row_capacity + k))
+                s.first[node * nr + r] = s.rows
+                s.width[node * nr + r] = k
+                for g in range(k):
+                    row = s.rows + g
+                    s.move[row] = self.legal[g]
+                    s.visits[row] = 0
+                    s.sums[row] = 0.0
+                    s.tops[row] = -1.0
+                    s.amaf_n[row] = 0
+                    s.amaf_sums[row] = 0.0
+                s.rows += k
+        if self.transpositions:
+            self._enter(s, node)
+        return node
+
+    cdef int64_t _child(self, int64_t node, int64_t joint) noexcept nogil:
+        cdef int64_t e = self.s.edge[node]
+        while e >= 0:
+            if self.s.joint[e] == joint:
+                return self.s.child[e]
+            e = self.s.next[e]
+        return -1
+
+    cdef int _link(self, int64_t node, int64_t joint, int64_t child) except -1 nogil:
+        cdef Store* s = &self.s
+        if s.edges == s.edge_capacity:
+            self._edges(s, 2 * s.edge_capacity)
+        s.joint[s.edges] = joint
+        s.child[s.edges] = child
+        s.next[s.edges] = s.edge[node]
+        s.edge[node] = s.edges
+        s.edges += 1
+        return 0
+
+    # --- one simulation -------------------------------------------------------------
+    cdef int64_t _choose(self, int64_t node, int level, int32_t* joint) noexcept nogil:
+        """Each role's move at ``node`` (into ``joint`` and the level's picks):
+        an untried one (the policy picks which), else by UCB1.  Returns the
+        joint move's index."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, r, j, k, best, untried, t
+        cdef int64_t first, index = 0, radix = 1, v
+        cdef double log_n = log(<double> s.n[node]) if s.n[node] > 0 else 0.0
+        cdef double beta = sqrt(self.rave / (3.0 * s.n[node] + self.rave)) if self.rave > 0 else 0.0
+        cdef double value, best_value
+        cdef int c1, c2, mover = self._mover(node) if self.solver else -1
+        cdef int64_t e
+        cdef int32_t* pick = self.picks + level * nr
+        t = self.ncontext + level               # joint moves before this one
+        for r in range(nr):
+            k = s.width[node * nr + r]
+            first = s.first[node * nr + r]
+            best = 0
+            if r == mover:                      # the moves whose outcome is known
+                for j in range(k):
+                    self.exact[j] = -1.0
+                e = s.edge[node]
+                while e >= 0:
+                    if s.solved[s.child[e]]:
+                        self.exact[s.joint[e]] = s.goals[s.child[e] * nr + r]
+                    e = s.next[e]
+            if k > 1:
+                untried = 0
+                for j in range(k):
+                    if s.visits[first + j] == 0:
+                        self.policy.cand[untried] = s.move[first + j]
+                        self.policy.cand_pos[s.move[first + j]] = untried
+                        untried += 1
+                if untried:
+                    c1 = self.joints[(t - 1) * nr + self.policy.prev[2 * r]] if t >= 1 else -1
+                    c2 = self.joints[(t - 2) * nr + self.policy.prev[2 * r + 1]] if t >= 2 else -1
+                    v = self.policy._pick(r, self.policy.cand, untried, self.policy.cand_pos, c1, c2)
+                    for j in range(untried):
+                        self.policy.cand_pos[self.policy.cand[j]] = -1
+                    for j in range(k):
+                        if s.move[first + j] == v:
+                            best = j
+                            break
+                else:
+                    best_value = -INFINITY
+                    for j in range(k):
+                        v = s.visits[first + j]
+                        if r == mover and self.exact[j] == 0:
+                            value = -INFINITY           # a known loss: never while others are not
+                        elif r == mover and self.exact[j] > 0:
+                            value = self.exact[j] + self.c * sqrt(log_n / v)
+                        else:
+                            value = s.sums[first + j] / v
+                            if self.rave > 0:
+                                value += beta * ((s.amaf_sums[first + j] / s.amaf_n[first + j]
+                                                  if s.amaf_n[first + j] else value) - value)
+                            value += self.c * sqrt(log_n / v)
+                        if value > best_value:
+                            best, best_value = j, value
+            pick[r] = best
+            joint[r] = s.move[first + best]
+            index += best * radix
+            radix *= k if k > 0 else 1
+        return index
+
+    cdef double _leaf(self, const uint8_t* state) noexcept nogil:
+        """``leaf`` random playouts from ``state`` in the lanes: their mean
+        goals into ``goals``; returns their mean depth."""
+        cdef int r, nr = self.nroles
+        for r in range(2 + nr):
+            self.lane_out[r] = 0
+        self.lanes._run(state, self.leaf, &self.rng, MAX_PLAYOUT, self.lane_out, NULL, NULL)
+        for r in range(nr):
+            self.goals[r] = <double> self.lane_out[2 + r] / self.leaf
+        return <double> self.lane_out[0] / self.leaf
+
+    cdef void _blend(self, const uint8_t* state) noexcept nogil:
+        """Mix the evaluation of ``state`` (:mod:`players.perfect.heuristic`, clipped
+        to 0..100) into the playout's goals: (1 - alpha) goals + alpha value,
+        as AlphaGo mixes its value network with the rollout outcome (Silver et
+        al., Nature 2016, "Searching with policy and value networks")."""
+        cdef int r, b, nb = self.nbase
+        cdef double v
+        for r in range(self.nroles):
+            v = self.eval_b[r]
+            for b in range(nb):
+                if state[b]:
+                    v += self.eval_w[r * nb + b]
+            v = 0.0 if v < 0 else 100.0 if v > 100 else v
+            self.goals[r] = (1 - self.alpha) * self.goals[r] + self.alpha * v
+
+    cdef int _simulate(self) except -1 nogil:
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, level = 0, r, g, known, i, plies = 0
+        cdef int64_t node = self.root, child, index, w = self.leaf
+        cdef int32_t* joint
+        cdef bint played = False, cut = False
+        cdef double scale, reward, depth = 0
+        self.loaded = -1
+        self.path[0] = node
+        while not s.solved[node]:
+            if level + 1 >= self.levels:
+                self._levels(2 * self.levels)
+            joint = self.joints + (self.ncontext + level) * nr
+            index = self._choose(node, level, joint)
+            level += 1
+            child = self._child(node, index)
+            if child < 0:
+                if self.anchor != NULL:     # a load from the root flips the fewest
+                    self.K._restore(self.anchor)
+                self.K._load(s.states + node * self.nbase)
+                for r in range(nr):
+                    self.K.chosen[r] = joint[r]
+                self.K._do()
+                self.K._read_next(self.state)
+                child = self._node(self.state)
+                if self.added < self.max_nodes:
+                    self._link(node, index, child)
+                    self.added += 1
+                self.path[level] = child
+                if not s.solved[child] and self.lanes is not None:
+                    depth = self._leaf(s.states + child * self.nbase)
+                    played = True
+                elif not s.solved[child]:
+                    known = self.ncontext + level
+                    self.policy._reserve(known + MAX_PLAYOUT)
+                    memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
+                    if self.loaded != child:    # else _node has just loaded it
+                        self.K._load(s.states + child * self.nbase)
+                    plies = self.policy._run(known, MAX_PLAYOUT, &cut)
+                    depth = plies
+                    self.K._last_goals(self.goals)
+                    self.policy._credit(self.ncontext, known + plies, self.goals)
+                    played = True
+                if played and self.alpha > 0:
+                    self._blend(s.states + child * self.nbase)
+                break
+            self.path[level] = child
+            node = child
+        if not played:
+            node = self.path[level]
+            for r in range(nr):
+                self.goals[r] = s.goals[node * nr + r]
+            known = self.ncontext + level
+            self.policy._reserve(known)
+            memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
+            self.policy._credit(self.ncontext, known, self.goals)
+        # back up the goals, discounted by gamma ** plies to the end, w times
+        scale = pow(self.gamma, depth)
+        for i in range(level - 1, -1, -1):
+            scale *= self.gamma
+            node = self.path[i]
+            s.n[node] += w
+            for r in range(nr):
+                g = s.first[node * nr + r] + self.picks[i * nr + r]
+                reward = self.goals[r] * scale
+                s.visits[g] += w
+                s.sums[g] += reward * w
+                if reward > s.tops[g]:
+                    s.tops[g] = reward
+        s.n[self.path[level]] += w
+        if self.rave > 0:
+            self._amaf(level, self.ncontext + level + (plies if played else 0), depth)
+        if self.solver:
+            for i in range(level - 1, -1, -1):
+                if not self._solve(self.path[i]):
+                    break
+        return 0
+
+    cdef void _amaf(self, int level, int steps, double depth) noexcept nogil:
+        """RAVE's all-moves-as-first statistics (Gelly and Silver, "Combining
+        Online and Offline Knowledge in UCT", ICML 2007): at each node of the
+        path, each role's moves that the role played there or later in the
+        simulation (the first ``steps`` joint moves of the policy's record)
+        are credited with the reward the node's own move got."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, i, r, j, t = steps - 1
+        cdef int64_t node, row
+        cdef double scale = pow(self.gamma, depth), reward
+        self.stamp += 1
+        for i in range(level - 1, -1, -1):
+            scale *= self.gamma
+            while t >= self.ncontext + i:
+                for r in range(nr):
+                    self.mark[self.policy.seq[t * nr + r]] = self.stamp
+                t -= 1
+            node = self.path[i]
+            for r in range(nr):
+                reward = self.goals[r] * scale
+                row = s.first[node * nr + r]
+                for j in range(s.width[node * nr + r]):
+                    if self.mark[s.move[row + j]] == self.stamp:
+                        s.amaf_n[row + j] += 1
+                        s.amaf_sums[row + j] += reward
+
+    # --- the solver -----------------------------------------------------------------
+    cdef int _mover(self, int64_t node) noexcept nogil:
+        """The one role with a choice at ``node``; -1 when none has, -2 when
+        several have (a simultaneous move, which the solver leaves alone)."""
+        cdef int r, mover = -1
+        for r in range(self.nroles):
+            if self.s.width[node * self.nroles + r] > 1:
+                if mover >= 0:
+                    return -2
+                mover = r
+        return mover
+
+    cdef bint _solve(self, int64_t node) noexcept nogil:
+        """Whether ``node``'s value under best play is now known: a child where
+        its mover gets 100, or every child known (the mover's best).  Its
+        value goes into its goals (MCTS-Solver: Winands, Bjornsson and Saito,
+        Computers and Games 2008, with the mover maximising its own goal)."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, m = self._mover(node), r
+        cdef int64_t e, child, best = -1, known = 0
+        if m == -2 or s.solved[node]:
+            return s.solved[node]
+        e = s.edge[node]
+        while e >= 0:
+            child = s.child[e]
+            if s.solved[child]:
+                known += 1
+                if best < 0 or m >= 0 and s.goals[child * nr + m] > s.goals[best * nr + m]:
+                    best = child
+                if m >= 0 and s.goals[child * nr + m] >= 100:
+                    break
+            e = s.next[e]
+        if best < 0 or not (known == (s.width[node * nr + m] if m >= 0 else 1)
+                            or m >= 0 and s.goals[best * nr + m] >= 100):
+            return False
+        s.solved[node] = 1
+        for r in range(nr):
+            s.goals[node * nr + r] = s.goals[best * nr + r]
+        return True
+
+    def run(self, long budget=-1, double until=0.0):
+        """Simulate ``budget`` times, or (``budget < 0``) until the
+        ``time.monotonic()`` instant ``until``; returns how many ran."""
+        cdef long done = 0
+        memcpy(self.joints, self.context, self.ncontext * self.nroles * sizeof(int32_t))
+        # each expansion loads its node's state into the kernel settled at the
+        # root: flipping what differs from the root, not from where the last
+        # playout ended (in every network of a split kernel)
+        free(self.anchor)
+        self.anchor = self.K._anchor(self.s.states + self.root * self.nbase, ANCHOR_BYTES)
+        with nogil:
+            if budget >= 0:
+                while done < budget:
+                    self._simulate()
+                    done += 1
+            else:
+                while _now() < until:
+                    self._simulate()
+                    done += 1
+        return done
+
+    # --- between moves --------------------------------------------------------------
+    def new_move(self):
+        """A new decision: it may add ``max_nodes`` nodes again."""
+        self.added = 0
+
+    def advance(self, joint, const uint8_t[:] state):
+        """The match went on by ``joint`` (move numbers) to ``state``: its node
+        becomes the root (the child of the root by that joint move, else the
+        node of ``state``), and everything else is dropped."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, r, j, k
+        cdef int64_t index = 0, radix = 1, first, child = -1
+        cdef bint found = not s.terminal[self.root]
+        for r in range(nr):
+            if not found:
+                break
+            k, first = s.width[self.root * nr + r], s.first[self.root * nr + r]
+            found = False
+            for j in range(k):
+                if s.move[first + j] == joint[r]:
+                    index += j * radix
+                    found = True
+                    break
+            radix *= k if k > 0 else 1
+        if found:
+            child = self._child(self.root, index)
+        if child < 0:
+            child = self._node(&state[0] if self.nbase else self.state)
+        if self.ncontext == 2:                  # keep the last two joint moves
+            memcpy(self.context, self.context + nr, nr * sizeof(int32_t))
+            self.ncontext = 1
+        for r in range(nr):
+            self.context[self.ncontext * nr + r] = joint[r]
+        self.ncontext += 1
+        self._keep(child)
+
+    def restart(self, const uint8_t[:] state):
+        """Search from ``state``, with no tree and no history (GDL-II: a state
+        consistent with what the player saw)."""
+        self.ncontext = 0
+        self._keep(self._node(&state[0] if self.nbase else self.state))
+
+    cdef int _keep(self, int64_t root) except -1:
+        """Make ``root`` the root and copy what it reaches into fresh storage."""
+        cdef Store old = self.s
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, r
+        cdef int64_t* new_id = <int64_t*> _grown(NULL, old.count * sizeof(int64_t))
+        cdef int64_t* queue = <int64_t*> _grown(NULL, old.count * sizeof(int64_t))
+        cdef int64_t head = 0, tail = 1, node, copy, e, j, w, src, dst
+        cdef int64_t capacity = 1024
+        try:
+            for node in range(old.count):
+                new_id[node] = -1
+            # number the reachable nodes breadth-first
+            queue[0] = root
+            new_id[root] = 0
+            while head < tail:
+                node = queue[head]
+                head += 1
+                e = old.edge[node]
+                while e >= 0:
+                    if new_id[old.child[e]] < 0:
+                        new_id[old.child[e]] = tail
+                        queue[tail] = old.child[e]
+                        tail += 1
+                    e = old.next[e]
+            while capacity < tail:
+                capacity *= 2
+            self._init(s, capacity)
+            for copy in range(tail):
+                node = queue[copy]
+                memcpy(s.states + copy * self.nbase, old.states + node * self.nbase, self.nbase)
+                s.terminal[copy], s.n[copy], s.edge[copy] = old.terminal[node], old.n[node], -1
+                s.solved[copy] = old.solved[node]
+                for r in range(nr):
+                    w = old.width[node * nr + r]
+                    s.goals[copy * nr + r] = old.goals[node * nr + r]
+                    s.width[copy * nr + r] = w
+                    if s.rows + w > s.row_capacity:
+                        self._rows(s, 2 * (s.row_capacity + w))
+                    s.first[copy * nr + r] = s.rows
+                    src, dst = old.first[node * nr + r], s.rows
+                    for j in range(w):
+                        s.move[dst + j] = old.move[src + j]
+                        s.visits[dst + j] = old.visits[src + j]
+                        s.sums[dst + j] = old.sums[src + j]
+                        s.tops[dst + j] = old.tops[src + j]
+                        s.amaf_n[dst + j] = old.amaf_n[src + j]
+                        s.amaf_sums[dst + j] = old.amaf_sums[src + j]
+                    s.rows += w
+                s.count += 1
+                if self.transpositions:
+                    self._enter(s, copy)
+            for copy in range(tail):
+                node = queue[copy]
+                e = old.edge[node]
+                while e >= 0:
+                    self._link(copy, old.joint[e], new_id[old.child[e]])
+                    e = old.next[e]
+        finally:
+            free(new_id)
+            free(queue)
+            _free(&old)
+        self.root = 0
+        return 0
+
+    # --- questions ------------------------------------------------------------------
+    def root_moves(self, int role):
+        """(moves, visits, reward sums, best rewards) of ``role`` at the root."""
+        cdef Store* s = &self.s
+        cdef int64_t first = s.first[self.root * self.nroles + role], j
+        cdef int w = s.width[self.root * self.nroles + role]
+        return ([s.move[first + j] for j in range(w)], [s.visits[first + j] for j in range(w)],
+                [s.sums[first + j] for j in range(w)], [s.tops[first + j] for j in range(w)])
+
+    def root_amaf(self, int role):
+        """(RAVE's simulations, their reward sums) per root move of ``role``."""
+        cdef Store* s = &self.s
+        cdef int64_t first = s.first[self.root * self.nroles + role], j
+        cdef int w = s.width[self.root * self.nroles + role]
+        return ([s.amaf_n[first + j] for j in range(w)],
+                [s.amaf_sums[first + j] for j in range(w)])
+
+    def root_exact(self, int role):
+        """Per root move of ``role``: its goal under best play when the solver
+        knows it (the child it leads to is solved), else None."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles
+        cdef int64_t e
+        out = [None] * s.width[self.root * nr + role]
+        if self._mover(self.root) != role:
+            return out
+        e = s.edge[self.root]
+        while e >= 0:
+            if s.solved[s.child[e]]:
+                out[s.joint[e]] = s.goals[s.child[e] * nr + role]
+            e = s.next[e]
+        return out
+
+    @property
+    def solved(self):
+        """Whether the root's value under best play is known (solver)."""
+        return bool(self.s.solved[self.root])
+
+    @property
+    def nodes(self):
+        return self.s.count

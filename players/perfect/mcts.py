@@ -1,0 +1,764 @@
+"""Monte Carlo tree search players for perfect-information games: ``uct``,
+``mast``, ``nst`` and ``lgr``.
+
+One search for any number of roles, turn-taking or simultaneous, as in
+CadiaPlayer (Björnsson and Finnsson, "CadiaPlayer: A Simulation-Based General
+Game Player", IEEE TCIAIG 1(1), 2009) and the players of Tak, Winands and
+Björnsson, "N-Grams and the Last-Good-Reply Policy Applied in General Game
+Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
+
+* every node keeps, for every role, the visits and reward sum of each of the
+  role's legal moves, and each role chooses its own move by UCB1 on its own
+  goal (decoupled UCT: simultaneous moves, general-sum and multi-player
+  games alike; a role with one legal move, such as ``noop``, has no choice);
+* a move never tried at a node is tried first, the playout policy choosing
+  among the untried ones (seed 003 slide 26, "fine details");
+* one node is added per simulation, then a playout runs to the end of the game
+  in C (:mod:`players._policy`), and the goals, discounted by 0.999 a ply
+  (``gamma ** plies``, seed 003 slide 30), are backed up along the path;
+* the playout policy learns from every simulation, with the moves of the tree
+  part and of the playout, also when the simulation ends at a terminal state
+  inside the tree (seed 003, slides 22-25);
+* the tree is kept between turns (the subtree of the joint move played), and
+  the policy's statistics are multiplied by ``decay`` once per decision of
+  ours (a step where we have more than one legal move), before its search;
+* the move played (seed 003 slide 29, "how do we select the move"): the best
+  average (``final=average``, the slide's option 2), the best reward seen
+  (``final=best``, option 1, which the slide gives as CadiaPlayer's), the
+  most visited (``final=visits``), or one drawn in proportion to the root
+  visits (``final=mixed``: in a simultaneous-move game the visit frequencies
+  of decoupled UCT approximate a mixed strategy, which the most visited move,
+  a pure strategy, throws away);
+* ``transpositions=true`` shares one node between paths reaching one state.
+
+Options of the C tree, off by default, each measured at equal time in the
+README: ``threads`` (root parallelism), ``solver`` (MCTS-Solver), ``leaf``
+(``uct``: leaf parallelism in the bit-parallel lanes), ``rave`` (RAVE,
+Gelly and Silver 2007) and ``heuristic`` (a learned material evaluation mixed
+into a new leaf's value, :mod:`players.perfect.heuristic`); :mod:`players.perfect._tree`
+gives their sources.
+
+On the compiled reasoner the tree lives in C (:mod:`players.perfect._tree`), which
+makes the same simulations with the same seed; the Python tree below is the
+one for the reference reasoner (and ``engine=python``), and the oracle the C
+tree is tested against.
+
+Defaults and their basis (seed 003 slides, else /work/shared/REFERENCES.md):
+
+* ``c=40``: slides 16-17 give UCB1 without a value; CadiaPlayer's C on the
+  0..100 scale.
+* ``discount=0.999``: slide 30 (CadiaPlayer's).
+* ``final=average``: slide 29's option 2.  The slide prefers neither option;
+  option 1 (``best``) is not the default because it loses: ``uct`` with
+  ``final=best`` scored 25.0 +- 8.4 of 100 against ``final=visits`` on
+  connectFour (100 matches, 300 simulations a move), ``final=average`` 51.5
+  +- 9.4 (and 55.0 +- 6.9 at 50 simulations, 200 matches): with discounting,
+  the best reward seen is that of the shortest win any simulation found,
+  whatever the opponent could have played instead.
+* ``policy=egreedy``, ``epsilon=0.4``: slides 31-32 (epsilon-greedy MAST, N-grams
+  and LGR beat MAST with Gibbs sampling; 0.4 is the Maastricht epsilon).
+* ``tau=10``: slide 21 gives Gibbs sampling without a value; CadiaPlayer's.
+* ``decay=0.2``: not in the slides; the Maastricht factor "between moves",
+  applied once per decision of ours (a step where we have more than one legal
+  move), not once per game step, so that the statistics of one search are
+  decayed once before the next whether or not forced ``noop`` steps come
+  between (under a simulation budget a forced step runs no search at all).
+* ``n=3``, ``k=7``: slide 23 (k = 7 tuned by hand; N-grams up to 3 moves, the
+  Maastricht setting).
+* ``fallback=nst``: slides 26 and 31 (LGR with N-grams scores best).
+* ``forget=true``, ``replies=both``: slide 25 (the replies of a lost
+  simulation are removed from memory; replies look back one or more steps,
+  LGR-1 and LGR-2 together).
+
+UCB1 (Kocsis and Szepesvári 2006) on the 0..100 goal scale, with CadiaPlayer's
+C = 40: ``Q(s, a) + C * sqrt(ln N(s) / N(s, a))``.
+
+Budgets: ``simulations=N`` per move (reproducible with ``seed``; a forced
+move, such as ``noop`` in a turn-taking game, is answered without
+simulations), else the play clock less a safety ``margin`` in seconds (spent
+even on forced moves: thinking ahead while the opponent moves).
+"""
+from __future__ import annotations
+
+import gc
+import math
+import random
+import time
+import warnings
+
+from players.base import BUDGET, Player
+from players.params import Param, extend
+from players.registry import register
+
+#: Nodes added per move at most: past it, simulations play out from leaves.
+MAX_NODES = 1_000_000
+
+
+class Node:
+    """A state in the tree: per role its legal moves and their statistics."""
+
+    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "tops", "n",
+                 "children")
+
+    def __init__(self, search, state):
+        self.state = state
+        self.terminal, self.goals, self.legal = search.expand(state)
+        self.n = 0
+        if self.legal is not None:
+            self.visits = [[0] * len(moves) for moves in self.legal]
+            self.sums = [[0.0] * len(moves) for moves in self.legal]
+            self.tops = [[-1.0] * len(moves) for moves in self.legal]   # best reward seen
+        self.children = {}
+
+
+class MCTSPlayer(Player):
+    """The search shared by the registered players; ``playout`` names the
+    policy (see :class:`players._policy.Policy` for its parameters)."""
+
+    name = "mcts"
+    playout = "random"
+
+    params = extend(Player.params, *BUDGET,
+        Param("c", float, 40.0, "UCB1 exploration constant on the 0..100 goal scale", low=0),
+        Param("discount", float, 0.999, "discount of the backed-up goal per ply",
+              low=0, high=1, low_open=True),
+        Param("final", str, "average", "the move played: most visited, best average, best "
+              "reward seen, or drawn in proportion to the visits (seed 003 slide 29)",
+              choices=("visits", "average", "best", "mixed")),
+        Param("transpositions", bool, False, "one node per state instead of per path"),
+        Param("engine", str, "c", "the tree in C (on the compiled reasoner) or in Python "
+              "(the same simulations, slower)", choices=("c", "python")),
+        Param("threads", int, 1, "trees searched in parallel from the root, their root "
+              "statistics summed (root parallelism; engine=c)", low=1, high=64),
+        Param("solver", bool, False, "MCTS-Solver: values under best play known in the tree "
+              "are backed up and played (engine=c)"),
+        Param("heuristic", float, 0.0, "weight of a material evaluation learned from random "
+              "playouts at the start (players.perfect.heuristic) in each new leaf's value, the "
+              "playout's outcome getting the rest; 0: off (engine=c)", low=0, high=1),
+        Param("rave", float, 0.0, "RAVE's equivalence parameter k: selection mixes in the "
+              "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
+              low=0),
+        Param("decisive", bool, False, "decisive-move playouts: where one role has a choice, "
+              "a move that wins at once is played (compiled reasoner)"),
+    )
+    #: The playout policy's parameters (:class:`players._policy.Policy`), by
+    #: the names the policy gives them.
+    policy_names = {}
+    #: Playouts a new leaf (leaf parallelism, :class:`UCTPlayer` only).
+    leaf = 1
+    #: What the policy's statistics are multiplied by before each decision
+    #: (random playouts keep none; the learning players declare it).
+    decay = 1.0
+
+    def __init__(self, **values):
+        super().__init__(**values)
+        self.policy_params = {arg: getattr(self, name)
+                              for name, arg in self.policy_names.items()}
+        if self.decisive:
+            self.policy_params["decisive"] = True
+        if self.rave > 0 and self.leaf > 1:
+            raise ValueError("rave needs the playouts' moves, and leaf parallelism does not "
+                             "keep them: use one or the other")
+        self.last_simulations = 0
+        self.warned_without_c = False   # of the options only the C tree has (once a player)
+
+    # --- the Player hooks -------------------------------------------------------
+    def meta_game(self, deadline):
+        self.rebuild_search(deadline)
+        if self.simulations is None:
+            self.think(deadline - self.margin)
+
+    def rebuild_search(self, deadline):
+        """The search and its tree over ``self.steps``, rooted at the current
+        position: at START, and when the player moves to the compiled
+        reasoner mid-match (:mod:`players.base`)."""
+        self.search = search_for(self.steps, self.playout, self.policy_params,
+                                  self.rng.getrandbits(63))
+        # joint moves of the match so far (search ids; GDL-II: since the root)
+        self.history = [] if self.imperfect else [self.search.ids(o.joint)
+                                                  for o in self.observations]
+        self.table = {} if self.transpositions else None
+        self.ctree = None
+        self.evaluation = None      # (weights and biases, weight in a leaf's value): heuristic
+        if self.steps.compiled and self.engine == "c":
+            self.evaluation = self._evaluation(deadline)
+            self.ctree = Forest(self.search, self.position(), self.threads, self.c,
+                                self.discount, self.transpositions,
+                                [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
+                                self.solver, self.rave, self.leaf, self.evaluation)
+        else:
+            self._warn_without_c()
+            self.root = self._node(self.position())
+        self.added = 0
+
+    def _warn_without_c(self):
+        """One warning, at the player's first search in Python, naming the
+        options given that only the tree in C has."""
+        if self.warned_without_c:
+            return
+        self.warned_without_c = True
+        dropped = [name for name, value, default in (
+            ("threads", self.threads, 1), ("solver", self.solver, False), ("rave", self.rave, 0),
+            ("leaf", self.leaf, 1), ("heuristic", self.heuristic, 0)) if value != default]
+        if dropped:
+            warnings.warn(f"{self.name}: {', '.join(dropped)} "
+                          f"{'needs' if len(dropped) == 1 else 'need'} the tree in C (engine=c "
+                          "on the compiled reasoner); searching without", RuntimeWarning,
+                          stacklevel=3)
+
+    def _evaluation(self, deadline) -> tuple | None:
+        """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned
+        in at most a quarter of the start clock (and a second); None, with a
+        warning, when the game offers no material to learn from."""
+        if not self.heuristic:
+            return None
+        from players.perfect.heuristic import material_evaluation
+        seconds = min(1.0, max(0.05, (deadline - time.monotonic()) / 4))
+        evaluation = material_evaluation(self.sm, seconds, seed=self.rng.getrandbits(31))
+        if evaluation is None:
+            warnings.warn(f"{self.name}: no piece counts vary in this game's random play; "
+                          "searching without the heuristic", RuntimeWarning, stacklevel=3)
+            return None
+        return evaluation, self.heuristic
+
+    def observe(self, obs):
+        super().observe(obs)
+        if self.ctree is not None:
+            if obs.joint is None:
+                self.ctree.restart(self.position())
+            else:
+                self.ctree.advance(self.search.ids(obs.joint), self.position())
+            return
+        if obs.joint is None:       # GDL-II: search from a state consistent with what we saw
+            self.history, self.root = [], self._node(self.position())
+            return
+        joint = self.search.ids(obs.joint)
+        self.history.append(joint)
+        child = self.root.children.get(joint)
+        self.root = child if child is not None else self._node(self.position())
+        if self.table is not None:
+            self.table = {}
+            self._index(self.root)
+
+    def select(self, legal, deadline):
+        if not legal:
+            return None
+        self.added = 0
+        if self.ctree is not None:
+            self.ctree.new_move()
+        if len(legal) > 1:              # once per decision of ours, not per game step
+            (self.ctree or self.search).decay(self.decay)
+        if self.simulations is not None:
+            if len(legal) == 1:         # a forced move: nothing to decide, nothing spent
+                return legal[0]
+            self.think(math.inf, self.simulations)
+        else:
+            self.think(deadline - self.margin)
+        me = self.sm.roles.index(self.role)
+        allowed = {self.search.steps.move_id(me, m) for m in legal}
+        best = self._best(me, allowed)
+        # GDL-II: the root is one state consistent with what the role saw; when
+        # its moves for the role are none of ``legal`` (the belief was lost), a
+        # legal move is played rather than an illegal one
+        return self.rng.choice(legal) if best is None else self.search.move(me, best)
+
+    # --- search ---------------------------------------------------------------
+    def think(self, until: float, budget: int | None = None):
+        """Simulate until ``budget`` simulations or the ``until`` instant.
+
+        The cyclic garbage collector is paused meanwhile, and what the search
+        allocated is then frozen out of its reach (``gc.freeze``): the tree
+        holds no cycles (reference counting frees what is dropped), and a full
+        collection over a large tree, due as soon as collection resumes, could
+        overrun the clock."""
+        if self.ctree is not None:
+            self.last_simulations = self.ctree.run(-1 if budget is None else budget, until)
+            return
+        done = 0
+        collecting = gc.isenabled()
+        gc.disable()
+        self.search.until = until
+        try:    # a simulation's expansion asks two questions before its playout
+            while (done < budget if budget is not None else
+                   time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until):
+                done += self.simulate()
+        finally:
+            gc.freeze()
+            if collecting:
+                gc.enable()
+        self.last_simulations = done
+
+    def simulate(self) -> bool:
+        """One simulation: select down the tree, add a node, play out, back up.
+        The policy learns from the whole simulation: the playout credits the
+        tree moves with its own, and a simulation that ends at a terminal
+        state inside the tree credits its tree moves.  False (nothing backed
+        up) when the playout ran out of the search's time."""
+        node, path, joints, picks = self.root, [self.root], [], []
+        goals, depth = None, 0
+        while not node.terminal:
+            joint, pick = self._choose_joint(node, joints)
+            joints.append(joint)
+            picks.append(pick)
+            child = node.children.get(joint)
+            if child is None:
+                child = self._node(self.search.next(node.state, joint))
+                if self.added < MAX_NODES:
+                    node.children[joint] = child
+                    self.added += 1
+                path.append(child)
+                if not child.terminal:
+                    goals, depth = self.search.playout(child.state, self.history, joints)
+                    if goals is None:
+                        return False
+                break
+            path.append(child)
+            node = child
+        if goals is None:
+            goals = path[-1].goals
+            self.search.credit(self.history, joints, goals)
+        self._backup(path, picks, goals, depth)
+        return True
+
+    def _backup(self, path, picks, goals, depth):
+        """Add each role's goal, discounted by ``gamma ** plies`` from the
+        node to the end of the simulation (seed 003 slide 30), to the move it
+        chose at each node, and keep the best such reward seen."""
+        gamma = self.discount
+        scale = gamma ** depth
+        for i in range(len(picks) - 1, -1, -1):
+            scale *= gamma
+            node = path[i]
+            node.n += 1
+            for r, j in enumerate(picks[i]):
+                reward = goals[r] * scale
+                node.visits[r][j] += 1
+                node.sums[r][j] += reward
+                if reward > node.tops[r][j]:
+                    node.tops[r][j] = reward
+        path[-1].n += 1
+
+    def _choose_joint(self, node, joints) -> tuple:
+        """Each role's move (and its index among the role's legal moves): an
+        untried one (the policy picks which), else by UCB1."""
+        joint, pick = [], []
+        log_n = math.log(node.n) if node.n > 0 else 0.0
+        c = self.c
+        for r, moves in enumerate(node.legal):
+            if len(moves) == 1:
+                joint.append(moves[0])
+                pick.append(0)
+                continue
+            visits, sums = node.visits[r], node.sums[r]
+            untried = [m for m, v in zip(moves, visits) if v == 0]
+            if untried:
+                move = self.search.choose(r, untried, self.history, joints)
+                joint.append(move)
+                pick.append(moves.index(move))
+                continue
+            best, best_value = 0, -math.inf
+            for j in range(len(moves)):
+                v = visits[j]
+                value = sums[j] / v + c * math.sqrt(log_n / v)
+                if value > best_value:
+                    best, best_value = j, value
+            joint.append(moves[best])
+            pick.append(best)
+        return tuple(joint), pick
+
+    def _root_rows(self, r) -> tuple:
+        """Role ``r``'s (moves, visits, reward sums, best rewards) at the root."""
+        if self.ctree is not None:
+            return self.ctree.root_moves(r)
+        node = self.root
+        return node.legal[r], node.visits[r], node.sums[r], node.tops[r]
+
+    def _best(self, r, allowed):
+        """The move to play (``final``, seed 003 slide 29) among the root's
+        moves in ``allowed`` (None when there is none): most visits (ties:
+        best average), best average (ties: most visits), best reward seen
+        (ties: best average), or one drawn with probability proportional to
+        its visits."""
+        moves, visits, sums, tops = self._root_rows(r)
+        exact = self.ctree.root_exact(r) if self.solver and self.ctree is not None \
+            else [None] * len(moves)
+        choices = [j for j in range(len(moves)) if moves[j] in allowed]
+        if not choices:
+            return None
+        known = [exact[j] for j in choices if exact[j] is not None]
+        if known:       # the solver's: a known win, else never a known move worse than another
+            best_known = max(known)
+            if best_known >= 100 or len(known) == len(choices):
+                return moves[next(j for j in choices if exact[j] == best_known)]
+            choices = [j for j in choices if exact[j] in (None, best_known)]
+        if self.final == "mixed" and any(visits[j] for j in choices):
+            return self.rng.choices([moves[j] for j in choices],
+                                    weights=[visits[j] for j in choices])[0]
+
+        def key(j):
+            average = sums[j] / visits[j] if visits[j] else -1.0
+            if exact[j] is not None:
+                average = exact[j]
+            if self.final == "average":
+                return average, visits[j]
+            if self.final == "best":
+                return tops[j], average
+            return visits[j], average           # visits (and mixed before any visit)
+
+        return moves[max(choices, key=key)]
+
+    def _node(self, state) -> Node:
+        if self.table is None:
+            return Node(self.search, state)
+        node = self.table.get(state)
+        if node is None:
+            node = self.table[state] = Node(self.search, state)
+        return node
+
+    def _index(self, root):
+        """Rebuild the transposition table from the subtree kept between turns."""
+        todo = [root]
+        while todo:
+            node = todo.pop()
+            if node.state not in self.table:
+                self.table[node.state] = node
+                todo.extend(node.children.values())
+
+    # --- reporting --------------------------------------------------------------
+    def root_statistics(self, role=None) -> dict:
+        """Move -> (visits, average goal) at the root, for ``role`` (default: ours)."""
+        r = self.sm.roles.index(role or self.role)
+        moves, visits, sums, _ = self._root_rows(r)
+        return {self.search.move(r, m): (v, s / v if v else None)
+                for m, v, s in zip(moves, visits, sums)}
+
+
+class Forest:
+    """The C trees of a search (:mod:`players.perfect._tree`): one, or ``threads``
+    searching in parallel from the same root, each on its own copy of the
+    kernel with its own playout policy and seed, their root statistics summed
+    when the move is chosen (root parallelism: Chaslot, Winands and van den
+    Herik, "Parallel Monte-Carlo Tree Search", Computers and Games 2008).  The
+    trees run in threads without the interpreter lock."""
+
+    def __init__(self, search, root, threads, c, discount, transpositions, seeds,
+                 solver=False, rave=0.0, leaf=1, evaluation=None):
+        from players.perfect._tree import Tree
+        self.searches = [search] + [search.fork(seed) for seed in seeds]
+        self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES,
+                           solver, rave, *(evaluation or (None, 0.0)), *s.lanes(leaf))
+                      for s in self.searches]
+
+    def run(self, budget: int, until: float) -> int:
+        """Simulations until ``budget`` (split between the trees; -1: none) or
+        the ``until`` instant; returns how many ran."""
+        if len(self.trees) == 1:
+            return self.trees[0].run(budget, until)
+        import threading
+        k = len(self.trees)
+        shares = [-1] * k if budget < 0 else [budget // k + (i < budget % k) for i in range(k)]
+        done = [0] * k
+
+        def work(i):
+            done[i] = self.trees[i].run(shares[i], until)
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(k)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return sum(done)
+
+    def root_moves(self, r) -> tuple:
+        """Role ``r``'s root rows (moves, visits, sums, best rewards), summed over the trees."""
+        rows = [t.root_moves(r) for t in self.trees]
+        moves = rows[0][0]
+        return (moves, [sum(x) for x in zip(*(row[1] for row in rows))],
+                [sum(x) for x in zip(*(row[2] for row in rows))],
+                [max(x) for x in zip(*(row[3] for row in rows))])
+
+    def root_exact(self, r) -> list:
+        """Per root move of role ``r``: its goal under best play when a tree's
+        solver knows it, else None."""
+        rows = [t.root_exact(r) for t in self.trees]
+        return [next((x for x in column if x is not None), None) for column in zip(*rows)]
+
+    def advance(self, joint, state):
+        for t in self.trees:
+            t.advance(joint, state)
+
+    def restart(self, state):
+        for t in self.trees:
+            t.restart(state)
+
+    def new_move(self):
+        for t in self.trees:
+            t.new_move()
+
+    def decay(self, factor):
+        for s in self.searches:
+            s.decay(factor)
+
+
+@register
+class UCTPlayer(MCTSPlayer):
+    """MCTS with uniformly random playouts (plain UCT)."""
+
+    name = "uct"
+    playout = "random"
+    params = extend(MCTSPlayer.params,
+        Param("leaf", int, 1, "playouts from each new leaf, 64 a sweep in bit-parallel lanes, "
+              "the simulation counting as that many visits (leaf parallelism; engine=c)",
+              low=1, high=4096),
+    )
+
+
+@register
+class MASTPlayer(MCTSPlayer):
+    """MCTS with Move-Average Sampling playouts (CadiaPlayer; seed 003 slide 22:
+    a move's score is the average reward of the simulations it was used in,
+    played by epsilon-greedy or Gibbs sampling, slide 21)."""
+
+    name = "mast"
+    playout = "mast"
+    params = extend(MCTSPlayer.params,
+        Param("policy", str, "egreedy", "how playouts use the statistics: epsilon-greedy "
+              "or Gibbs sampling", choices=("egreedy", "gibbs")),
+        Param("epsilon", float, 0.4, "egreedy: chance of a uniformly random move",
+              low=0, high=1),
+        Param("tau", float, 10.0, "gibbs: temperature on the 0..100 goal scale",
+              low=0, low_open=True),
+        Param("decay", float, 0.2, "factor the statistics are multiplied by before each "
+              "decision of ours (a step with more than one legal move)", low=0, high=1),
+    )
+    policy_names = {"policy": "select", "epsilon": "epsilon", "tau": "tau"}
+
+
+@register
+class NSTPlayer(MASTPlayer):
+    """MCTS with N-gram Selection playouts (seed 003 slides 23-24, 27-28: the
+    score of a move averages the rewards of its N-grams up to ``n`` moves, a
+    longer N-gram counting once seen ``k`` times)."""
+
+    name = "nst"
+    playout = "nst"
+    params = extend(MASTPlayer.params,
+        Param("n", int, 3, "the longest N-gram (moves)", low=2, high=3),
+        Param("k", int, 7, "visits before an N-gram of 2 or 3 moves counts", low=1),
+    )
+    policy_names = {**MASTPlayer.policy_names, "n": "max_n", "k": "k"}
+
+
+@register
+class LGRPlayer(NSTPlayer):
+    """MCTS with Last-Good-Reply playouts (seed 003, slide 25): the replies of a
+    won simulation are stored, those of a lost one forgotten (``forget``),
+    to the last move (LGR-1), the last two (LGR-2) or both (``replies``);
+    without a legal reply the ``fallback`` chooses (slide 26: N-grams or
+    MAST; ``n`` and ``k`` are the N-grams')."""
+
+    name = "lgr"
+    playout = "lgr"
+    params = extend(NSTPlayer.params,
+        Param("fallback", str, "nst", "the policy where no reply is stored",
+              choices=("nst", "mast", "random")),
+        Param("replies", str, "both", "replies kept: to the last move (LGR-1), to the "
+              "last two (LGR-2), or both, LGR-2 tried first", choices=("1", "2", "both")),
+        Param("forget", bool, True, "a lost simulation forgets its replies"),
+    )
+    policy_names = {**NSTPlayer.policy_names, "fallback": "fallback", "replies": "replies",
+                    "forget": "forget"}
+
+
+# --- the reasoner behind a search ------------------------------------------------
+def search_for(steps, playout, params, seed):
+    """The search for a player's :class:`players.belief.Steps` (its reasoner)."""
+    if steps.compiled:
+        return CompiledSearch(steps, playout, params, seed)
+    return ReferenceSearch(steps, playout, seed, params)
+
+
+#: How many times the slowest question so far a search keeps in hand before
+#: its deadline: on the demand-driven reasoner one state's questions take
+#: 0.15-0.4 s on corpus/alexChess, and a position can cost twice the slowest
+#: one seen before it (the corpus harness: answers 0.01-0.28 s past a 1 s
+#: clock with a headroom of one).
+HEADROOM = 2
+
+
+class _Search:
+    """What every search answers through the player's steps: moves in the
+    reasoner's numbering, and expansions.  ``step_seconds`` is the longest
+    one question (a step, a state's legal moves) has taken it; 0 where they
+    take microseconds (the compiled reasoner's searches do not time them).
+    ``until`` is the instant (``time.monotonic()``) its simulations stop by,
+    set by the player thinking on the clock."""
+
+    step_seconds = 0.0
+    until = math.inf
+
+    def __init__(self, steps):
+        self.steps, self.sm = steps, steps.sm
+
+    def in_time(self, now: float | None = None) -> bool:
+        """Whether a question may be asked at ``now`` (by default, now): not
+        when :data:`HEADROOM` times the slowest so far could end past
+        :attr:`until`."""
+        now = time.monotonic() if now is None else now
+        return now + HEADROOM * self.step_seconds <= self.until
+
+    def ids(self, joint):
+        return tuple(self.steps.move_id(r, m) for r, m in enumerate(joint))
+
+    def move(self, r, m):
+        return self.steps.move(r, m)
+
+    def expand(self, state):
+        """(terminal, goals if terminal, legal moves per role if not)."""
+        legal = self.steps.legal(state)
+        if legal is None:
+            return True, self.steps.goals(state), None
+        return False, None, legal
+
+
+class CompiledSearch(_Search):
+    """Search questions answered by the compiled reasoner's kernel; moves are
+    the kernel's move numbers, playouts run in C with the named policy."""
+
+    def __init__(self, steps, playout, params, seed):
+        from players._policy import Policy
+        super().__init__(steps)
+        self.kernel = steps.sm.decisive_kernel() if params.get("decisive") else steps.kernel
+        self.kind, self.params, self.seed = playout, params, seed
+        self.policy = Policy(self.kernel, playout, seed=seed, **params)
+
+    def lanes(self, leaf: int) -> tuple:
+        """The leaf-parallel arguments of a C tree: (lanes of its own, ``leaf``,
+        a seed), or none for one playout a leaf on the kernel."""
+        if leaf <= 1:
+            return ()
+        return self.sm.new_lanes(), leaf, self.seed
+
+    def fork(self, seed) -> CompiledSearch:
+        """The same search on a copy of the kernel, with a policy of its own."""
+        from players._policy import Policy
+        other = CompiledSearch.__new__(CompiledSearch)
+        other.__dict__.update(self.__dict__)
+        other.kernel = self.kernel.copy()
+        other.seed = seed
+        other.policy = Policy(other.kernel, self.kind, seed=seed, **self.params)
+        return other
+
+    def next(self, state, joint):
+        return self.kernel.next_state(state, joint)
+
+    def playout(self, state, history, joints):
+        """Goals and depth of one playout; history and tree moves give the
+        policy its context and its credit."""
+        context = history[-2:]
+        goals, depth, _ = self.policy.playout(state, context + joints, len(context))
+        return goals, depth
+
+    def choose(self, r, candidates, history, joints):
+        return self.policy.choose(r, candidates, (history + joints)[-2:])
+
+    def credit(self, history, joints, goals):
+        """Credit the tree moves ``joints`` with ``goals``: a simulation that
+        ended at a terminal state inside the tree (in C, as a playout's)."""
+        context = history[-2:]
+        self.policy.credit(context + joints, len(context), goals)
+
+    def decay(self, factor):
+        self.policy.decay(factor)
+
+
+class ReferenceSearch(_Search):
+    """Search questions answered by any state machine (for games too large to
+    ground); moves are the moves themselves.  Playouts are uniformly random,
+    or for ``mast`` chosen by Move-Average Sampling kept here in Python
+    (Finnsson and Bjornsson, AAAI 2008; seed 003 slides 21-22: a move's score
+    is the average goal of its role in the simulations that played it, a move
+    never played scoring 100; epsilon-greedy or Gibbs sampling with
+    temperature ``tau``), as the compiled reasoner's policy does in C.  The
+    N-gram and Last-Good-Reply policies need the compiled reasoner.
+
+    A playout stops before a step that could end past ``until``
+    (``time.monotonic()``; :data:`HEADROOM` times the slowest question so far
+    is the measure) and then gives no goals: on a slow reasoner one playout
+    can outlast a play clock."""
+
+    def __init__(self, steps, playout, seed, params):
+        if playout not in ("random", "mast"):
+            warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
+                          "playing random playouts", RuntimeWarning, stacklevel=3)
+        if params.get("decisive"):
+            warnings.warn("decisive playouts need the compiled reasoner; playing without",
+                          RuntimeWarning, stacklevel=3)
+        super().__init__(steps)
+        self.rng = random.Random(seed)
+        self.mast = playout == "mast"
+        self.gibbs = params.get("select") == "gibbs"
+        self.epsilon, self.tau = params.get("epsilon", 0.4), params.get("tau", 10.0)
+        self.scores = {}            # (role index, move) -> [sum of goals, simulations]
+
+    def next(self, state, joint):
+        return self._timed(self.sm.next_state, state, joint)
+
+    def expand(self, state):
+        return self._timed(super().expand, state)
+
+    def _timed(self, question, *args):
+        """``question(*args)``, its seconds counted in :attr:`step_seconds`."""
+        began = time.monotonic()
+        answer = question(*args)
+        self.step_seconds = max(self.step_seconds, time.monotonic() - began)
+        return answer
+
+    def playout(self, state, history, joints):
+        sm, played = self.sm, []
+        while not sm.is_terminal(state) and len(played) < 100000:
+            began = time.monotonic()
+            if not self.in_time(began):
+                return None, len(played)
+            moves = sm.all_legal_moves(state)
+            if not all(moves):
+                break
+            joint = tuple(self.choose(r, m, None, None) for r, m in enumerate(moves))
+            played.append(joint)
+            state = sm.next_state(state, joint)
+            self.step_seconds = max(self.step_seconds, time.monotonic() - began)
+        goals = self.steps.goals(state) if sm.is_terminal(state) else (0,) * len(sm.roles)
+        self.credit(history, joints + played, goals)
+        return goals, len(played)
+
+    def choose(self, r, candidates, history, joints):
+        if not self.mast:
+            return self.rng.choice(candidates)
+        if len(candidates) == 1:
+            return candidates[0]
+        if not self.gibbs and self.rng.random() < self.epsilon:
+            return self.rng.choice(candidates)
+        scores = [self._score(r, m) for m in candidates]
+        top = max(scores)
+        if self.gibbs:
+            weights = [math.exp((x - top) / self.tau) for x in scores]
+            return self.rng.choices(candidates, weights)[0]
+        return self.rng.choice([m for m, x in zip(candidates, scores) if x == top])
+
+    def _score(self, r, move):
+        stat = self.scores.get((r, move))
+        return stat[0] / stat[1] if stat is not None and stat[1] > 0 else 100.0
+
+    def credit(self, history, joints, goals):
+        """Add each role's goal to the moves it played in ``joints``."""
+        if not self.mast:
+            return
+        for joint in joints:
+            for r, move in enumerate(joint):
+                stat = self.scores.setdefault((r, move), [0.0, 0.0])
+                stat[0] += goals[r]
+                stat[1] += 1.0
+
+    def decay(self, factor):
+        for stat in self.scores.values():
+            stat[0] *= factor
+            stat[1] *= factor
