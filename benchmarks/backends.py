@@ -6,6 +6,7 @@ machine:
 
     python benchmarks/backends.py --game leduc --hidden 64,1024 --rounds 5
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     encoding = Encoding(build_tree(load_game(args.game)), 0)
-    with threadpool_limits(limits=1, user_api="blas"):     # as NFSP runs; torch on one too
+    with threadpool_limits(limits=1, user_api="blas"):  # as NFSP runs; torch on one too
         measure(args, encoding)
 
 
@@ -56,9 +57,11 @@ def measure(args, encoding) -> None:
         for _ in range(args.rounds):
             for name, cls in (("numpy", Network), ("torch", TorchNetwork)):
                 times[name].append(update_ms(cls, encoding, hidden, args.batch, args.updates))
-        print(f"{args.game} hidden {hidden}: ms an update, numpy "
-              f"{min(times['numpy']):.3f}-{max(times['numpy']):.3f}, torch "
-              f"{min(times['torch']):.3f}-{max(times['torch']):.3f}")
+        print(
+            f"{args.game} hidden {hidden}: ms an update, numpy "
+            f"{min(times['numpy']):.3f}-{max(times['numpy']):.3f}, torch "
+            f"{min(times['torch']):.3f}-{max(times['torch']):.3f}"
+        )
 
 
 if __name__ == "__main__":

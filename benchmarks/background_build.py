@@ -27,6 +27,7 @@ With ``--fallbacks``, which fallback to search on: per game and reasoner
 player's simulations a second on it, thinking about the first move for
 ``--seconds``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,13 +80,19 @@ def measure(path: str, design: str, fallback: str) -> dict:
         done = build(game, design)
         simulations, _ = searching(game, fallback, done)
         beside = time.monotonic() - start
-        quiet, seconds = searching(load_game(path), fallback,
-                                   lambda deadline=time.monotonic() + beside:
-                                   time.monotonic() >= deadline)
-    return {"game": path.rsplit("/", 1)[-1].removesuffix(".kif"), "design": design,
-            "build alone s": round(alone, 1), "build beside search s": round(beside, 1),
-            "sims/s beside build": round(simulations / beside, 1),
-            "sims/s alone": round(quiet / seconds, 1)}
+        quiet, seconds = searching(
+            load_game(path),
+            fallback,
+            lambda deadline=time.monotonic() + beside: time.monotonic() >= deadline,
+        )
+    return {
+        "game": path.rsplit("/", 1)[-1].removesuffix(".kif"),
+        "design": design,
+        "build alone s": round(alone, 1),
+        "build beside search s": round(beside, 1),
+        "sims/s beside build": round(simulations / beside, 1),
+        "sims/s alone": round(quiet / seconds, 1),
+    }
 
 
 def memory(path: str, design: str) -> dict:
@@ -97,16 +104,23 @@ def memory(path: str, design: str) -> dict:
         while not done():
             time.sleep(0.01)
     with open("/proc/self/statm") as statm:
-        after = int(statm.read().split()[1]) * resource.getpagesize() / 2 ** 20
-    return {"game": path.rsplit("/", 1)[-1].removesuffix(".kif"), "design": design,
-            "peak MB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            "after MB": round(after)}
+        after = int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+    return {
+        "game": path.rsplit("/", 1)[-1].removesuffix(".kif"),
+        "design": design,
+        "peak MB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "after MB": round(after),
+    }
 
 
 def in_a_process(path: str, design: str) -> dict:
     """:func:`memory` in a fresh process (peaks are per process)."""
-    done = subprocess.run([sys.executable, __file__, "--memory-here", design, path],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--memory-here", design, path],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -115,11 +129,18 @@ def fallback(path: str, reasoner: str, seconds: float) -> dict:
     start = time.monotonic()
     game.state_machine(reasoner)
     built = time.monotonic() - start
-    simulations, spent = searching(game, reasoner,
-                                   lambda deadline=time.monotonic() + seconds:
-                                   time.monotonic() >= deadline, seconds)
-    return {"game": path.rsplit("/", 1)[-1].removesuffix(".kif"), "reasoner": reasoner,
-            "machine built s": round(built, 2), "uct sims/s": round(simulations / spent, 2)}
+    simulations, spent = searching(
+        game,
+        reasoner,
+        lambda deadline=time.monotonic() + seconds: time.monotonic() >= deadline,
+        seconds,
+    )
+    return {
+        "game": path.rsplit("/", 1)[-1].removesuffix(".kif"),
+        "reasoner": reasoner,
+        "machine built s": round(built, 2),
+        "uct sims/s": round(simulations / spent, 2),
+    }
 
 
 def main(argv=None):
@@ -136,14 +157,26 @@ def main(argv=None):
         print(json.dumps(memory(args.games[0], args.memory_here)))
         return
     if args.memory:
-        rows = (in_a_process(path, design) for path in args.games
-                for _ in range(args.repeat) for design in ("thread", "process"))
+        rows = (
+            in_a_process(path, design)
+            for path in args.games
+            for _ in range(args.repeat)
+            for design in ("thread", "process")
+        )
     elif args.fallbacks:
-        rows = (fallback(path, reasoner, args.seconds) for path in args.games
-                for _ in range(args.repeat) for reasoner in ("demand", "reference"))
+        rows = (
+            fallback(path, reasoner, args.seconds)
+            for path in args.games
+            for _ in range(args.repeat)
+            for reasoner in ("demand", "reference")
+        )
     else:
-        rows = (measure(path, design, args.fallback) for path in args.games
-                for _ in range(args.repeat) for design in ("thread", "process"))
+        rows = (
+            measure(path, design, args.fallback)
+            for path in args.games
+            for _ in range(args.repeat)
+            for design in ("thread", "process")
+        )
     for i, row in enumerate(rows):
         if i == 0:
             print("| " + " | ".join(row) + " |")

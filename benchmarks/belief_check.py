@@ -5,6 +5,7 @@ should: a role asked to move knows the game is not over).
 
     python benchmarks/belief_check.py --matches 30 --simulations 300
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,10 @@ def main(argv=None) -> int:
         record = run_match(game, seated, seed=i)
         for fault in record.faults:
             faults[f"{fault['code']} ({fault['role']})"] += 1
-    print(f"{args.matches} matches of {args.game}: faults {dict(faults) or 'none'}; "
-          f"simulations starting in a finished game: {starts['over']} of {sum(starts.values())}")
+    print(
+        f"{args.matches} matches of {args.game}: faults {dict(faults) or 'none'}; "
+        f"simulations starting in a finished game: {starts['over']} of {sum(starts.values())}"
+    )
     return 0
 
 

@@ -7,6 +7,7 @@ Each measurement is ``ggp bench GAME --json`` in its own process (so peak RSS
 is per game).  Default games: ticTacToe, connectFour, breakthrough, checkers,
 speedChess, reversi from ../shared/games/gdl1.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,9 +33,22 @@ ANCHORS = {
 
 def measure(game: str, reasoner: str, seconds: float) -> dict:
     path = SHARED / f"{game}.kif"
-    out = subprocess.run([sys.executable, "-m", "matches.cli", "bench", str(path), "--json",
-                          "--reasoner", reasoner, "--seconds", str(seconds)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "matches.cli",
+            "bench",
+            str(path),
+            "--json",
+            "--reasoner",
+            reasoner,
+            "--seconds",
+            str(seconds),
+        ],
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -44,18 +58,23 @@ def main(argv=None):
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    lines = ["| game | compiled: playouts/s | compiled: state changes/s | reference: state "
-             "changes/s | compiled / reference | build s | peak RSS MB | anchors, state "
-             "changes/s (measured elsewhere) |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| game | compiled: playouts/s | compiled: state changes/s | reference: state "
+        "changes/s | compiled / reference | build s | peak RSS MB | anchors, state "
+        "changes/s (measured elsewhere) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for game in args.games:
         fast = measure(game, "compiled", args.seconds)
         slow = measure(game, "reference", args.seconds)
         ratio = fast["states_per_sec"] / slow["states_per_sec"] if slow["states_per_sec"] else 0
         anchors = ", ".join(f"{k} {v:,}" for k, v in ANCHORS.get(game, {}).items())
-        lines.append(f"| {game} | {fast['playouts_per_sec']:,.0f} | "
-                     f"{fast['states_per_sec']:,.0f} | {slow['states_per_sec']:,.0f} | "
-                     f"{ratio:,.0f}x | {fast['build_seconds']} | {fast['peak_rss_mb']:.0f} | "
-                     f"{anchors} |")
+        lines.append(
+            f"| {game} | {fast['playouts_per_sec']:,.0f} | "
+            f"{fast['states_per_sec']:,.0f} | {slow['states_per_sec']:,.0f} | "
+            f"{ratio:,.0f}x | {fast['build_seconds']} | {fast['peak_rss_mb']:.0f} | "
+            f"{anchors} |"
+        )
         print(lines[-1], flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n")

@@ -10,6 +10,7 @@ is below ``--target`` chips: the iterations and the seconds it took, with and wi
 the checks (a check is an exact best response, the dearer part).  One core; prints a
 Markdown table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,13 @@ def to_target(tree, target: float, every: int) -> dict:
         checking += time.perf_counter() - start
         trajectory.append((iterations, gap))
         if gap < target:
-            return {"iterations": iterations, "exploitability": gap, "solving": solving,
-                    "checking": checking, "trajectory": trajectory}
+            return {
+                "iterations": iterations,
+                "exploitability": gap,
+                "solving": solving,
+                "checking": checking,
+                "trajectory": trajectory,
+            }
 
 
 def main(argv=None) -> int:
@@ -60,15 +66,21 @@ def main(argv=None) -> int:
     print("| game | algorithm | iterations / s |\n|---|---|---:|")
     for game, tree in trees.items():
         for plus in (False, True):
-            print(f"| {game} | {'CFR+' if plus else 'CFR'} | "
-                  f"{rate(tree, plus, args.seconds):,.0f} |", flush=True)
+            print(
+                f"| {game} | {'CFR+' if plus else 'CFR'} | {rate(tree, plus, args.seconds):,.0f} |",
+                flush=True,
+            )
     result = to_target(trees["leduc"], args.target, args.every)
-    print(f"\nLeduc CFR+ below {args.target:g} chip: {result['iterations']:,} iterations "
-          f"({result['exploitability']:.3g}), {result['solving']:.2f} s of iterations "
-          f"+ {result['checking']:.2f} s of checks every {args.every}")
+    print(
+        f"\nLeduc CFR+ below {args.target:g} chip: {result['iterations']:,} iterations "
+        f"({result['exploitability']:.3g}), {result['solving']:.2f} s of iterations "
+        f"+ {result['checking']:.2f} s of checks every {args.every}"
+    )
     marks = {1000, 2000, 5000}
-    print("trajectory: " + ", ".join(f"{gap:.2g} at {it:,}" for it, gap in result["trajectory"]
-                                     if it in marks))
+    print(
+        "trajectory: "
+        + ", ".join(f"{gap:.2g} at {it:,}" for it, gap in result["trajectory"] if it in marks)
+    )
     return 0
 
 

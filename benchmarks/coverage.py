@@ -25,6 +25,7 @@ place, the faults) between the file's ``<!-- coverage: begin/end -->`` marks,
 or as the whole file when it has none.  ``--compare`` tells whether two runs
 gave every game the same reasoner and the same network (exit 1 if not).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,32 +48,63 @@ from tqdm import tqdm
 
 from ggp.progress import Progress
 
-SHARED = Path(os.environ.get("GGP_SHARED_GAMES",
-                             Path(__file__).resolve().parents[2] / "shared" / "games"))
+SHARED = Path(
+    os.environ.get("GGP_SHARED_GAMES", Path(__file__).resolve().parents[2] / "shared" / "games")
+)
 FOLDERS = ("gdl1", "gdl2", "corpus")
 
 #: What a row's ``status`` says about its game.
 STATUSES = {
     "compiled": "built on the compiled reasoner (a propositional network), checked and played",
     "demand": "past the grounding limits: built on the demand-driven reasoner (``why`` says "
-              "which limit), checked and played",
+    "which limit), checked and played",
     "rejected": "faulty: the GDL rule it breaks (``rule``) and where (``where``), found when "
-                "loading (static validation) or in play (a random playout or the match)",
+    "loading (static validation) or in play (a random playout or the match)",
     "crashed": "stopped on an error that is not a rule of the game: an exception of the "
-               "reasoner or a player (``message``, with the innermost place in the code; "
-               "MemoryError past --memory), or the process died",
+    "reasoner or a player (``message``, with the innermost place in the code; "
+    "MemoryError past --memory), or the process died",
     "timeout": "not done within --timeout seconds; ``stage`` is where it was",
 }
 
 #: The CSV's columns, in order.
 FIELDS = (
-    "game", "status", "stage", "rule", "where", "message",
-    "gdl", "roles", "reasoner", "why",
-    "build_seconds", "build_effort", "ground_rules", "base", "inputs", "nodes", "edges",
-    "build_rss_mb", "playouts", "check_steps", "mean_depth", "max_depth", "sweep_steps",
-    "states_per_sec", "bench_fault",
-    "clocks", "seed", "players", "steps", "goals", "faults", "step_errors", "fault_text",
-    "match_seconds", "peak_rss_mb", "seconds", "code",
+    "game",
+    "status",
+    "stage",
+    "rule",
+    "where",
+    "message",
+    "gdl",
+    "roles",
+    "reasoner",
+    "why",
+    "build_seconds",
+    "build_effort",
+    "ground_rules",
+    "base",
+    "inputs",
+    "nodes",
+    "edges",
+    "build_rss_mb",
+    "playouts",
+    "check_steps",
+    "mean_depth",
+    "max_depth",
+    "sweep_steps",
+    "states_per_sec",
+    "bench_fault",
+    "clocks",
+    "seed",
+    "players",
+    "steps",
+    "goals",
+    "faults",
+    "step_errors",
+    "fault_text",
+    "match_seconds",
+    "peak_rss_mb",
+    "seconds",
+    "code",
 )
 #: What must be the same in two runs of the same game (``--compare``): the
 #: limits of grounding count work, never time, so load must not change them.
@@ -81,10 +113,11 @@ SAME = ("reasoner", "why", "build_effort", "ground_rules", "base", "inputs", "no
 #: ``random`` role is the manager's): ``uct`` alone in a puzzle, ``uct``
 #: against ``mast``, and ``random`` for every role past the second.
 SEATS = ("uct", "mast")
-MARK = "coverage-row "              # prefixes the child's lines of JSON on stdout
+MARK = "coverage-row "  # prefixes the child's lines of JSON on stdout
 
 
 # --- one game, in a process of its own ---------------------------------------
+
 
 def game_id(path: Path) -> str:
     """A game's name in the table: ``folder/stem`` under ../shared/games, else
@@ -105,8 +138,10 @@ def game_seed(path: Path) -> int:
 def seat_specs(roles, seed: int) -> dict:
     """role -> player spec for the roles that play (every one but ``random``)."""
     playing = [r for r in roles if r != "random"]
-    return {role: f"{SEATS[i] if i < len(SEATS) else 'random'}:seed={seed + i}"
-            for i, role in enumerate(playing)}
+    return {
+        role: f"{SEATS[i] if i < len(SEATS) else 'random'}:seed={seed + i}"
+        for i, role in enumerate(playing)
+    }
 
 
 def check_game(path: Path, settings: dict, emit) -> None:
@@ -129,18 +164,34 @@ def check_game(path: Path, settings: dict, emit) -> None:
     from matches.manager import run_match
 
     def place(pos) -> str:
-        return f"{game_id(Path(pos.path))}{Path(pos.path).suffix}:{pos.line}:{pos.column}" \
-            if pos.line else str(pos)
+        return (
+            f"{game_id(Path(pos.path))}{Path(pos.path).suffix}:{pos.line}:{pos.column}"
+            if pos.line
+            else str(pos)
+        )
 
     def rejected(diagnostic):
-        emit({"status": "rejected", "rule": diagnostic.kind, "where": place(diagnostic.pos),
-              "message": diagnostic.message, "peak_rss_mb": rss()})
+        emit(
+            {
+                "status": "rejected",
+                "rule": diagnostic.kind,
+                "where": place(diagnostic.pos),
+                "message": diagnostic.message,
+                "peak_rss_mb": rss(),
+            }
+        )
 
     def rss() -> float:
         """Peak resident memory in MB, of this process or of a process it
         started (a build may ground in one)."""
-        return round(max(resource.getrusage(who).ru_maxrss for who in
-                         (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024, 1)
+        return round(
+            max(
+                resource.getrusage(who).ru_maxrss
+                for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+            )
+            / 1024,
+            1,
+        )
 
     seed = game_seed(path)
     emit({"stage": "load"})
@@ -156,13 +207,22 @@ def check_game(path: Path, settings: dict, emit) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sm = game.state_machine("compiled")
-    built = {"reasoner": sm.name, "build_seconds": round(time.perf_counter() - start, 3),
-             "why": " ".join(str(w.message) for w in caught), "build_rss_mb": rss()}
+    built = {
+        "reasoner": sm.name,
+        "build_seconds": round(time.perf_counter() - start, 3),
+        "why": " ".join(str(w.message) for w in caught),
+        "build_rss_mb": rss(),
+    }
     program = getattr(sm, "ground_program", None)
     if program is not None:
-        built.update(build_effort=getattr(sm, "build_effort", None),
-                     ground_rules=len(program.rule_head), base=len(program.base),
-                     inputs=len(program.inputs), nodes=sm.network.n, edges=sm.network_edges)
+        built.update(
+            build_effort=getattr(sm, "build_effort", None),
+            ground_rules=len(program.rule_head),
+            base=len(program.base),
+            inputs=len(program.inputs),
+            nodes=sm.network.n,
+            edges=sm.network_edges,
+        )
     emit(built)
 
     emit({"stage": "check"})
@@ -187,23 +247,39 @@ def check_game(path: Path, settings: dict, emit) -> None:
         emit({"stage": "match"})
         specs = seat_specs(game.roles, seed)
         clocks = (settings["start_clock"], settings["play_clock"])
-        emit({"clocks": "{:g}/{:g}".format(*clocks),
-              "players": " ".join(f"{r}={s}" for r, s in specs.items())})
+        emit(
+            {
+                "clocks": "{:g}/{:g}".format(*clocks),
+                "players": " ".join(f"{r}={s}" for r, s in specs.items()),
+            }
+        )
         start = time.perf_counter()
         try:
-            record = run_match(game, {r: players.make(s) for r, s in specs.items()}, seed=seed,
-                               start_clock=clocks[0], play_clock=clocks[1], specs=specs)
+            record = run_match(
+                game,
+                {r: players.make(s) for r, s in specs.items()},
+                seed=seed,
+                start_clock=clocks[0],
+                play_clock=clocks[1],
+                specs=specs,
+            )
         except RuleError as exc:
             rejected(game.diagnostic(exc))
             return
-        emit({"steps": len(record.moves),
-              "goals": " ".join(f"{r}={g}" for r, g in record.goals.items()),
-              "faults": len(record.faults),
-              "step_errors": sum(1 for step in record.errors for code in step if code),
-              "fault_text": "; ".join(
-                  f"{f['phase']}{'' if f['step'] is None else ' ' + str(f['step'])} "
-                  f"{f['role']} {f['code']}: {f['reason']}" for f in record.faults),
-              "match_seconds": round(time.perf_counter() - start, 1)})
+        emit(
+            {
+                "steps": len(record.moves),
+                "goals": " ".join(f"{r}={g}" for r, g in record.goals.items()),
+                "faults": len(record.faults),
+                "step_errors": sum(1 for step in record.errors for code in step if code),
+                "fault_text": "; ".join(
+                    f"{f['phase']}{'' if f['step'] is None else ' ' + str(f['step'])} "
+                    f"{f['role']} {f['code']}: {f['reason']}"
+                    for f in record.faults
+                ),
+                "match_seconds": round(time.perf_counter() - start, 1),
+            }
+        )
     emit({"stage": "done", "status": sm.name, "peak_rss_mb": rss()})
 
 
@@ -214,6 +290,7 @@ def check(sm, playouts: int, steps: int, seed: int, emit):
     game on the demand-driven reasoner may take seconds a step).  Emits the
     playouts, steps and depths; returns the first RuleError met, or None."""
     from ggp.tools.check import check_playouts
+
     depths, played = [], 0
     for i in range(playouts):
         if played >= steps:
@@ -223,8 +300,14 @@ def check(sm, playouts: int, steps: int, seed: int, emit):
         if report["error"] is not None:
             return report["error"]
         depths.append(report["max_depth"])
-        emit({"playouts": len(depths), "check_steps": played,
-              "mean_depth": round(sum(depths) / len(depths), 1), "max_depth": max(depths)})
+        emit(
+            {
+                "playouts": len(depths),
+                "check_steps": played,
+                "mean_depth": round(sum(depths) / len(depths), 1),
+                "max_depth": max(depths),
+            }
+        )
     return None
 
 
@@ -237,6 +320,7 @@ def sweep(sm, steps: int, seed: int) -> tuple:
     none in the check's 2,000, found within the first 1,000 of these).
     Returns (steps played, the first RuleError met or None)."""
     from ggp import RuleError
+
     root, played, batch = sm.initial_state(), 0, 0
     while played < steps:
         try:
@@ -263,10 +347,14 @@ def _child(spec: str) -> int:
         check_game(Path(settings["path"]), settings, emit)
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:            # noqa: BLE001 -- the row says what it was
+    except Exception as exc:  # noqa: BLE001 -- the row says what it was
         frame = traceback.extract_tb(exc.__traceback__)[-1]
-        emit({"status": "crashed", "message": f"{type(exc).__name__}: {exc} "
-                                              f"(at {frame.filename}:{frame.lineno})"})
+        emit(
+            {
+                "status": "crashed",
+                "message": f"{type(exc).__name__}: {exc} (at {frame.filename}:{frame.lineno})",
+            }
+        )
     return 0
 
 
@@ -288,9 +376,14 @@ class Runner:
         spec = json.dumps({**self.settings, "path": str(path)})
         command = [sys.executable, "-X", "faulthandler", __file__, "--child", spec]
         start = time.perf_counter()
-        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True,
-                              start_new_session=True) as child:
+        with subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        ) as child:
             with self.lock:
                 if self.stopping.is_set():
                     _end(child)
@@ -310,10 +403,12 @@ class Runner:
         row = {"game": game_id(path)}
         for line in out.splitlines():
             if line.startswith(MARK):
-                row.update(json.loads(line[len(MARK):]))
+                row.update(json.loads(line[len(MARK) :]))
         if timed_out:
-            row.update(status="timeout",
-                       message=f"not done within {self.timeout:g} s (in stage {row.get('stage')})")
+            row.update(
+                status="timeout",
+                message=f"not done within {self.timeout:g} s (in stage {row.get('stage')})",
+            )
         elif "status" not in row:
             row.update(status="crashed", message=_death(child.returncode, err))
         row["seconds"] = round(time.perf_counter() - start, 1)
@@ -334,19 +429,23 @@ def _end(child) -> None:
         return
     try:
         os.killpg(child.pid, signal.SIGKILL)
-    except ProcessLookupError:          # already gone
+    except ProcessLookupError:  # already gone
         pass
 
 
 def _death(code: int, err: str) -> str:
     """Why a child ended without a row: its exit status and last words."""
-    how = (f"killed by {signal.Signals(-code).name}" if code < 0 and -code in
-           signal.valid_signals() else f"exit status {code}")
+    how = (
+        f"killed by {signal.Signals(-code).name}"
+        if code < 0 and -code in signal.valid_signals()
+        else f"exit status {code}"
+    )
     last = [line.strip() for line in err.splitlines() if line.strip()]
     return f"the process ended ({how})" + (f": {last[-1]}" if last else "")
 
 
 # --- the table ---------------------------------------------------------------
+
 
 def read_rows(path: Path) -> list[dict]:
     """The rows of a coverage CSV, a column it lacks (written by an earlier
@@ -354,10 +453,10 @@ def read_rows(path: Path) -> list[dict]:
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
-            if "game" not in (reader.fieldnames or ()) or not set(reader.fieldnames) <= \
-                    set(FIELDS):
-                raise SystemExit(f"coverage: {path}: not a coverage table (other columns); "
-                                 f"give another --csv")
+            if "game" not in (reader.fieldnames or ()) or not set(reader.fieldnames) <= set(FIELDS):
+                raise SystemExit(
+                    f"coverage: {path}: not a coverage table (other columns); give another --csv"
+                )
             return [{k: row.get(k) or "" for k in FIELDS} for row in reader]
     except OSError as exc:
         raise SystemExit(f"coverage: {path}: cannot read it: {exc.strerror}") from None
@@ -382,6 +481,7 @@ def summary(rows: list[dict], note: str = "") -> str:
     """The Markdown summary of a table: counts by folder and status, the games
     not compiled and why, those rejected with rule and place, the faults, and
     the games that timed out or crashed."""
+
     def folder(row):
         return row["game"].split("/")[0] if "/" in row["game"] else "."
 
@@ -389,20 +489,29 @@ def summary(rows: list[dict], note: str = "") -> str:
     folders = [f for f in FOLDERS if f in present] + sorted(present - set(FOLDERS))
     statuses = list(STATUSES)
     lines = [note, ""] if note else []
-    lines += ["| folder | games | " + " | ".join(statuses) + " |",
-              "|---|" + "---:|" * (len(statuses) + 1)]
+    lines += [
+        "| folder | games | " + " | ".join(statuses) + " |",
+        "|---|" + "---:|" * (len(statuses) + 1),
+    ]
     for f in folders + ["all"]:
         of = [r for r in rows if f == "all" or folder(r) == f]
         cells = [str(sum(1 for r in of if r["status"] == s)) for s in statuses]
-        lines.append(f"| {'**all**' if f == 'all' else f} | {len(of)} | " + " | ".join(cells)
-                     + " |")
+        lines.append(
+            f"| {'**all**' if f == 'all' else f} | {len(of)} | " + " | ".join(cells) + " |"
+        )
     built = Counter(r["reasoner"] for r in rows if r["reasoner"])
-    lines += ["", f"Built: {built['compiled']} on the compiled reasoner, {built['demand']} on the "
-                  f"demand-driven one (games rejected in play included)."]
+    lines += [
+        "",
+        f"Built: {built['compiled']} on the compiled reasoner, {built['demand']} on the "
+        f"demand-driven one (games rejected in play included).",
+    ]
     played = [r for r in rows if r["match_seconds"]]
     faulty = [r for r in rows if _int(r["faults"]) or r["bench_fault"]]
-    lines += ["", f"Matches played to the end: {len(played)}, "
-                  f"with faults: {sum(1 for r in played if _int(r['faults']))}."]
+    lines += [
+        "",
+        f"Matches played to the end: {len(played)}, "
+        f"with faults: {sum(1 for r in played if _int(r['faults']))}.",
+    ]
 
     def table(title, header, picked):
         nonlocal lines
@@ -410,29 +519,54 @@ def summary(rows: list[dict], note: str = "") -> str:
         if not picked:
             lines.append("None.")
         else:
-            lines += ["| " + " | ".join(h for h, _ in header) + " |",
-                      "|" + "---|" * len(header)]
-            lines += ["| " + " | ".join(str(get(r)).replace("|", "\\|") for _, get in header)
-                      + " |" for r in picked]
+            lines += ["| " + " | ".join(h for h, _ in header) + " |", "|" + "---|" * len(header)]
+            lines += [
+                "| " + " | ".join(str(get(r)).replace("|", "\\|") for _, get in header) + " |"
+                for r in picked
+            ]
 
-    table("Not compiled: on the demand-driven reasoner, and why",
-          [("game", lambda r: r["game"]), ("why", lambda r: r["why"])],
-          [r for r in rows if r["reasoner"] == "demand"])
-    table("Rejected: the rule broken and where",
-          [("game", lambda r: r["game"]), ("found in", lambda r: r["stage"]),
-           ("rule", lambda r: r["rule"]), ("where", lambda r: r["where"]),
-           ("message", lambda r: r["message"])],
-          [r for r in rows if r["status"] == "rejected"])
-    table("Faults in play",
-          [("game", lambda r: r["game"]), ("faults", lambda r: r["faults"]),
-           ("what", lambda r: "; ".join(x for x in (r["bench_fault"] and
-                                                     f"bench: {r['bench_fault']}",
-                                                     r["fault_text"]) if x))],
-          faulty)
-    table("Timed out or crashed",
-          [("game", lambda r: r["game"]), ("status", lambda r: r["status"]),
-           ("stage", lambda r: r["stage"]), ("message", lambda r: r["message"])],
-          [r for r in rows if r["status"] in ("timeout", "crashed")])
+    table(
+        "Not compiled: on the demand-driven reasoner, and why",
+        [("game", lambda r: r["game"]), ("why", lambda r: r["why"])],
+        [r for r in rows if r["reasoner"] == "demand"],
+    )
+    table(
+        "Rejected: the rule broken and where",
+        [
+            ("game", lambda r: r["game"]),
+            ("found in", lambda r: r["stage"]),
+            ("rule", lambda r: r["rule"]),
+            ("where", lambda r: r["where"]),
+            ("message", lambda r: r["message"]),
+        ],
+        [r for r in rows if r["status"] == "rejected"],
+    )
+    table(
+        "Faults in play",
+        [
+            ("game", lambda r: r["game"]),
+            ("faults", lambda r: r["faults"]),
+            (
+                "what",
+                lambda r: "; ".join(
+                    x
+                    for x in (r["bench_fault"] and f"bench: {r['bench_fault']}", r["fault_text"])
+                    if x
+                ),
+            ),
+        ],
+        faulty,
+    )
+    table(
+        "Timed out or crashed",
+        [
+            ("game", lambda r: r["game"]),
+            ("status", lambda r: r["status"]),
+            ("stage", lambda r: r["stage"]),
+            ("message", lambda r: r["message"]),
+        ],
+        [r for r in rows if r["status"] in ("timeout", "crashed")],
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -446,7 +580,7 @@ def write_summary(path: Path, text: str) -> None:
     old = path.read_text() if path.exists() else ""
     marks = re.search(f"^{re.escape(BEGIN)}\n(.*?)^{re.escape(END)}$", old, re.M | re.S)
     if marks:
-        text = f"{old[:marks.start(1)]}{text}{old[marks.end(1):]}"
+        text = f"{old[: marks.start(1)]}{text}{old[marks.end(1) :]}"
     path.write_text(text)
 
 
@@ -461,17 +595,23 @@ def compare(a: Path, b: Path) -> int:
             print(f"{name}: only in {a if name in rows_a else b}")
             differences += 1
             continue
-        changed = [f"{k} {rows_a[name][k] or '-'} != {rows_b[name][k] or '-'}"
-                   for k in SAME if rows_a[name][k] != rows_b[name][k]]
+        changed = [
+            f"{k} {rows_a[name][k] or '-'} != {rows_b[name][k] or '-'}"
+            for k in SAME
+            if rows_a[name][k] != rows_b[name][k]
+        ]
         if changed:
             print(f"{name}: " + "; ".join(changed))
             differences += 1
-    print(f"{len(rows_a.keys() | rows_b.keys())} games, {differences} with differences "
-          f"(compared: {', '.join(SAME)})")
+    print(
+        f"{len(rows_a.keys() | rows_b.keys())} games, {differences} with differences "
+        f"(compared: {', '.join(SAME)})"
+    )
     return 1 if differences else 0
 
 
 # --- the command -------------------------------------------------------------
+
 
 def games_of(arguments) -> list[Path]:
     """The .kif files the arguments name: folders and files, each a path or a
@@ -479,11 +619,11 @@ def games_of(arguments) -> list[Path]:
     will do); SystemExit with one line for anything else."""
     paths = []
     for arg in arguments:
-        found = next((p for p in (Path(arg), SHARED / arg, SHARED / f"{arg}.kif")
-                      if p.exists()), None)
+        found = next(
+            (p for p in (Path(arg), SHARED / arg, SHARED / f"{arg}.kif") if p.exists()), None
+        )
         if found is None:
-            raise SystemExit(f"coverage: {arg}: no such folder or file (here or under "
-                             f"{SHARED})")
+            raise SystemExit(f"coverage: {arg}: no such folder or file (here or under {SHARED})")
         paths += sorted(found.glob("*.kif")) if found.is_dir() else [found]
     return paths
 
@@ -497,6 +637,7 @@ def _positive(kind):
         if value is None or value <= 0:
             raise argparse.ArgumentTypeError(f"expected a {kind.__name__} > 0, got {text!r}")
         return value
+
     return parse
 
 
@@ -504,54 +645,106 @@ def _line(row: dict, done: int, total: int) -> str:
     """One game's progress line."""
     parts = [f"[{done}/{total}] {row['game']}: {row['status']}"]
     if row.get("status") in ("rejected", "crashed", "timeout"):
-        parts.append(" ".join(x for x in (row.get("rule"), row.get("where"), row.get("message"))
-                              if x))
+        parts.append(
+            " ".join(x for x in (row.get("rule"), row.get("where"), row.get("message")) if x)
+        )
     if row.get("reasoner"):
-        parts.append(f"built in {row['build_seconds']} s"
-                     + (f", {row['nodes']:,} nodes" if row.get("nodes") else ""))
+        parts.append(
+            f"built in {row['build_seconds']} s"
+            + (f", {row['nodes']:,} nodes" if row.get("nodes") else "")
+        )
     if row.get("states_per_sec") is not None:
         parts.append(f"{row['states_per_sec']:,} states/s")
     if row.get("match_seconds"):
-        parts.append(f"match {row['steps']} steps, {row['faults']} faults, "
-                     f"{row['match_seconds']} s")
+        parts.append(
+            f"match {row['steps']} steps, {row['faults']} faults, {row['match_seconds']} s"
+        )
     return "; ".join(parts) + f" ({row['seconds']} s)"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", metavar="FOLDER_OR_FILE",
-                        help=f"folders under ../shared/games or paths, or .kif files "
-                             f"(default: {' '.join(FOLDERS)})")
-    parser.add_argument("--jobs", type=_positive(int), default=1,
-                        help="games checked at once (default 1)")
-    parser.add_argument("--no-match", action="store_true",
-                        help="build, check and bench only: no match")
-    parser.add_argument("--csv", type=Path, help="the whole table, one row per game as it "
-                        "finishes; games already in it are skipped")
-    parser.add_argument("--md", type=Path, help="the summary, between the file's "
-                        f"{BEGIN} and {END} marks or as the whole file")
-    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
-                        help="which games differ in reasoner or network between two tables")
-    parser.add_argument("--seconds", type=_positive(float), default=2.0,
-                        help="seconds of random playouts timed per game (default 2)")
-    parser.add_argument("--playouts", type=_positive(int), default=20,
-                        help="random playouts checking each game's rules in play (default 20)")
-    parser.add_argument("--check-steps", type=_positive(int), default=2000,
-                        help="no further playout of the check once it has played this many "
-                             "steps (default 2000)")
-    parser.add_argument("--sweep-steps", type=_positive(int), default=100_000,
-                        help="steps of the compiled reasoner's goal sweep after the check: "
-                             "random playouts 64 at a time (default 100,000)")
-    parser.add_argument("--start-clock", type=_positive(float), default=5.0,
-                        help="the match's start clock, seconds (default 5)")
-    parser.add_argument("--play-clock", type=_positive(float), default=1.0,
-                        help="the match's play clock, seconds (default 1)")
-    parser.add_argument("--timeout", type=_positive(float), default=1800.0,
-                        help="seconds to wait for one game before reporting it as timeout "
-                             "(default 1800)")
-    parser.add_argument("--memory", type=_positive(int), default=6000, metavar="MB",
-                        help="address space one game's process may take; past it the game "
-                             "is crashed (MemoryError), not the machine (default 6000)")
+    parser.add_argument(
+        "games",
+        nargs="*",
+        metavar="FOLDER_OR_FILE",
+        help=f"folders under ../shared/games or paths, or .kif files "
+        f"(default: {' '.join(FOLDERS)})",
+    )
+    parser.add_argument(
+        "--jobs", type=_positive(int), default=1, help="games checked at once (default 1)"
+    )
+    parser.add_argument(
+        "--no-match", action="store_true", help="build, check and bench only: no match"
+    )
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        help="the whole table, one row per game as it finishes; games already in it are skipped",
+    )
+    parser.add_argument(
+        "--md",
+        type=Path,
+        help=f"the summary, between the file's {BEGIN} and {END} marks or as the whole file",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("A", "B"),
+        help="which games differ in reasoner or network between two tables",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive(float),
+        default=2.0,
+        help="seconds of random playouts timed per game (default 2)",
+    )
+    parser.add_argument(
+        "--playouts",
+        type=_positive(int),
+        default=20,
+        help="random playouts checking each game's rules in play (default 20)",
+    )
+    parser.add_argument(
+        "--check-steps",
+        type=_positive(int),
+        default=2000,
+        help="no further playout of the check once it has played this many steps (default 2000)",
+    )
+    parser.add_argument(
+        "--sweep-steps",
+        type=_positive(int),
+        default=100_000,
+        help="steps of the compiled reasoner's goal sweep after the check: "
+        "random playouts 64 at a time (default 100,000)",
+    )
+    parser.add_argument(
+        "--start-clock",
+        type=_positive(float),
+        default=5.0,
+        help="the match's start clock, seconds (default 5)",
+    )
+    parser.add_argument(
+        "--play-clock",
+        type=_positive(float),
+        default=1.0,
+        help="the match's play clock, seconds (default 1)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=1800.0,
+        help="seconds to wait for one game before reporting it as timeout (default 1800)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=_positive(int),
+        default=6000,
+        metavar="MB",
+        help="address space one game's process may take; past it the game "
+        "is crashed (MemoryError), not the machine (default 6000)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -564,16 +757,24 @@ def main(argv=None) -> int:
     done = {r["game"] for r in rows}
     todo = [p for p in paths if game_id(p) not in done]
     if len(todo) < len(paths):
-        print(f"{len(paths) - len(todo)} of {len(paths)} games already in {args.csv}; "
-              f"checking the other {len(todo)}")
-    settings = {"match": not args.no_match, "seconds": args.seconds, "memory_mb": args.memory,
-                "playouts": args.playouts, "check_steps": args.check_steps,
-                "sweep_steps": args.sweep_steps,
-                "start_clock": args.start_clock, "play_clock": args.play_clock}
+        print(
+            f"{len(paths) - len(todo)} of {len(paths)} games already in {args.csv}; "
+            f"checking the other {len(todo)}"
+        )
+    settings = {
+        "match": not args.no_match,
+        "seconds": args.seconds,
+        "memory_mb": args.memory,
+        "playouts": args.playouts,
+        "check_steps": args.check_steps,
+        "sweep_steps": args.sweep_steps,
+        "start_clock": args.start_clock,
+        "play_clock": args.play_clock,
+    }
     runner = Runner(settings, args.timeout)
     out = None
     if args.csv:
-        write_rows(args.csv, rows)      # with this version's columns, then row by row
+        write_rows(args.csv, rows)  # with this version's columns, then row by row
         out = open(args.csv, "a", newline="")
     writer = csv.DictWriter(out, FIELDS) if out else None
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -596,9 +797,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         runner.stop()
         pool.shutdown(cancel_futures=True)
-        print(f"coverage: interrupted after {len(rows) - len(done)} of {len(todo)} games"
-              + (f"; run again with --csv {args.csv} to go on" if args.csv else ""),
-              file=sys.stderr)
+        print(
+            f"coverage: interrupted after {len(rows) - len(done)} of {len(todo)} games"
+            + (f"; run again with --csv {args.csv} to go on" if args.csv else ""),
+            file=sys.stderr,
+        )
         return 130
     finally:
         if out:
@@ -616,9 +819,13 @@ def _code() -> str:
     """The commit of the code checked (of this file's repository, ``+`` when it
     has uncommitted changes), or ``?``: the rows say what they measured."""
     try:
-        done = subprocess.run(["git", "describe", "--always", "--dirty=+"],
-                              cwd=Path(__file__).parent, capture_output=True, text=True,
-                              timeout=30)
+        done = subprocess.run(
+            ["git", "describe", "--always", "--dirty=+"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return "?"
     return done.stdout.strip() if done.returncode == 0 else "?"
@@ -629,8 +836,9 @@ def _note(rows) -> str:
     matches or not."""
     clocks = sorted({r["clocks"] for r in rows if r["clocks"]})
     codes = sorted({r["code"] or "?" for r in rows})
-    return (f"{len(rows)} games, {time.strftime('%Y-%m-%d')}, code {', '.join(codes)}; matches "
-            + (f"at start/play clocks of {', '.join(clocks)} s." if clocks else "not played."))
+    return f"{len(rows)} games, {time.strftime('%Y-%m-%d')}, code {', '.join(codes)}; matches " + (
+        f"at start/play clocks of {', '.join(clocks)} s." if clocks else "not played."
+    )
 
 
 if __name__ == "__main__":

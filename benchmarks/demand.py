@@ -10,6 +10,7 @@ of each and their ratio, measured in one run:
 Without games it takes the public games that do not ground (chess, amazons,
 small_dominion in ../shared/games).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,11 @@ from pathlib import Path
 from ggp import load_game
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "games"
-DEFAULT = [SHARED / "gdl1" / "chess.kif", SHARED / "gdl1" / "amazons.kif",
-           SHARED / "gdl2" / "small_dominion.kif"]
+DEFAULT = [
+    SHARED / "gdl1" / "chess.kif",
+    SHARED / "gdl1" / "amazons.kif",
+    SHARED / "gdl2" / "small_dominion.kif",
+]
 
 
 def walk(sm, seconds: float, seed: int = 1) -> tuple:
@@ -50,8 +54,11 @@ def main() -> None:
         for reasoner in ("demand", "reference"):
             steps, seconds = walk(game.state_machine(reasoner), args.seconds)
             rates[reasoner] = steps / seconds
-        print(f"| {game.name} | {rates['demand']:,.1f} | {rates['reference']:,.3f} | "
-              f"{rates['demand'] / rates['reference']:,.0f}x |", flush=True)
+        print(
+            f"| {game.name} | {rates['demand']:,.1f} | {rates['reference']:,.3f} | "
+            f"{rates['demand'] / rates['reference']:,.0f}x |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

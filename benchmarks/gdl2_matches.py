@@ -4,6 +4,7 @@ the clock; prints a Markdown table (steps, faults: TO, CE or IL per step, goals)
 
     python benchmarks/gdl2_matches.py --players ismcts smooth-uct --startclock 10 --playclock 1
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,6 +20,7 @@ GAMES = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl2"
 
 def _roles(path: Path) -> list:
     from ggp import load_game
+
     return [r for r in load_game(path).roles if r != "random"]
 
 
@@ -26,16 +28,37 @@ def run(path: Path, spec: str, startclock: int, playclock: int, seed: int, db: s
     seats = [a for _ in _roles(path) for a in ("--player", spec)]
     start = time.monotonic()
     out = subprocess.run(
-        ["ggp", "match", str(path), *seats, "--startclock", str(startclock),
-         "--playclock", str(playclock), "--seed", str(seed), "--db", db, "--json"],
-        capture_output=True, text=True)
+        [
+            "ggp",
+            "match",
+            str(path),
+            *seats,
+            "--startclock",
+            str(startclock),
+            "--playclock",
+            str(playclock),
+            "--seed",
+            str(seed),
+            "--db",
+            db,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     seconds = time.monotonic() - start
     if out.returncode:
         return {"game": path.stem, "player": spec, "failed": out.stderr.strip()[-200:]}
     record = json.loads(out.stdout)
     faults = [f"{i + 1}:{e}" for i, step in enumerate(record["errors"]) for e in step if e]
-    return {"game": path.stem, "player": spec, "steps": record["steps"], "faults": faults,
-            "goals": record["goals"], "seconds": seconds}
+    return {
+        "game": path.stem,
+        "player": spec,
+        "steps": record["steps"],
+        "faults": faults,
+        "goals": record["goals"],
+        "seconds": seconds,
+    }
 
 
 def main(argv=None) -> int:
@@ -60,8 +83,10 @@ def main(argv=None) -> int:
                     print(f"| {r['game']} | {spec} | | failed: {r['failed']} | | |")
                 else:
                     goals = ", ".join(f"{k} {v}" for k, v in r["goals"].items())
-                    print(f"| {r['game']} | {spec} | {r['steps']} | "
-                          f"{' '.join(r['faults']) or 'none'} | {r['seconds']:.0f} | {goals} |")
+                    print(
+                        f"| {r['game']} | {spec} | {r['steps']} | "
+                        f"{' '.join(r['faults']) or 'none'} | {r['seconds']:.0f} | {goals} |"
+                    )
                 sys.stdout.flush()
     return 0
 

@@ -13,6 +13,7 @@ depth charges from the game's initial state for S seconds and prints a line
 batches of playouts from the initial state) then ggplib for ``--seconds``
 each; the table gives each side's mean over the rounds and the ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ def ours(sm, seconds: float, seed: int) -> float:
 
 def theirs(command: list, game: str, seconds: float) -> float | None:
     """ggplib's state changes a second, or None if it did not run."""
-    done = subprocess.run([*command, "--seconds", str(seconds), "--games", game],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [*command, "--seconds", str(seconds), "--games", game], capture_output=True, text=True
+    )
     for line in done.stdout.splitlines():
         words = line.split()
         if len(words) >= 3 and words[0] == game and words[1] != "FAILED":
@@ -59,8 +61,10 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     if not os.environ.get("GGPLIB"):
-        raise SystemExit("ggplib.py: set GGPLIB to the command that runs ggplib's depth "
-                         "charges (see the module docstring)")
+        raise SystemExit(
+            "ggplib.py: set GGPLIB to the command that runs ggplib's depth "
+            "charges (see the module docstring)"
+        )
     command = shlex.split(os.environ["GGPLIB"])
     machines = {g: load_game(source(g)).state_machine("compiled") for g in args.games}
     rates = {g: ([], []) for g in args.games}

@@ -7,6 +7,7 @@ swapped every match), with its 95% Wilson interval, in the order the study lists
 Reads the study's matches file (``matches.jsonl.gz``).  The seed reports expected utility x 100 in
 [-100, 100]; our goals are 0..100, so its figure is 2 x ours - 100 for a win/lose game.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,10 @@ def table(study_path) -> str:
         a, b = record["pair"]
         goals.setdefault((a, b), []).append(record["goals"][a])
         goals.setdefault((b, a), []).append(record["goals"][b])
-    rows = [f"| {study['games'][0]} | " + " | ".join(labels[1:]) + " |",
-            "|---|" + "---|" * (len(labels) - 1)]
+    rows = [
+        f"| {study['games'][0]} | " + " | ".join(labels[1:]) + " |",
+        "|---|" + "---|" * (len(labels) - 1),
+    ]
     for i, a in enumerate(labels[:-1]):
         cells = []
         for j, b in enumerate(labels[1:], start=1):

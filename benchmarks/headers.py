@@ -9,6 +9,7 @@ digit, and this prints the table that shows it (goal points; the issue's
 Each learner runs a fixed amount of work (episodes or iterations, one seed),
 so that the two columns are comparable exactly.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,8 @@ from pathlib import Path
 
 from ggp import load_game
 from ggp.solvers.cfr import exploitability
-from ggp.solvers.solve import solve
 from ggp.solvers.efg import build_tree
+from ggp.solvers.solve import solve
 from players.imperfect.evaluation import online_policy
 from players.imperfect.online import View
 from players.learning.selfplay import learner_for
@@ -28,9 +29,12 @@ UNIT_LINE = re.compile(r"^\s*;+\s*efg:.*$", re.MULTILINE)
 
 #: (label, how it runs): a self-play learner with episodes, a solver with
 #: iterations, or an online player with iterations a move (3 seeds).
-RUNS = (("nfsp", "learn", "nfsp", 100_000), ("mccfr", "solve", "mccfr", 100_000),
-        ("smooth-uct", "learn", "smooth-uct", 1_000_000),
-        ("mccr online", "online", "mccr", 1000))
+RUNS = (
+    ("nfsp", "learn", "nfsp", 100_000),
+    ("mccfr", "solve", "mccfr", 100_000),
+    ("smooth-uct", "learn", "smooth-uct", 1_000_000),
+    ("mccr online", "online", "mccr", 1000),
+)
 
 
 def headerless(name: str, folder: Path) -> Path:
@@ -45,8 +49,9 @@ def measure(game, how: str, spec: str, amount: int) -> float:
     """The exploitability (goal points) ``spec`` reaches on ``game``."""
     tree = build_tree(game)
     if how == "learn":
-        gap = exploitability(tree, learner_for(tree, spec, {"seed": 1}).run(amount)
-                             .average_policy())
+        gap = exploitability(
+            tree, learner_for(tree, spec, {"seed": 1}).run(amount).average_policy()
+        )
     elif how == "solve":
         gap = solve(tree, spec, amount, seed=1)[1][-1][2]
     else:
@@ -58,16 +63,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="kuhn,leduc,iigs5")
     args = parser.parse_args()
-    lines = ["| game | learner, work | with the unit line | without | equal |",
-             "|---|---|---:|---:|---|"]
+    lines = [
+        "| game | learner, work | with the unit line | without | equal |",
+        "|---|---|---:|---:|---|",
+    ]
     with tempfile.TemporaryDirectory() as folder:
         for name in args.games.split(","):
             plain = load_game(str(headerless(name, Path(folder))))
             marked = load_game(name)
             for label, how, spec, amount in RUNS:
                 a, b = measure(marked, how, spec, amount), measure(plain, how, spec, amount)
-                lines.append(f"| {name} | {label}, {amount:,} | {a:.6g} | {b:.6g} | "
-                             f"{'yes' if a == b else 'NO'} |")
+                lines.append(
+                    f"| {name} | {label}, {amount:,} | {a:.6g} | {b:.6g} | "
+                    f"{'yes' if a == b else 'NO'} |"
+                )
                 print(lines[-1], flush=True)
     print("\n".join(lines))
 

@@ -12,12 +12,12 @@ a lanes step sweeps (ints in the phase-1 and phase-2 programs) and how long
 ``sm.new_lanes()`` took to build (the network with its moves' ORs complemented).
 A state change is one step of one playout, as in ``ggp bench``.
 """
+
 from __future__ import annotations
 
 import argparse
 import time
 from pathlib import Path
-
 
 from ggp import load_game
 
@@ -67,13 +67,16 @@ def arguments(doc: str, default: list, seconds: float, what: str) -> argparse.Ar
     playouts per game and per ``what``."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("games", nargs="*", default=default)
-    parser.add_argument("--seconds", type=float, default=seconds,
-                        help=f"seconds of playouts per game and per {what} (default {seconds:g})")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=seconds,
+        help=f"seconds of playouts per game and per {what} (default {seconds:g})",
+    )
     return parser
 
 
-def measure(name: str, seconds: float, round_seconds: float = 0.25,
-            limit: int = 1_000_000) -> dict:
+def measure(name: str, seconds: float, round_seconds: float = 0.25, limit: int = 1_000_000) -> dict:
     game = load_game(source(name))
     sm = game.state_machine("compiled", limit)
     if not hasattr(sm, "network"):
@@ -84,18 +87,29 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25,
     arrays = sm._lanes_arrays
     root = sm.initial_state()
     runners = {"kernel": sm.kernel.playouts, "lanes": lanes.playouts}
-    batch = {k: calibrate(lambda n, s, run=run: run(root, n, s), round_seconds)
-             for k, run in runners.items()}
-    rate = alternate({k: lambda seed, k=k, run=run: run(root, batch[k], seed)
-                      for k, run in runners.items()}, seconds)
+    batch = {
+        k: calibrate(lambda n, s, run=run: run(root, n, s), round_seconds)
+        for k, run in runners.items()
+    }
+    rate = alternate(
+        {k: lambda seed, k=k, run=run: run(root, batch[k], seed) for k, run in runners.items()},
+        seconds,
+    )
     sizes = lanes.sizes
-    return {"game": Path(str(name)).stem, "nodes": len(arrays["kind"]),
-            "edges": len(arrays["in_lit"]), "moves": len(arrays["does_node"]),
-            "base": len(arrays["base_node"]),
-            "swept": sizes["phase1"] + sizes["phase2"], "goal_ints": sizes["goals"],
-            "depth": depth(sm, root),
-            "kernel": rate["kernel"], "lanes": rate["lanes"],
-            "ratio": rate["lanes"] / rate["kernel"], "build": build}
+    return {
+        "game": Path(str(name)).stem,
+        "nodes": len(arrays["kind"]),
+        "edges": len(arrays["in_lit"]),
+        "moves": len(arrays["does_node"]),
+        "base": len(arrays["base_node"]),
+        "swept": sizes["phase1"] + sizes["phase2"],
+        "goal_ints": sizes["goals"],
+        "depth": depth(sm, root),
+        "kernel": rate["kernel"],
+        "lanes": rate["lanes"],
+        "ratio": rate["lanes"] / rate["kernel"],
+        "build": build,
+    }
 
 
 def depth(sm, root, playouts: int = 64) -> float:
@@ -105,17 +119,26 @@ def depth(sm, root, playouts: int = 64) -> float:
 
 def main(argv=None):
     parser = arguments(__doc__, DEFAULT, 4.0, "reasoner")
-    parser.add_argument("--limit", type=int, default=1_000_000,
-                        help="grounding limit, ground rules (default 1,000,000)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=1_000_000,
+        help="grounding limit, ground rules (default 1,000,000)",
+    )
     args = parser.parse_args(argv)
-    print("| game | nodes | edges | moves | base | swept ints | mean depth "
-          "| kernel states/s | lanes states/s | lanes / kernel | Lanes() s |")
+    print(
+        "| game | nodes | edges | moves | base | swept ints | mean depth "
+        "| kernel states/s | lanes states/s | lanes / kernel | Lanes() s |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.games:
         r = measure(name, args.seconds, limit=args.limit)
-        print(f"| {r['game']} | {r['nodes']} | {r['edges']} | {r['moves']} | {r['base']} "
-              f"| {r['swept']} | {r['depth']:.1f} | {r['kernel']:,.0f} | {r['lanes']:,.0f} "
-              f"| {r['ratio']:.2f} | {r['build']:.2f} |", flush=True)
+        print(
+            f"| {r['game']} | {r['nodes']} | {r['edges']} | {r['moves']} | {r['base']} "
+            f"| {r['swept']} | {r['depth']:.1f} | {r['kernel']:,.0f} | {r['lanes']:,.0f} "
+            f"| {r['ratio']:.2f} | {r['build']:.2f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ compare ranges).  OpenSpiel runs in a separate interpreter (its own venv: ``pip
 install open_spiel``); without one, only our rows are printed.  One core each,
 one after the other.  Prints a Markdown table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,10 +55,15 @@ def ours(tree, seconds: float, iterations: int, seeds: int) -> dict:
         done += batch
         batch = min(batch * 2, 1_000_000)
     elapsed = time.perf_counter() - start
-    timed = {"iterations": done, "seconds": elapsed,
-             "exploitability": exploitability(tree, solver.average_policy())}
-    fixed = [exploitability(tree, MCCFRSolver(tree, seed=s).run(iterations).average_policy())
-             for s in range(1, seeds + 1)]
+    timed = {
+        "iterations": done,
+        "seconds": elapsed,
+        "exploitability": exploitability(tree, solver.average_policy()),
+    }
+    fixed = [
+        exploitability(tree, MCCFRSolver(tree, seed=s).run(iterations).average_policy())
+        for s in range(1, seeds + 1)
+    ]
     return {"timed": timed, "fixed": fixed}
 
 
@@ -66,24 +72,45 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--iterations", type=int, default=1_000_000)
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--openspiel-python", default=None, metavar="PYTHON",
-                    help="an interpreter with open_spiel installed")
+    ap.add_argument(
+        "--openspiel-python",
+        default=None,
+        metavar="PYTHON",
+        help="an interpreter with open_spiel installed",
+    )
     args = ap.parse_args(argv)
-    rows = {"ours (ggp/solvers/_mccfr.pyx)": ours(build_tree(load_game("leduc")), args.seconds,
-                                          args.iterations, args.seeds)}
+    rows = {
+        "ours (ggp/solvers/_mccfr.pyx)": ours(
+            build_tree(load_game("leduc")), args.seconds, args.iterations, args.seeds
+        )
+    }
     if args.openspiel_python:
-        out = subprocess.run([args.openspiel_python, "-c", OPENSPIEL, str(args.seconds),
-                              str(args.iterations), str(args.seeds)],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [
+                args.openspiel_python,
+                "-c",
+                OPENSPIEL,
+                str(args.seconds),
+                str(args.iterations),
+                str(args.seeds),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         rows["OpenSpiel C++ (pyspiel)"] = json.loads(out.strip().splitlines()[-1])
-    print(f"| outcome sampling, Leduc | iterations / s | after {args.seconds:g} s "
-          f"| after {args.iterations:,} iterations ({args.seeds} seeds) |")
+    print(
+        f"| outcome sampling, Leduc | iterations / s | after {args.seconds:g} s "
+        f"| after {args.iterations:,} iterations ({args.seeds} seeds) |"
+    )
     print("|---|---:|---|---|")
     for name, r in rows.items():
         t = r["timed"]
         fixed = ", ".join(f"{g:.3f}" for g in r["fixed"])
-        print(f"| {name} | {t['iterations'] / t['seconds']:,.0f} | {t['iterations']:,} "
-              f"iterations, {t['exploitability']:.4f} chip | {fixed} |")
+        print(
+            f"| {name} | {t['iterations'] / t['seconds']:,.0f} | {t['iterations']:,} "
+            f"iterations, {t['exploitability']:.4f} chip | {fixed} |"
+        )
     return 0
 
 

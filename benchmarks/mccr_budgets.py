@@ -21,6 +21,7 @@ averaged), in the game's declared unit.  One CSV a run, with a PNG beside it:
     python benchmarks/mccr_budgets.py time --game leduc --seeds 5 --out time.csv
     python benchmarks/mccr_budgets.py epsilon --game iigs5 --seeds 5 --out eps.csv
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,18 @@ from ggp.solvers.efg import build_tree
 from players.imperfect.evaluation import online_policy
 from players.imperfect.online import View
 
-FIELDS = ("game", "player", "root", "iterations", "epsilon", "seeds", "unit",
-          "exploitability", "exploitability_unit", "ms_a_decision")
+FIELDS = (
+    "game",
+    "player",
+    "root",
+    "iterations",
+    "epsilon",
+    "seeds",
+    "unit",
+    "exploitability",
+    "exploitability_unit",
+    "ms_a_decision",
+)
 
 
 def point(game, view, spec: str, seeds: int, root, iterations, epsilon) -> dict:
@@ -50,46 +61,69 @@ def point(game, view, spec: str, seeds: int, root, iterations, epsilon) -> dict:
     policy = online_policy(game, view, full, seeds, None)
     seconds = time.perf_counter() - began
     decisions = seeds * len(view.tree.infosets)
-    return {"game": game.name, "player": spec, "root": root, "iterations": iterations,
-            "epsilon": epsilon, "seeds": seeds, **view.tree.in_units(
-                exploitability(view.tree, policy)),
-            "ms_a_decision": round(1000 * seconds / decisions, 4)}
+    return {
+        "game": game.name,
+        "player": spec,
+        "root": root,
+        "iterations": iterations,
+        "epsilon": epsilon,
+        "seeds": seeds,
+        **view.tree.in_units(exploitability(view.tree, policy)),
+        "ms_a_decision": round(1000 * seconds / decisions, 4),
+    }
 
 
 def jobs(args) -> list:
     """(spec, root, iterations, epsilon) of every point the command asks for."""
     if args.command == "grid":
-        return [(f"mccr:variant={v}", t0, tr, None) for v in ("keep", "reset")
-                for t0 in args.roots for tr in args.budgets]
+        return [
+            (f"mccr:variant={v}", t0, tr, None)
+            for v in ("keep", "reset")
+            for t0 in args.roots
+            for tr in args.budgets
+        ]
     if args.command == "time":
-        return [(spec, None, b, None) for spec in ("mccr", "mccr:variant=reset", "oos", "mccfr")
-                for b in args.budgets]
-    return [(f"mccr:variant={v}", None, args.budgets[-1], e) for v in ("keep", "reset")
-            for e in args.epsilons]
+        return [
+            (spec, None, b, None)
+            for spec in ("mccr", "mccr:variant=reset", "oos", "mccfr")
+            for b in args.budgets
+        ]
+    return [
+        (f"mccr:variant={v}", None, args.budgets[-1], e)
+        for v in ("keep", "reset")
+        for e in args.epsilons
+    ]
 
 
 def plot(rows: list, command: str, path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 4.5))
     if command == "grid":
         for spec in sorted({r["player"] for r in rows}):
             for t0 in sorted({r["root"] for r in rows}):
-                line = sorted((r["iterations"], r["exploitability_unit"]) for r in rows
-                              if r["player"] == spec and r["root"] == t0)
+                line = sorted(
+                    (r["iterations"], r["exploitability_unit"])
+                    for r in rows
+                    if r["player"] == spec and r["root"] == t0
+                )
                 ax.plot(*zip(*line), marker="o", label=f"{spec}, T0={t0:g}")
         ax.set_xlabel("iterations a resolve (TR)")
     elif command == "time":
         for spec in sorted({r["player"] for r in rows}):
-            line = sorted((r["ms_a_decision"], r["exploitability_unit"]) for r in rows
-                          if r["player"] == spec)
+            line = sorted(
+                (r["ms_a_decision"], r["exploitability_unit"]) for r in rows if r["player"] == spec
+            )
             ax.plot(*zip(*line), marker="o", label=spec)
         ax.set_xlabel("evaluation milliseconds a decision")
     else:
         for spec in sorted({r["player"] for r in rows}):
-            line = sorted((r["epsilon"], r["exploitability_unit"]) for r in rows
-                          if r["player"] == spec)
+            line = sorted(
+                (r["epsilon"], r["exploitability_unit"]) for r in rows if r["player"] == spec
+            )
             ax.plot(*zip(*line), marker="o", label=spec)
         ax.set_xlabel("outcome sampling's epsilon")
     if command != "epsilon":
@@ -109,12 +143,19 @@ def main() -> None:
     parser.add_argument("command", choices=("grid", "time", "epsilon"))
     parser.add_argument("--game", default="iigs5")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--roots", type=lambda t: [int(x) for x in t.split(",")],
-                        default=[100, 1000, 10_000, 100_000])
-    parser.add_argument("--budgets", type=lambda t: [int(x) for x in t.split(",")],
-                        default=[100, 1000, 10_000])
-    parser.add_argument("--epsilons", type=lambda t: [float(x) for x in t.split(",")],
-                        default=[0.2, 0.4, 0.6, 0.8, 1.0])
+    parser.add_argument(
+        "--roots",
+        type=lambda t: [int(x) for x in t.split(",")],
+        default=[100, 1000, 10_000, 100_000],
+    )
+    parser.add_argument(
+        "--budgets", type=lambda t: [int(x) for x in t.split(",")], default=[100, 1000, 10_000]
+    )
+    parser.add_argument(
+        "--epsilons",
+        type=lambda t: [float(x) for x in t.split(",")],
+        default=[0.2, 0.4, 0.6, 0.8, 1.0],
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     game = load_game(args.game)
@@ -127,9 +168,12 @@ def main() -> None:
             rows.append(point(game, view, spec, args.seeds, root, iterations, epsilon))
             writer.writerow(rows[-1])
             f.flush()
-            print(f"{spec} T0={root} TR={iterations} eps={epsilon}: "
-                  f"{rows[-1]['exploitability_unit']:.4f} {rows[-1]['unit']}, "
-                  f"{rows[-1]['ms_a_decision']} ms a decision evaluated", flush=True)
+            print(
+                f"{spec} T0={root} TR={iterations} eps={epsilon}: "
+                f"{rows[-1]['exploitability_unit']:.4f} {rows[-1]['unit']}, "
+                f"{rows[-1]['ms_a_decision']} ms a decision evaluated",
+                flush=True,
+            )
     plot(rows, args.command, args.out.with_suffix(".png"))
     print(f"{args.out} and {args.out.with_suffix('.png')}")
 

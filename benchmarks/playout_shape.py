@@ -6,6 +6,7 @@ the first role's wins.
 
     python benchmarks/playout_shape.py ../shared/games/gdl1/connectFour.kif
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,11 @@ SPECS = ["uct", "mast:policy=gibbs,tau=10", "mast:epsilon=0.4", "mast:epsilon=0.
 
 
 def shape(game, spec: str, simulations: int, playouts: int) -> dict:
-    player = players.make(f"{spec},simulations={simulations},seed=1" if ":" in spec
-                          else f"{spec}:simulations={simulations},seed=1")
+    player = players.make(
+        f"{spec},simulations={simulations},seed=1"
+        if ":" in spec
+        else f"{spec}:simulations={simulations},seed=1"
+    )
     player.start(game, game.roles[0], 10, 10)
     player.play(Observation())
     policy, moves_of = player.search.policy, player.sm._moves
@@ -33,8 +37,11 @@ def shape(game, spec: str, simulations: int, playouts: int) -> dict:
             own = [moves_of[j[r]] for j in joints if moves_of[j[r]] != "noop"]
             repeats += sum(a == b for a, b in zip(own, own[1:]))
             pairs += max(0, len(own) - 1)
-    return {"length": statistics.mean(lengths), "repeat": repeats / max(1, pairs),
-            "first": first_wins / playouts}
+    return {
+        "length": statistics.mean(lengths),
+        "repeat": repeats / max(1, pairs),
+        "first": first_wins / playouts,
+    }
 
 
 def main(argv=None) -> int:

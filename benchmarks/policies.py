@@ -15,6 +15,7 @@ change how long games last, so the mean playout depth and the cost per step
 Default games: ticTacToe, connectFour, breakthrough, checkers from
 ../shared/games/gdl1.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,11 +64,13 @@ def policy_slice(policy, root, seconds):
 def measure(sm, root, policy, seconds, slice_seconds=0.2):
     """Rates (playouts/s, steps/s) of random playouts and of ``policy``, in
     alternating slices so that a changing machine load hits both alike."""
-    policy_slice(policy, root, seconds / 2)                 # warm-up
+    policy_slice(policy, root, seconds / 2)  # warm-up
     base, mine = [0, 0, 0.0], [0, 0, 0.0]
     for i in range(max(1, round(seconds / slice_seconds))):
-        for total, part in ((base, random_slice(sm, root, slice_seconds, i * 100000)),
-                            (mine, policy_slice(policy, root, slice_seconds))):
+        for total, part in (
+            (base, random_slice(sm, root, slice_seconds, i * 100000)),
+            (mine, policy_slice(policy, root, slice_seconds)),
+        ):
             for j in range(3):
                 total[j] += part[j]
     return (base[0] / base[2], base[1] / base[2]), (mine[0] / mine[2], mine[1] / mine[2])
@@ -78,8 +81,10 @@ def main(argv=None):
     parser.add_argument("games", nargs="*", default=GAMES)
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args(argv)
-    print("| game | policy | playouts/s | random playouts/s | cost (random = 1) "
-          "| mean depth | cost per step |")
+    print(
+        "| game | policy | playouts/s | random playouts/s | cost (random = 1) "
+        "| mean depth | cost per step |"
+    )
     print("|---|---|---|---|---|---|---|")
     for game in args.games:
         sm = load_game(str(SHARED / f"{game}.kif")).state_machine()
@@ -87,8 +92,11 @@ def main(argv=None):
         for label, kwargs in POLICIES:
             policy = Policy(sm.kernel, seed=1, **kwargs)
             (base, base_steps), (rate, steps) = measure(sm, root, policy, args.seconds)
-            print(f"| {game} | {label} | {rate:,.0f} | {base:,.0f} | {base / rate:.2f} "
-                  f"| {steps / rate:.1f} | {base_steps / steps:.2f} |", flush=True)
+            print(
+                f"| {game} | {label} | {rate:,.0f} | {base:,.0f} | {base / rate:.2f} "
+                f"| {steps / rate:.1f} | {base_steps / steps:.2f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

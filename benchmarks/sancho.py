@@ -16,6 +16,7 @@ resumes from that file, and prints per game our player's score (goal points,
 0..100) against Sancho with a 95% interval, wins, draws, losses and faults,
 as Markdown (also ``OUT/summary.md``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,12 @@ def wait_for(port: int, seconds: float = 120.0):
 def process(argv: list, core: int, log: Path):
     """``argv`` pinned to ``core``, its output in ``log``; stopped on exit."""
     with open(log, "ab") as out:
-        proc = subprocess.Popen(["taskset", "-c", str(core), *argv], stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            ["taskset", "-c", str(core), *argv],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         yield proc
     finally:
@@ -76,9 +81,20 @@ def game_path(name: str) -> str:
 def play(game: str, ours: str, sancho: str, first: bool, args, seed: int) -> dict:
     """One match; our player's role first when ``first``."""
     players = [ours, sancho] if first else [sancho, ours]
-    argv = [sys.executable, "-m", "matches.cli", "match", game_path(game), "--json",
-            "--startclock", str(args.startclock), "--playclock", str(args.playclock),
-            "--seed", str(seed)]
+    argv = [
+        sys.executable,
+        "-m",
+        "matches.cli",
+        "match",
+        game_path(game),
+        "--json",
+        "--startclock",
+        str(args.startclock),
+        "--playclock",
+        str(args.playclock),
+        "--seed",
+        str(seed),
+    ]
     if args.db:
         argv += ["--db", args.db]
     for p in players:
@@ -90,14 +106,24 @@ def play(game: str, ours: str, sancho: str, first: bool, args, seed: int) -> dic
     roles = list(record["players"])
     me, them = (0, 1) if first else (1, 0)
     faults = [sum(bool(step[r]) for step in record["errors"]) for r in (me, them)]
-    return {"game": game, "seed": seed, "our_role": roles[me],
-            "ours": record["goals"][roles[me]], "sancho": record["goals"][roles[them]],
-            "our_faults": faults[0], "sancho_faults": faults[1], "steps": record["steps"]}
+    return {
+        "game": game,
+        "seed": seed,
+        "our_role": roles[me],
+        "ours": record["goals"][roles[me]],
+        "sancho": record["goals"][roles[them]],
+        "our_faults": faults[0],
+        "sancho_faults": faults[1],
+        "steps": record["steps"],
+    }
 
 
 def summary(rows: list) -> str:
-    lines = ["| game | matches | our score (95% CI) | wins / draws / losses | our faults | "
-             "Sancho's faults |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| game | matches | our score (95% CI) | wins / draws / losses | our faults | "
+        "Sancho's faults |",
+        "|---|---|---|---|---|---|",
+    ]
     for game in dict.fromkeys(r["game"] for r in rows):
         scores = [r["ours"] for r in rows if r["game"] == game]
         n = len(scores)
@@ -105,10 +131,12 @@ def summary(rows: list) -> str:
         games = [r for r in rows if r["game"] == game]
         wins = sum(r["ours"] > r["sancho"] for r in games)
         losses = sum(r["ours"] < r["sancho"] for r in games)
-        lines.append(f"| {game} | {n} | {sum(scores) / n:.1f} ({low} .. {high}) | "
-                     f"{wins} / {n - wins - losses} / {losses} | "
-                     f"{sum(r['our_faults'] for r in games)} | "
-                     f"{sum(r['sancho_faults'] for r in games)} |")
+        lines.append(
+            f"| {game} | {n} | {sum(scores) / n:.1f} ({low} .. {high}) | "
+            f"{wins} / {n - wins - losses} / {losses} | "
+            f"{sum(r['our_faults'] for r in games)} | "
+            f"{sum(r['sancho_faults'] for r in games)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -126,37 +154,52 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = os.environ.get("SANCHO")
     if not command:
-        raise SystemExit("set SANCHO to the command that starts Sancho on a port given as its "
-                         "last argument (see ../shared/peers/README.md)")
+        raise SystemExit(
+            "set SANCHO to the command that starts Sancho on a port given as its "
+            "last argument (see ../shared/peers/README.md)"
+        )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     done_path = out / "matches.jsonl"
-    rows = [json.loads(line) for line in done_path.read_text().splitlines()] \
-        if done_path.exists() else []
+    rows = (
+        [json.loads(line) for line in done_path.read_text().splitlines()]
+        if done_path.exists()
+        else []
+    )
     ours_port, sancho_port = free_port(), free_port()
     ours = [sys.executable, "-m", "matches.cli", "serve", args.player, "--port", str(ours_port)]
-    with process([*shlex.split(command), str(sancho_port)], 1, out / "sancho.log") as them, \
-            process(ours, 0, out / "ours.log") as us:
+    with (
+        process([*shlex.split(command), str(sancho_port)], 1, out / "sancho.log") as them,
+        process(ours, 0, out / "ours.log") as us,
+    ):
         wait_for(ours_port)
         wait_for(sancho_port)
         for game in args.games:
             for i in range(args.matches):
                 if any(r["game"] == game and r["seed"] == i for r in rows):
                     continue
-                row = play(game, f"http://127.0.0.1:{ours_port}",
-                           f"http://127.0.0.1:{sancho_port}", i % 2 == 0, args, i)
+                row = play(
+                    game,
+                    f"http://127.0.0.1:{ours_port}",
+                    f"http://127.0.0.1:{sancho_port}",
+                    i % 2 == 0,
+                    args,
+                    i,
+                )
                 # a side that died plays nothing but substituted moves: the match is not
                 # a result, and the run stops (what was played is kept; it resumes)
                 for name, proc in (("Sancho", them), ("our player", us)):
                     if proc.poll() is not None:
-                        raise SystemExit(f"{name} exited (status {proc.returncode}) during "
-                                         f"{game} #{i}; that match is not recorded")
+                        raise SystemExit(
+                            f"{name} exited (status {proc.returncode}) during "
+                            f"{game} #{i}; that match is not recorded"
+                        )
                 row["player"] = args.player
                 rows.append(row)
                 with open(done_path, "a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(f"{game} #{i}: ours {row['ours']}, Sancho {row['sancho']}", flush=True)
-    (out / "summary.md").write_text(summary(rows))      # every game recorded in OUT
+    (out / "summary.md").write_text(summary(rows))  # every game recorded in OUT
     print(summary([r for r in rows if r["game"] in args.games]))
     return 0
 

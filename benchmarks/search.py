@@ -17,6 +17,7 @@ kernel's playouts (the issue's bar: 70%).  Rounds alternate between the
 measures so that all see the same machine load; each gets ``--seconds`` in all.
 Printed as Markdown tables.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,16 +85,18 @@ def openspiel_ismcts(python: str):
     IS-MCTS (a fresh bot, random rollouts, c = 2) at Leduc's first decision,
     in a process of ``python``."""
     try:
-        proc = subprocess.Popen([python, "-c", OPENSPIEL], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [python, "-c", OPENSPIEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
     except OSError as exc:
         raise SystemExit(f"--openspiel-python {python}: {exc.strerror}") from None
 
     def run(n):
-        n = max(n, 2)           # with one simulation its root has no visit, and it fails
+        n = max(n, 2)  # with one simulation its root has no visit, and it fails
         proc.stdin.write(f"{n}\n")
         proc.stdin.flush()
         return n, float(proc.stdout.readline())
+
     return run
 
 
@@ -110,8 +113,9 @@ class Measure:
         self.units += units
         self.spent += seconds
         if seconds < self.target and self.n < 1 << 24:
-            self.n = max(self.n + 1, min(8 * self.n, int(self.n * self.target / max(seconds,
-                                                                                     1e-6))))
+            self.n = max(
+                self.n + 1, min(8 * self.n, int(self.n * self.target / max(seconds, 1e-6)))
+            )
 
     @property
     def rate(self) -> float:
@@ -148,17 +152,24 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--round", type=float, default=0.25, help="seconds a round")
-    parser.add_argument("--python", action="store_true",
-                        help="also the Python tree and the Python simulations")
+    parser.add_argument(
+        "--python", action="store_true", help="also the Python tree and the Python simulations"
+    )
     parser.add_argument("--games", nargs="*", default=GAMES)
     parser.add_argument("--gdl2", nargs="*", default=GDL2)
-    parser.add_argument("--openspiel-python", default=None, metavar="PYTHON",
-                        help="also OpenSpiel's C++ IS-MCTS on Leduc, run by this Python")
+    parser.add_argument(
+        "--openspiel-python",
+        default=None,
+        metavar="PYTHON",
+        help="also OpenSpiel's C++ IS-MCTS on Leduc, run by this Python",
+    )
     args = parser.parse_args(argv)
     trees = [("C", True)] + ([("Python", False)] if args.python else [])
-    head = ["game", "kernel: state changes/s", "kernel: playouts/s"] + \
-        [f"{p} ({t}): simulations/s" for p in PLAYERS for t, _ in trees] + \
-        ["uct (C) / kernel playouts"]
+    head = (
+        ["game", "kernel: state changes/s", "kernel: playouts/s"]
+        + [f"{p} ({t}): simulations/s" for p in PLAYERS for t, _ in trees]
+        + ["uct (C) / kernel playouts"]
+    )
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name in args.games:
@@ -169,25 +180,32 @@ def main(argv=None):
         for p in PLAYERS:
             for t, c_tree in trees:
                 measures[p, t] = Measure(
-                    lambda n, p=p, c=c_tree: (n, simulations(game, p, n, c)), args.round)
+                    lambda n, p=p, c=c_tree: (n, simulations(game, p, n, c)), args.round
+                )
         run_rounds(measures, args.seconds)
-        row = [Path(str(name)).stem, f"{steps.rate:,.0f}", f"{outs.rate:,.0f}"] + \
-            [f"{measures[p, t].rate:,.0f}" for p in PLAYERS for t, _ in trees] + \
-            [f"{measures['uct', 'C'].rate / outs.rate:.2f}"]
+        row = (
+            [Path(str(name)).stem, f"{steps.rate:,.0f}", f"{outs.rate:,.0f}"]
+            + [f"{measures[p, t].rate:,.0f}" for p in PLAYERS for t, _ in trees]
+            + [f"{measures['uct', 'C'].rate / outs.rate:.2f}"]
+        )
         print("| " + " | ".join(row) + " |", flush=True)
     if not args.gdl2:
         return 0
     print()
     columns = [(p, t, in_c) for p in GDL2_PLAYERS for t, in_c in trees]
     openspiel = args.openspiel_python and "leduc" in args.gdl2
-    print("| game | " + " | ".join(f"{p} ({t}): simulations/s" for p, t, _ in columns)
-          + (" | OpenSpiel C++ IS-MCTS: simulations/s |" if openspiel else " |"))
+    print(
+        "| game | "
+        + " | ".join(f"{p} ({t}): simulations/s" for p, t, _ in columns)
+        + (" | OpenSpiel C++ IS-MCTS: simulations/s |" if openspiel else " |")
+    )
     print("|---|" + "---|" * (len(columns) + bool(openspiel)))
     for name in args.gdl2:
         game = load_game(source(name))
-        measures = {(p, t): Measure(lambda n, p=p, c=in_c: (n, gdl2_simulations(game, p, n, c)),
-                                    args.round)
-                    for p, t, in_c in columns}
+        measures = {
+            (p, t): Measure(lambda n, p=p, c=in_c: (n, gdl2_simulations(game, p, n, c)), args.round)
+            for p, t, in_c in columns
+        }
         if openspiel and name == "leduc":
             measures["openspiel"] = Measure(openspiel_ismcts(args.openspiel_python), args.round)
         run_rounds(measures, args.seconds)

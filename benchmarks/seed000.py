@@ -26,6 +26,7 @@ second player calls a bet with a king always, a queen 1/3 of the time, a jack ne
 after a check bets a king always, a jack 1/3 of the time, a queen never.  The squared
 error is quadratic in alpha, so the closest equilibrium is found in closed form.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,22 +53,35 @@ def kuhn_situations(tree) -> list:
     for info in tree.infosets:
         card = re.search(r"\(yourcard (\w+)\)", info.key)[1]
         facing = "bet)}" in info.key.rsplit("/", 1)[-1]
-        out.append((info.player, card, facing, info.moves.index(
-            "call" if "call" in info.moves else "bet")))
+        out.append(
+            (info.player, card, facing, info.moves.index("call" if "call" in info.moves else "bet"))
+        )
     return out
 
 
 def kuhn_mse(policy, situations) -> float:
     """Mean squared error of ``policy`` (per information state, move
     probabilities) to the closest Kuhn Nash equilibrium."""
-    p = {(pl, card, facing): policy[i][aggressive]
-         for i, (pl, card, facing, aggressive) in enumerate(situations)}
+    p = {
+        (pl, card, facing): policy[i][aggressive]
+        for i, (pl, card, facing, aggressive) in enumerate(situations)
+    }
     alpha = (p[0, "jack", False] + p[0, "queen", True] - 1 / 3 + 3 * p[0, "king", False]) / 11
     alpha = min(max(alpha, 0.0), 1 / 3)
-    target = {(0, "jack", False): alpha, (0, "queen", False): 0.0, (0, "king", False): 3 * alpha,
-              (0, "jack", True): 0.0, (0, "queen", True): alpha + 1 / 3, (0, "king", True): 1.0,
-              (1, "jack", True): 0.0, (1, "queen", True): 1 / 3, (1, "king", True): 1.0,
-              (1, "jack", False): 1 / 3, (1, "queen", False): 0.0, (1, "king", False): 1.0}
+    target = {
+        (0, "jack", False): alpha,
+        (0, "queen", False): 0.0,
+        (0, "king", False): 3 * alpha,
+        (0, "jack", True): 0.0,
+        (0, "queen", True): alpha + 1 / 3,
+        (0, "king", True): 1.0,
+        (1, "jack", True): 0.0,
+        (1, "queen", True): 1 / 3,
+        (1, "king", True): 1.0,
+        (1, "jack", False): 1 / 3,
+        (1, "queen", False): 0.0,
+        (1, "king", False): 1.0,
+    }
     # both moves of every information state count, as a policy's squared error
     return sum(2 * (p[k] - v) ** 2 for k, v in target.items()) / (2 * len(target))
 
@@ -78,10 +92,17 @@ def run(game: str, tree, spec: str, seed: int, episodes: int, situations=None) -
     for point in checkpoints(episodes):
         learner.run(point - learner.episodes)
         policy = learner.average_policy()
-        rows.append({"game": game, "player": spec, "seed": seed, "episodes": point,
-                     "seconds": round(learner.seconds, 3),
-                     "exploitability": learner.exploitability(),
-                     "mse": kuhn_mse(policy, situations) if situations else ""})
+        rows.append(
+            {
+                "game": game,
+                "player": spec,
+                "seed": seed,
+                "episodes": point,
+                "seconds": round(learner.seconds, 3),
+                "exploitability": learner.exploitability(),
+                "mse": kuhn_mse(policy, situations) if situations else "",
+            }
+        )
     return rows
 
 
@@ -95,8 +116,10 @@ def summarise(rows: list, measure: str) -> dict:
 
 def plot(rows: list, measures: list, path: Path, title: str):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, len(measures), figsize=(6.5 * len(measures), 4.5))
     axes = [axes] if len(measures) == 1 else axes
     for ax, (measure, label) in zip(axes, measures):
@@ -105,10 +128,19 @@ def plot(rows: list, measures: list, path: Path, title: str):
             points = sorted((e, s) for (p, e), s in stats.items() if p == player)
             xs = [e for e, _ in points]
             runs = points[0][1][3]
-            ax.plot(xs, [s[0] for _, s in points], color=f"C{colour}",
-                    label=f"{player} (mean of {runs})")
-            ax.fill_between(xs, [s[1] for _, s in points], [s[2] for _, s in points],
-                            color=f"C{colour}", alpha=0.2)
+            ax.plot(
+                xs,
+                [s[0] for _, s in points],
+                color=f"C{colour}",
+                label=f"{player} (mean of {runs})",
+            )
+            ax.fill_between(
+                xs,
+                [s[1] for _, s in points],
+                [s[2] for _, s in points],
+                color=f"C{colour}",
+                alpha=0.2,
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("episodes")
@@ -125,12 +157,13 @@ def table(rows: list, measure: str, unit: str) -> str:
     """The mean and range of ``measure`` at every power of ten and at the end."""
     stats = summarise(rows, measure)
     last = max(e for _, e in stats)
-    lines = [f"| player | episodes | mean {measure} ({unit}) | lowest | highest | runs |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| player | episodes | mean {measure} ({unit}) | lowest | highest | runs |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for (player, episodes), (mean, low, high, n) in sorted(stats.items()):
         if str(episodes).rstrip("0") == "1" or episodes == last:
-            lines.append(f"| {player} | {episodes:,} | {mean:.4g} | {low:.4g} | {high:.4g} "
-                         f"| {n} |")
+            lines.append(f"| {player} | {episodes:,} | {mean:.4g} | {low:.4g} | {high:.4g} | {n} |")
     return "\n".join(lines)
 
 
@@ -144,8 +177,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for game, players, seeds, episodes in (
-            ("kuhn", KUHN_PLAYERS, args.kuhn_seeds, args.kuhn_episodes),
-            ("leduc", LEDUC_PLAYERS, args.leduc_seeds, args.leduc_episodes)):
+        ("kuhn", KUHN_PLAYERS, args.kuhn_seeds, args.kuhn_episodes),
+        ("leduc", LEDUC_PLAYERS, args.leduc_seeds, args.leduc_episodes),
+    ):
         if not seeds:
             continue
         tree = build_tree(load_game(game))
@@ -155,8 +189,12 @@ def main(argv=None) -> int:
             for seed in range(seeds):
                 start = time.perf_counter()
                 rows += run(game, tree, spec, seed, episodes, situations)
-                print(f"{game} {spec} seed {seed}: {rows[-1]['exploitability']:.5f} "
-                      f"({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
+                print(
+                    f"{game} {spec} seed {seed}: {rows[-1]['exploitability']:.5f} "
+                    f"({time.perf_counter() - start:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
         with open(args.out / f"{game}.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, FIELDS)
             writer.writeheader()
@@ -166,8 +204,10 @@ def main(argv=None) -> int:
             measures.append(("mse", "mean squared error to the closest Nash equilibrium"))
         plot(rows, measures, args.out / f"{game}.png", f"{game}: self-play, seed 000's protocol")
         for measure, _ in measures:
-            print(f"\n{game}\n" + table(rows, measure, "chips" if measure == "exploitability"
-                                        else "probability^2"))
+            print(
+                f"\n{game}\n"
+                + table(rows, measure, "chips" if measure == "exploitability" else "probability^2")
+            )
     return 0
 
 

@@ -12,15 +12,26 @@ keeps the gated ANDs and lazy goals the compiled reasoner chooses for it.
 The playouts differ between variants (the order of the legal moves is each
 kernel's own), not their length on average.
 """
+
 from __future__ import annotations
 
 from lanes import alternate, arguments, calibrate, source
 
-from ggp import compiled, load_game
+from ggp import load_game
+from ggp.reasoners import compiled
 from ggp.reasoners.propnet import Network
 
-DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers",
-           "nineBoardTicTacToe", "pentago", "knightThrough"]
+DEFAULT = [
+    "ticTacToe",
+    "connectFour",
+    "breakthrough",
+    "speedChess",
+    "reversi",
+    "checkers",
+    "nineBoardTicTacToe",
+    "pentago",
+    "knightThrough",
+]
 
 
 def build(name, complement: bool = True, ratio: float = 0.0):
@@ -40,29 +51,46 @@ def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
     sm = build(name)
     if not sm.controls:
         return {"game": name, "controls": 0}
-    kernels = {"whole": sm.kernel.subs[-1].copy(), "split": build(name, complement=False).kernel,
-               "complemented": sm.kernel}
+    kernels = {
+        "whole": sm.kernel.subs[-1].copy(),
+        "split": build(name, complement=False).kernel,
+        "complemented": sm.kernel,
+    }
     root = sm.initial_state()
     batch = calibrate(lambda n, s: kernels["whole"].playouts(root, n, s), round_seconds)
-    rate = alternate({k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
-                      for k, kernel in kernels.items()}, seconds)
-    return {"game": name, "controls": len(sm.controls),
-            "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls), **rate}
+    rate = alternate(
+        {
+            k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
+            for k, kernel in kernels.items()
+        },
+        seconds,
+    )
+    return {
+        "game": name,
+        "controls": len(sm.controls),
+        "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls),
+        **rate,
+    }
 
 
 def main(argv=None):
     args = arguments(__doc__, DEFAULT, 3.0, "variant").parse_args(argv)
-    print("| game | whole states/s | split | split, ORs complemented | split / whole "
-          "| complemented / whole | split by default |")
+    print(
+        "| game | whole states/s | split | split, ORs complemented | split / whole "
+        "| complemented / whole | split by default |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|")
     for name in args.games:
         r = measure(name, args.seconds)
         if not r["controls"]:
             print(f"| {name} | no control propositions | | | | | no |", flush=True)
             continue
-        print(f"| {name} | {r['whole']:,.0f} | {r['split']:,.0f} | {r['complemented']:,.0f} "
-              f"| {r['split'] / r['whole']:.2f} | {r['complemented'] / r['whole']:.2f} "
-              f"| {'yes' if r['chosen'] else 'no'} |", flush=True)
+        print(
+            f"| {name} | {r['whole']:,.0f} | {r['split']:,.0f} | {r['complemented']:,.0f} "
+            f"| {r['split'] / r['whole']:.2f} | {r['complemented'] / r['whole']:.2f} "
+            f"| {'yes' if r['chosen'] else 'no'} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

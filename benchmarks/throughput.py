@@ -8,6 +8,7 @@ worker and once with ``os.cpu_count()``; printed as a Markdown table with the
 matches per minute and how busy the cores were (CPU time of the workers over
 wall time times workers).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,17 +23,28 @@ from matches.study import Study, run_study
 
 def measure(game: str, matches: int, workers: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        study = Study(name=f"throughput-{game}", games=[game],
-                      players={"random": "random", "uct": "uct:simulations=100"},
-                      pairs=[("uct", "random")], matches=matches, seed=1, out=Path(tmp))
+        study = Study(
+            name=f"throughput-{game}",
+            games=[game],
+            players={"random": "random", "uct": "uct:simulations=100"},
+            pairs=[("uct", "random")],
+            matches=matches,
+            seed=1,
+            out=Path(tmp),
+        )
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         run_study(study, workers=workers, db=Path(tmp) / "m.sqlite", progress=None)
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"game": Path(game).stem, "workers": workers, "matches": matches,
-            "per_minute": 60 * matches / wall, "busy": cpu / (wall * workers)}
+    return {
+        "game": Path(game).stem,
+        "workers": workers,
+        "matches": matches,
+        "per_minute": 60 * matches / wall,
+        "busy": cpu / (wall * workers),
+    }
 
 
 def main(argv=None):
@@ -45,8 +57,11 @@ def main(argv=None):
     for game in args.games:
         for workers in sorted({1, os.cpu_count() or 1}):
             r = measure(game, args.matches, workers)
-            print(f"| {r['game']} | {r['workers']} | {r['matches']} | {r['per_minute']:,.0f} | "
-                  f"{100 * r['busy']:.0f}% |", flush=True)
+            print(
+                f"| {r['game']} | {r['workers']} | {r['matches']} | {r['per_minute']:,.0f} | "
+                f"{100 * r['busy']:.0f}% |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

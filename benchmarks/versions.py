@@ -16,6 +16,7 @@ since a shared machine's noise moves single runs by more than the
 differences looked for.  Games: names under ../shared/games/gdl1 (default:
 the README's speed table) or .kif paths.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,11 +56,16 @@ print(json.dumps({"build": build, "lanes": lanes, "kernel": kernel, "nodes": sm.
 
 def probe(checkout: Path, game: str, seconds: float) -> dict:
     """One fresh process's figures for ``game`` on ``checkout``'s code."""
-    out = subprocess.run([sys.executable, "-c", PROBE, str(checkout), game, str(seconds)],
-                         capture_output=True, text=True, cwd="/")
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(checkout), game, str(seconds)],
+        capture_output=True,
+        text=True,
+        cwd="/",
+    )
     if out.returncode:
-        raise SystemExit(f"versions: {checkout} on {game}: "
-                         f"{(out.stderr.strip().splitlines() or ['failed'])[-1]}")
+        raise SystemExit(
+            f"versions: {checkout} on {game}: {(out.stderr.strip().splitlines() or ['failed'])[-1]}"
+        )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -69,11 +75,17 @@ def main(argv=None) -> int:
     parser.add_argument("new", type=Path, help="the checkout compared with it")
     parser.add_argument("games", nargs="*", default=DEFAULT)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=3.0,
-                        help="seconds of playouts per rate and round (default 3)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=3.0,
+        help="seconds of playouts per rate and round (default 3)",
+    )
     args = parser.parse_args(argv)
-    print("| game | nodes old -> new | lanes old | lanes new | new/old | kernel old "
-          "| kernel new | new/old | build s old -> new |")
+    print(
+        "| game | nodes old -> new | lanes old | lanes new | new/old | kernel old "
+        "| kernel new | new/old | build s old -> new |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for name in args.games:
         game = str(source(name))
@@ -84,12 +96,18 @@ def main(argv=None) -> int:
 
         def median(tag, key):
             return statistics.median(run[key] for run in runs[tag])
-        lanes, kernel = (median("old", "lanes"), median("new", "lanes")), \
-            (median("old", "kernel"), median("new", "kernel"))
-        print(f"| {Path(name).stem} | {runs['old'][0]['nodes']:,} -> {runs['new'][0]['nodes']:,} "
-              f"| {lanes[0]:,.0f} | {lanes[1]:,.0f} | {lanes[1] / lanes[0]:.2f} "
-              f"| {kernel[0]:,.0f} | {kernel[1]:,.0f} | {kernel[1] / kernel[0]:.2f} "
-              f"| {median('old', 'build'):.2f} -> {median('new', 'build'):.2f} |", flush=True)
+
+        lanes, kernel = (
+            (median("old", "lanes"), median("new", "lanes")),
+            (median("old", "kernel"), median("new", "kernel")),
+        )
+        print(
+            f"| {Path(name).stem} | {runs['old'][0]['nodes']:,} -> {runs['new'][0]['nodes']:,} "
+            f"| {lanes[0]:,.0f} | {lanes[1]:,.0f} | {lanes[1] / lanes[0]:.2f} "
+            f"| {kernel[0]:,.0f} | {kernel[1]:,.0f} | {kernel[1] / kernel[0]:.2f} "
+            f"| {median('old', 'build'):.2f} -> {median('new', 'build'):.2f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -14,10 +14,11 @@ are atoms or one of :class:`Not`, :class:`Or`, :class:`And`, :class:`Distinct`. 
 Rules and non-atomic literals carry the position they were read from (ignored
 by equality), so that the validator can name file, line and column.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
 
 
 class Var(str):
@@ -29,7 +30,7 @@ class Var(str):
         return f"Var({str.__repr__(self)})"
 
 
-Term = Union[str, tuple]
+Term = str | tuple
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ NOWHERE = Position("<built>", 0, 0)
 class Not:
     """``(not literal)``."""
 
-    literal: "Literal"
+    literal: Literal
     pos: Position = field(default=NOWHERE, compare=False, repr=False)
 
 
@@ -81,7 +82,7 @@ class Distinct:
     pos: Position = field(default=NOWHERE, compare=False, repr=False)
 
 
-Literal = Union[str, tuple, Not, Or, And, Distinct]
+Literal = str | tuple | Not | Or | And | Distinct
 
 
 @dataclass(frozen=True)

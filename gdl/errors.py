@@ -1,4 +1,5 @@
 """Diagnostics: one line a person can act on, naming file, line and column."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

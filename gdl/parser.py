@@ -7,8 +7,10 @@ read as the first spelling met in the description (keywords always lower case),
 so that moves can be answered in the case the rules use.  Text nesting
 parentheses deeper than :data:`MAX_NESTING` is refused before Lark runs.
 """
+
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import stat
@@ -22,10 +24,27 @@ from gdl.ast import And, Distinct, Not, Or, Position, Rule, Var
 from gdl.errors import Diagnostic, GdlError, TooLarge
 
 #: GDL's reserved words (compared lower-case).
-KEYWORDS = frozenset({
-    "role", "init", "true", "next", "legal", "does", "goal", "terminal",
-    "base", "input", "sees", "random", "distinct", "not", "or", "and", "<=",
-})
+KEYWORDS = frozenset(
+    {
+        "role",
+        "init",
+        "true",
+        "next",
+        "legal",
+        "does",
+        "goal",
+        "terminal",
+        "base",
+        "input",
+        "sees",
+        "random",
+        "distinct",
+        "not",
+        "or",
+        "and",
+        "<=",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -65,13 +84,16 @@ def _grammar(name: str) -> str:
     return resources.files("gdl").joinpath(name).read_text()
 
 
-_KIF = lark.Lark(_grammar("grammar.lark"), parser="lalr", propagate_positions=True,
-                 maybe_placeholders=False)
-_INFIX = lark.Lark(_grammar("infix.lark"), parser="lalr", propagate_positions=True,
-                   maybe_placeholders=False)
+_KIF = lark.Lark(
+    _grammar("grammar.lark"), parser="lalr", propagate_positions=True, maybe_placeholders=False
+)
+_INFIX = lark.Lark(
+    _grammar("infix.lark"), parser="lalr", propagate_positions=True, maybe_placeholders=False
+)
 
 
 # --- KIF --------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Atom:
@@ -115,7 +137,7 @@ class _KifReader(lark.Transformer):
         return children
 
     # ... and then each top-level s-expression is read as a rule.
-    def read(self, tree) -> list:
+    def read(self, tree) -> builtins.list:  # ``list`` here is the rule above
         """The rules of a parsed text."""
         return [self.statement(x) for x in self.transform(tree)]
 
@@ -136,13 +158,21 @@ class _KifReader(lark.Transformer):
             if len(x.items) < 2:
                 self.error(x, "syntax", "rule '(<= ...)' has no head")
             if len(x.items) == 2:
-                self.warnings.append(Diagnostic(
-                    x.pos, "style", "rule '(<= head)' has an empty body; read as a fact",
-                    "warning"))
+                self.warnings.append(
+                    Diagnostic(
+                        x.pos,
+                        "style",
+                        "rule '(<= head)' has an empty body; read as a fact",
+                        "warning",
+                    )
+                )
             body = x.items[2:]
-            return Rule(self.atom(x.items[1], "rule head"),
-                        tuple(self.literal(b) for b in body), x.pos,
-                        tuple(b.pos for b in body))
+            return Rule(
+                self.atom(x.items[1], "rule head"),
+                tuple(self.literal(b) for b in body),
+                x.pos,
+                tuple(b.pos for b in body),
+            )
         return Rule(self.atom(x, "fact"), (), x.pos, ())
 
     def atom(self, x, where: str):
@@ -154,16 +184,24 @@ class _KifReader(lark.Transformer):
             self.error(x, "syntax", f"empty list '()' cannot stand as a {where}")
         head = x.items[0]
         if not isinstance(head, _Atom) or head.is_var:
-            self.error(x, "syntax",
-                       f"a {where} must start with a relation name, not "
-                       f"{'a variable' if isinstance(head, _Atom) else 'a list'}")
+            self.error(
+                x,
+                "syntax",
+                f"a {where} must start with a relation name, not "
+                f"{'a variable' if isinstance(head, _Atom) else 'a list'}",
+            )
         name = self.symbols.symbol(head.text)
         if name in ("<=", "not", "or", "and", "distinct"):
             self.error(x, "syntax", f"'{name}' cannot stand as a {where}")
         if len(x.items) == 1:
-            self.warnings.append(Diagnostic(
-                x.pos, "style", f"'({head.text})' has no arguments; read as '{head.text}'",
-                "warning"))
+            self.warnings.append(
+                Diagnostic(
+                    x.pos,
+                    "style",
+                    f"'({head.text})' has no arguments; read as '{head.text}'",
+                    "warning",
+                )
+            )
             return name
         return (name,) + tuple(self.term(a) for a in x.items[1:])
 
@@ -171,16 +209,16 @@ class _KifReader(lark.Transformer):
         kw = self.keyword(x) if isinstance(x, _List) else None
         if kw == "not":
             if len(x.items) != 2:
-                self.error(x, "syntax",
-                           f"'not' takes exactly one literal, got {len(x.items) - 1}")
+                self.error(x, "syntax", f"'not' takes exactly one literal, got {len(x.items) - 1}")
             return Not(self.literal(x.items[1]), x.pos)
         if kw in ("or", "and"):
             kind = Or if kw == "or" else And
             return kind(tuple(self.literal(a) for a in x.items[1:]), x.pos)
         if kw == "distinct":
             if len(x.items) != 3:
-                self.error(x, "arity",
-                           f"'distinct' takes exactly two terms, got {len(x.items) - 1}")
+                self.error(
+                    x, "arity", f"'distinct' takes exactly two terms, got {len(x.items) - 1}"
+                )
             return Distinct(self.term(x.items[1]), self.term(x.items[2]), x.pos)
         return self.atom(x, "literal")
 
@@ -193,6 +231,7 @@ class _KifReader(lark.Transformer):
 
 
 # --- infix ------------------------------------------------------------------
+
 
 class _InfixReader(lark.Transformer):
     """The one step from Lark's tree to rules, for Stanford's infix text."""
@@ -233,8 +272,12 @@ class _InfixReader(lark.Transformer):
     def rule(self, meta, children):
         head, *body = children
         pos = self._pos(meta)
-        return Rule(head, tuple(self._literal(b, meta) for b in body), pos,
-                    tuple(getattr(b, "pos", pos) for b in body))
+        return Rule(
+            head,
+            tuple(self._literal(b, meta) for b in body),
+            pos,
+            tuple(getattr(b, "pos", pos) for b in body),
+        )
 
     def _literal(self, x, meta):
         """``distinct(a, b)``, written as a call."""
@@ -243,7 +286,7 @@ class _InfixReader(lark.Transformer):
         return x
 
     def start(self, children):
-        return [c for c in children if isinstance(c, Rule)]     # not the '.' tokens
+        return [c for c in children if isinstance(c, Rule)]  # not the '.' tokens
 
     def read(self, tree) -> list:
         """The rules of a parsed text."""
@@ -292,8 +335,15 @@ def _check_nesting(text: str, path: str, infix: bool):
     for c, line, column in _parens(text, "%" if infix else ";"):
         depth = depth + 1 if c == "(" else max(depth - 1, 0)
         if depth > MAX_NESTING:
-            raise GdlError([Diagnostic(Position(path, line, column), "syntax",
-                                       f"parentheses nested deeper than {MAX_NESTING} levels")])
+            raise GdlError(
+                [
+                    Diagnostic(
+                        Position(path, line, column),
+                        "syntax",
+                        f"parentheses nested deeper than {MAX_NESTING} levels",
+                    )
+                ]
+            )
 
 
 def _check_statement_ends(tree, path: str):
@@ -302,28 +352,36 @@ def _check_statement_ends(tree, path: str):
     the fact ``r``."""
     previous = None
     for node in tree.children:
-        if isinstance(node, lark.Token):        # the '.' ending the statement before
+        if isinstance(node, lark.Token):  # the '.' ending the statement before
             previous = None
             continue
         if previous is not None and node.meta.line == previous.meta.end_line:
             first = next(node.scan_values(lambda v: isinstance(v, lark.Token)))
-            raise GdlError([Diagnostic(
-                Position(path, node.meta.line, node.meta.column), "syntax",
-                f"unexpected '{first}': a statement ends with '.' or at the end of its line")])
+            raise GdlError(
+                [
+                    Diagnostic(
+                        Position(path, node.meta.line, node.meta.column),
+                        "syntax",
+                        f"unexpected '{first}': a statement ends with '.' "
+                        "or at the end of its line",
+                    )
+                ]
+            )
         previous = node
 
 
 def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> GdlError:
     """One actionable line for whatever Lark could not read."""
     if isinstance(exc, lark.UnexpectedEOF) or (
-            isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END"):
+        isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END"
+    ):
         opened = None if infix else _unclosed_paren(text)
         if opened:
-            return GdlError([Diagnostic(Position(path, *opened), "syntax",
-                                        "'(' opened here is never closed")])
+            return GdlError(
+                [Diagnostic(Position(path, *opened), "syntax", "'(' opened here is never closed")]
+            )
         line = text.count("\n") + 1
-        return GdlError([Diagnostic(Position(path, line, 1), "syntax",
-                                    "unexpected end of text")])
+        return GdlError([Diagnostic(Position(path, line, 1), "syntax", "unexpected end of text")])
     line = getattr(exc, "line", 0) or 0
     col = getattr(exc, "column", 0) or 0
     if isinstance(exc, lark.UnexpectedToken):
@@ -333,9 +391,12 @@ def _syntax_error(exc: lark.LarkError, text: str, path: str, infix: bool) -> Gdl
         else:
             msg = f"unexpected '{tok}'"
     elif isinstance(exc, lark.UnexpectedCharacters):
-        char = text[exc.pos_in_stream]
-        msg = (f"control character U+{ord(char):04X} is not allowed" if _CONTROL.match(char)
-               else f"unexpected character {char!r}")
+        char = text[exc.pos_in_stream or 0]
+        msg = (
+            f"control character U+{ord(char):04X} is not allowed"
+            if _CONTROL.match(char)
+            else f"unexpected character {char!r}"
+        )
     else:
         msg = str(exc).splitlines()[0]
     return GdlError([Diagnostic(Position(path, line, col), "syntax", msg)])
@@ -360,8 +421,9 @@ def is_infix(text: str) -> bool:
     return bool(_INFIX_HINT.search(stripped)) and not stripped.lstrip().startswith("(")
 
 
-def parse(text: str, path: str = "<string>", symbols: dict | None = None,
-          max_bytes: int | None = None) -> Description:
+def parse(
+    text: str, path: str = "<string>", symbols: dict | None = None, max_bytes: int | None = None
+) -> Description:
     """Read a game description (KIF, or infix when it looks like infix).
 
     Raises :class:`GdlError` naming ``path``, line and column when the text
@@ -369,7 +431,7 @@ def parse(text: str, path: str = "<string>", symbols: dict | None = None,
     With ``max_bytes``, text of more bytes (UTF-8) is refused with
     :class:`TooLarge` before it is parsed.
     """
-    if max_bytes is not None and len(text) > max_bytes // 4:   # else it cannot be too large
+    if max_bytes is not None and len(text) > max_bytes // 4:  # else it cannot be too large
         size = len(text.encode("utf-8", errors="replace"))
         if size > max_bytes:
             raise _too_large(path, "text", max_bytes, size)
@@ -400,13 +462,13 @@ def parse_file(path, max_bytes: int | None = MAX_BYTES) -> Description:
     try:
         with open(p, "rb") as f:
             info = os.fstat(f.fileno())
-            if (max_bytes is not None and stat.S_ISREG(info.st_mode)
-                    and info.st_size > max_bytes):
+            if max_bytes is not None and stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
                 raise _too_large(str(p), "file", max_bytes, info.st_size)
             data = f.read() if max_bytes is None else f.read(max_bytes + 1)
     except OSError as exc:
-        raise GdlError([Diagnostic(Position(str(p), 0, 0), "io",
-                                   f"cannot read file: {exc.strerror or exc}")]) from None
+        raise GdlError(
+            [Diagnostic(Position(str(p), 0, 0), "io", f"cannot read file: {exc.strerror or exc}")]
+        ) from None
     if max_bytes is not None and len(data) > max_bytes:
         raise _too_large(str(p), "file", max_bytes)
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
@@ -416,8 +478,11 @@ def parse_file(path, max_bytes: int | None = MAX_BYTES) -> Description:
 def _too_large(path: str, what: str, max_bytes: int, size: int | None = None) -> TooLarge:
     """The error for ``what`` (file or text) at ``path`` past ``max_bytes``;
     ``size`` is its bytes when known (a pipe's are not)."""
-    has = (f"has {size:,} bytes, more than the {max_bytes:,} allowed" if size is not None
-           else f"has more than the {max_bytes:,} bytes allowed")
+    has = (
+        f"has {size:,} bytes, more than the {max_bytes:,} allowed"
+        if size is not None
+        else f"has more than the {max_bytes:,} bytes allowed"
+    )
     return TooLarge([Diagnostic(Position(path, 0, 0), "io", f"the {what} {has}")])
 
 
@@ -430,6 +495,7 @@ def parse_term(text: str, symbols: dict | None = None):
     reader = _KifReader("<term>", SymbolTable(symbols))
     items = reader.transform(_read_tree(text, "<term>", infix=False))
     if len(items) != 1:
-        raise GdlError([Diagnostic(Position("<term>", 1, 1), "syntax",
-                                   f"not a single term: {text!r}")])
+        raise GdlError(
+            [Diagnostic(Position("<term>", 1, 1), "syntax", f"not a single term: {text!r}")]
+        )
     return reader.term(items[0])

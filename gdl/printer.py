@@ -1,4 +1,5 @@
 """Printing rules and terms back to KIF; ``parse(to_kif(d))`` gives ``d`` back."""
+
 from __future__ import annotations
 
 from gdl.ast import And, Distinct, Not, Or, Rule
@@ -37,7 +38,7 @@ def to_kif(obj) -> str:
     if isinstance(obj, (Not, Or, And, Distinct)):
         return literal_to_kif(obj)
     if isinstance(obj, tuple) and (not obj or isinstance(obj[0], Rule)):
-        obj = list(obj)     # a description's rules (``desc.rules``), not a term
+        obj = list(obj)  # a description's rules (``desc.rules``), not a term
     if isinstance(obj, (str, tuple)):
         return term_to_kif(obj)
     return "\n".join(rule_to_kif(r) for r in obj) + "\n"

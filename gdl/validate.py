@@ -10,21 +10,50 @@ one goal per role) is checked by ``ggp check``.
 Every finding is a :class:`~gdl.errors.Diagnostic` naming file, line, column,
 the rule broken, and what is wrong.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
 
-from gdl.ast import (And, Distinct, Not, Or, Position, Rule, Var, args_of, arity_of, is_ground,
-                  name_of, variables)
+from gdl.ast import (
+    And,
+    Distinct,
+    Not,
+    Or,
+    Position,
+    Rule,
+    Var,
+    args_of,
+    arity_of,
+    is_ground,
+    name_of,
+    variables,
+)
 from gdl.errors import Diagnostic, GdlError
 from gdl.printer import to_kif as _show
 
 #: Arities fixed by GDL and GDL-II.
-KEYWORD_ARITY = {"role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2,
-                 "goal": 2, "terminal": 0, "base": 1, "input": 2, "sees": 2}
+KEYWORD_ARITY = {
+    "role": 1,
+    "init": 1,
+    "true": 1,
+    "next": 1,
+    "legal": 2,
+    "does": 2,
+    "goal": 2,
+    "terminal": 0,
+    "base": 1,
+    "input": 2,
+    "sees": 2,
+}
 #: The connectives, and how they are written.
-CONNECTIVES = {"not": "(not literal)", "or": "(or literal ...)", "and": "(and literal ...)",
-               "distinct": "(distinct term term)", "<=": "(<= head literal ...)"}
+CONNECTIVES = {
+    "not": "(not literal)",
+    "or": "(or literal ...)",
+    "and": "(and literal ...)",
+    "distinct": "(distinct term term)",
+    "<=": "(<= head literal ...)",
+}
 _NEVER_IN_BODIES = ("init", "base", "input", "sees")
 _NEVER_IN_HEADS = ("true", "does")
 _NEVER_TURN_DEPENDENT = ("init", "base", "input", "role")
@@ -40,8 +69,11 @@ def expand(rule: Rule) -> list[tuple[tuple, tuple]]:
     for i, lit in enumerate(rule.body):
         pos = rule.position_of(i)
         alternatives = _expand_literal(lit, pos)
-        bodies = [(lits + a_lits, poss + a_poss)
-                  for lits, poss in bodies for a_lits, a_poss in alternatives]
+        bodies = [
+            (lits + a_lits, poss + a_poss)
+            for lits, poss in bodies
+            for a_lits, a_poss in alternatives
+        ]
     return bodies
 
 
@@ -51,8 +83,9 @@ def _expand_literal(lit, pos):
     if isinstance(lit, And):
         out = [((), ())]
         for x in lit.literals:
-            out = [(a + b, pa + pb) for a, pa in out
-                   for b, pb in _expand_literal(x, x_pos(x, lit.pos))]
+            out = [
+                (a + b, pa + pb) for a, pa in out for b, pb in _expand_literal(x, x_pos(x, lit.pos))
+            ]
         return out
     return [((lit,), (pos,))]
 
@@ -81,9 +114,11 @@ class _Validator:
         misused as a relation, or a relation used with two arities, would merge
         unrelated sentences in the dependency graph and mislead the later checks)."""
         self.clauses = [(r, lits, poss) for r in self.rules for lits, poss in expand(r)]
-        stages = ((self.check_literals, self.check_keyword_shapes),
-                  (self.check_arities, self.check_keyword_placement),
-                  (self.check_safety, self.check_dependencies, self.check_roles_and_goals))
+        stages = (
+            (self.check_literals, self.check_keyword_shapes),
+            (self.check_arities, self.check_keyword_placement),
+            (self.check_safety, self.check_dependencies, self.check_roles_and_goals),
+        )
         for stage in stages:
             for check in stage:
                 check()
@@ -96,8 +131,9 @@ class _Validator:
             for lit, pos in zip(lits, poss):
                 if isinstance(lit, Not) and not isinstance(lit.literal, (str, tuple)):
                     what = type(lit.literal).__name__.lower()
-                    self.error(pos, "negation",
-                               f"'not' must apply directly to a sentence, not to '{what}'")
+                    self.error(
+                        pos, "negation", f"'not' must apply directly to a sentence, not to '{what}'"
+                    )
 
     def atoms(self):
         """Every sentence of the description once, in file order, as
@@ -124,36 +160,54 @@ class _Validator:
             else:
                 continue
             used = "proposition" if isinstance(atom, str) else "relation"
-            where = (("in a rule head" if rule.body else "in a fact") if in_head
-                     else f"in the rule for {_show(rule.head)}")
+            where = (
+                ("in a rule head" if rule.body else "in a fact")
+                if in_head
+                else f"in the rule for {_show(rule.head)}"
+            )
             self.error(pos, "keyword", f"keyword '{name}' used as a {used} {where}; {hint}")
 
     def check_arities(self):
         """Keywords have their fixed arities, and every other relation one arity."""
-        sentence = {}   # relation -> {arity: position of its first use with it}
-        function = {}   # function -> (arity, position of its first use)
+        sentence = {}  # relation -> {arity: position of its first use with it}
+        function = {}  # function -> (arity, position of its first use)
         for atom, pos, _, _ in self.atoms():
             name, n = name_of(atom), arity_of(atom)
             fixed = KEYWORD_ARITY.get(name)
             uses = sentence.setdefault(name, {})
             if fixed is not None and n != fixed:
-                self.error(pos, "arity", f"'{name}' takes {fixed} argument"
-                           f"{'s' if fixed != 1 else ''}, got {n}: {_show(atom)}")
+                self.error(
+                    pos,
+                    "arity",
+                    f"'{name}' takes {fixed} argument"
+                    f"{'s' if fixed != 1 else ''}, got {n}: {_show(atom)}",
+                )
             elif fixed is None and uses and n not in uses:
                 first_n, first_pos = next(iter(uses.items()))
-                self.error(pos, "arity", f"relation '{name}' used with {n} arguments here "
-                           f"but {first_n} at {first_pos}")
+                self.error(
+                    pos,
+                    "arity",
+                    f"relation '{name}' used with {n} arguments here but {first_n} at {first_pos}",
+                )
             uses.setdefault(n, pos)
             for f in _functions(args_of(atom)):
                 fname, fn = f[0], len(f) - 1
                 if fname in function and function[fname][0] != fn:
-                    self.warn(pos, "arity", f"function '{fname}' used with {fn} arguments "
-                              f"here but {function[fname][0]} at {function[fname][1]}")
+                    self.warn(
+                        pos,
+                        "arity",
+                        f"function '{fname}' used with {fn} arguments "
+                        f"here but {function[fname][0]} at {function[fname][1]}",
+                    )
                 function.setdefault(fname, (fn, pos))
         for name in sentence.keys() & function.keys():
             if name not in KEYWORD_ARITY:
-                self.warn(function[name][1], "arity", f"'{name}' is used both as a relation "
-                          f"and as a function; is 'true' missing around it?")
+                self.warn(
+                    function[name][1],
+                    "arity",
+                    f"'{name}' is used both as a relation "
+                    f"and as a function; is 'true' missing around it?",
+                )
         self.sentence_names = set(sentence)
 
     def check_keyword_placement(self):
@@ -165,25 +219,32 @@ class _Validator:
                 self.error(pos, "keyword", f"'{name}' may only appear in rule heads")
         for rule in self.rules:
             if name_of(rule.head) == "role" and (rule.body or not is_ground(rule.head)):
-                self.error(rule.pos, "keyword",
-                           "roles must be ground facts '(role name)', not rules")
+                self.error(
+                    rule.pos, "keyword", "roles must be ground facts '(role name)', not rules"
+                )
 
     def check_safety(self):
         for rule, lits, poss in self.clauses:
             bound = {v for lit in lits if isinstance(lit, (str, tuple)) for v in variables(lit)}
             for v in variables(rule.head):
                 if v not in bound:
-                    self.error(rule.pos, "safety",
-                               f"unsafe rule: variable {v} in the head "
-                               f"{_show(rule.head)} occurs in no positive body literal")
+                    self.error(
+                        rule.pos,
+                        "safety",
+                        f"unsafe rule: variable {v} in the head "
+                        f"{_show(rule.head)} occurs in no positive body literal",
+                    )
                     break
             for lit, pos in zip(lits, poss):
                 if isinstance(lit, (Not, Distinct)):
                     free = [v for v in variables(lit) if v not in bound]
                     if free:
-                        self.error(pos, "safety",
-                                   f"unsafe rule: variable {free[0]} in {_show(lit)} "
-                                   f"occurs in no positive body literal")
+                        self.error(
+                            pos,
+                            "safety",
+                            f"unsafe rule: variable {free[0]} in {_show(lit)} "
+                            f"occurs in no positive body literal",
+                        )
 
     def check_dependencies(self):
         """The checks on the dependency graph of the relations."""
@@ -195,8 +256,8 @@ class _Validator:
         self.check_recursion()
 
     def dependency_graph(self):
-        graph = defaultdict(set)        # head relation -> relations it depends on
-        negative = defaultdict(dict)    # head -> {relation: position of the negation}
+        graph = defaultdict(set)  # head relation -> relations it depends on
+        negative = defaultdict(dict)  # head -> {relation: position of the negation}
         for rule, lits, poss in self.clauses:
             head = name_of(rule.head)
             graph[head]
@@ -212,27 +273,40 @@ class _Validator:
         for head, negs in negative.items():
             for dep, pos in negs.items():
                 if head in self.reach[dep]:
-                    self.error(pos, "stratification",
-                               f"negation is not stratified: '{head}' depends on "
-                               f"(not {dep}) and '{dep}' depends on '{head}'")
+                    self.error(
+                        pos,
+                        "stratification",
+                        f"negation is not stratified: '{head}' depends on "
+                        f"(not {dep}) and '{dep}' depends on '{head}'",
+                    )
 
     def check_keyword_dependencies(self, graph):
         for name in _NEVER_TURN_DEPENDENT:
             bad = self.reach.get(name, set()) & {"true", "does"}
             if bad:
-                self.error(self._defined_at(name, sorted(bad)[0]), "keyword",
-                           f"'{name}' must not depend on '{sorted(bad)[0]}'")
+                self.error(
+                    self._defined_at(name, sorted(bad)[0]),
+                    "keyword",
+                    f"'{name}' must not depend on '{sorted(bad)[0]}'",
+                )
         for name in _NEVER_ACTION_DEPENDENT:
             if "does" in self.reach.get(name, ()):
-                self.error(self._defined_at(name, "does"), "keyword",
-                           f"'{name}' must not depend on 'does'")
+                self.error(
+                    self._defined_at(name, "does"), "keyword", f"'{name}' must not depend on 'does'"
+                )
         # Dresden's GDL-II games read (next x) in the bodies of `sees` rules:
         # the facts of the state being made.  Only percepts may do that.
         for name in self.reach:
-            if "next" in self.reach[name] and name != "sees" and (
-                    name in KEYWORD_ARITY or self.reach_from_keywords(name)):
-                self.error(self._defined_at(name, "next"), "keyword",
-                           f"'{name}' must not depend on 'next' (only 'sees' may)")
+            if (
+                "next" in self.reach[name]
+                and name != "sees"
+                and (name in KEYWORD_ARITY or self.reach_from_keywords(name))
+            ):
+                self.error(
+                    self._defined_at(name, "next"),
+                    "keyword",
+                    f"'{name}' must not depend on 'next' (only 'sees' may)",
+                )
 
     def reach_from_keywords(self, name) -> bool:
         """True when a keyword other than ``sees`` depends on relation ``name``."""
@@ -245,7 +319,8 @@ class _Validator:
                 for lit in lits:
                     lit = lit.literal if isinstance(lit, Not) else lit
                     if isinstance(lit, (str, tuple)) and (
-                            name_of(lit) == bad or bad in self.reach.get(name_of(lit), ())):
+                        name_of(lit) == bad or bad in self.reach.get(name_of(lit), ())
+                    ):
                         return rule.pos
         return next(r.pos for r in self.rules if name_of(r.head) == name)
 
@@ -257,25 +332,31 @@ class _Validator:
         for rule, lits, poss in self.clauses:
             head = name_of(rule.head)
             positive = [(lit, pos) for lit, pos in zip(lits, poss) if isinstance(lit, (str, tuple))]
-            cyclic = [(lit, pos) for lit, pos in positive
-                      if head in self.reach[name_of(lit)]]
+            cyclic = [(lit, pos) for lit, pos in positive if head in self.reach[name_of(lit)]]
             if not cyclic:
                 continue
             head_args = set(args_of(rule.head))
-            bound = {v for lit, _ in positive if head not in self.reach[name_of(lit)]
-                     for v in variables(lit)}
+            bound = {
+                v
+                for lit, _ in positive
+                if head not in self.reach[name_of(lit)]
+                for v in variables(lit)
+            }
             for lit, pos in cyclic:
                 for arg in args_of(lit):
                     if arg not in head_args and not set(variables(arg)) <= bound:
-                        self.error(pos, "recursion",
-                                   f"recursion restriction: argument {_show(arg)} of the "
-                                   f"recursive literal {_show(lit)} is not ground, not an "
-                                   f"argument of the head, and not bound by a "
-                                   f"non-recursive positive literal")
+                        self.error(
+                            pos,
+                            "recursion",
+                            f"recursion restriction: argument {_show(arg)} of the "
+                            f"recursive literal {_show(lit)} is not ground, not an "
+                            f"argument of the head, and not bound by a "
+                            f"non-recursive positive literal",
+                        )
 
     def check_roles_and_goals(self):
         first = self.rules[0].pos if self.rules else Position(self.path, 1, 1)
-        declared = {}   # role -> position of its first declaration, in file order
+        declared = {}  # role -> position of its first declaration, in file order
         repeated = set()
         for r in self.rules:
             if name_of(r.head) == "role" and arity_of(r.head) == 1 and not r.body:
@@ -287,24 +368,33 @@ class _Validator:
         if not roles:
             self.error(first, "roles", "no '(role ...)' fact: a game needs at least one role")
         if "terminal" not in self.sentence_names or not any(
-                name_of(r.head) == "terminal" for r in self.rules):
+            name_of(r.head) == "terminal" for r in self.rules
+        ):
             self.error(first, "terminal", "no rule or fact defines 'terminal'")
         for keyword, what in (("legal", "legal move"), ("goal", "goal value")):
-            heads = [r.head for r in self.rules if name_of(r.head) == keyword
-                     and arity_of(r.head) == 2]
+            heads = [
+                r.head for r in self.rules if name_of(r.head) == keyword and arity_of(r.head) == 2
+            ]
             for role in roles:
                 if role == "random" and keyword == "goal":
                     continue
                 if not any(isinstance(h[1], Var) or h[1] == role for h in heads):
-                    self.error(declared[role], keyword, f"role '{role}' has no {what}: "
-                               f"no '{keyword}' rule or fact names it")
+                    self.error(
+                        declared[role],
+                        keyword,
+                        f"role '{role}' has no {what}: no '{keyword}' rule or fact names it",
+                    )
         for r in self.rules:
             if name_of(r.head) == "goal" and arity_of(r.head) == 2:
                 value = r.head[2]
-                if isinstance(value, str) and not isinstance(value, Var) and not (
-                        value.isdigit() and 0 <= int(value) <= 100):
-                    self.error(r.pos, "goal",
-                               f"goal value must be an integer 0..100, got {_show(value)}")
+                if (
+                    isinstance(value, str)
+                    and not isinstance(value, Var)
+                    and not (value.isdigit() and 0 <= int(value) <= 100)
+                ):
+                    self.error(
+                        r.pos, "goal", f"goal value must be an integer 0..100, got {_show(value)}"
+                    )
 
 
 def _sentences(lit, pos):

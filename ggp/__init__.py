@@ -6,8 +6,8 @@
 >>> len(sm.legal_moves(s, "xplayer"))
 9
 """
+
 from ggp.game import Game, game_names, load_game
 from ggp.statemachine import GameError, RuleError, StateMachine, term_key
 
-__all__ = ["Game", "GameError", "RuleError", "StateMachine", "game_names", "load_game",
-           "term_key"]
+__all__ = ["Game", "GameError", "RuleError", "StateMachine", "game_names", "load_game", "term_key"]

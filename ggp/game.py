@@ -1,4 +1,5 @@
 """``load_game`` and ``Game``: a validated description and its state machines."""
+
 from __future__ import annotations
 
 import logging
@@ -15,13 +16,11 @@ from pathlib import Path
 
 import gdl
 from gdl.ast import name_of
-
 from ggp.reasoners import reasoner_class
 from ggp.reasoners.domains import relaxed_facts
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
 from ggp.reasoners.reference import Effort
 from ggp.statemachine import GameError, RuleError
-
 
 
 class GroundingWarning(UserWarning):
@@ -76,6 +75,7 @@ class _Grounding:
         :class:`BuildCancelled`, or GroundingTooLarge when the process died
         without an answer (out of memory, most likely)."""
         from ggp.reasoners.ground import GroundingTooLarge, ground
+
         rules, roles, limit, effort = self.job
         small = min(limit, SMALL_LIMIT), min(effort, SMALL_EFFORT)
         try:
@@ -88,12 +88,14 @@ class _Grounding:
                 raise BuildCancelled("the build was cancelled")
             self._process = subprocess.Popen(
                 [sys.executable, "-c", _CHILD],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=None if os.environ.get("GGP_DEBUG") else subprocess.DEVNULL)
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None if os.environ.get("GGP_DEBUG") else subprocess.DEVNULL,
+            )
         try:
             kind, value = self._answer() if self._sent() else (None, None)
         finally:
-            self._process.stdin.close()     # the child ends when it closes
+            self._process.stdin.close()  # the child ends when it closes
             self._process.stdout.close()
             code = self._process.wait()
         if kind == "error":
@@ -112,7 +114,7 @@ class _Grounding:
         data = memoryview(pickle.dumps(self.job, protocol=pickle.HIGHEST_PROTOCOL))
         try:
             while data:
-                data = data[os.write(self._process.stdin.fileno(), data):]
+                data = data[os.write(self._process.stdin.fileno(), data) :]
         except OSError:
             return False
         return True
@@ -121,6 +123,7 @@ class _Grounding:
         """(kind, value) of the process's last answer, its log passed on;
         (None, None) if it ended without one."""
         from ggp.reasoners.reference import BUILD_LOG
+
         try:
             while True:
                 kind, value = pickle.load(self._process.stdout)
@@ -129,9 +132,10 @@ class _Grounding:
                 BUILD_LOG.info("%s", value)
         except (OSError, EOFError, pickle.UnpicklingError):
             return None, None
-        except Exception as exc:        # its code differs from ours (changed on disk since)
-            return "error", GameError(f"cannot read what grounding's process answered: "
-                                      f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # its code differs from ours (changed on disk since)
+            return "error", GameError(
+                f"cannot read what grounding's process answered: {type(exc).__name__}: {exc}"
+            )
 
     def cancel(self):
         with self._lock:
@@ -142,8 +146,10 @@ class _Grounding:
 
 #: The grounding process's program: this very ``ggp`` package, wherever the
 #: child's working directory is.
-_CHILD = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
-          f"from ggp.game import _ground_child; _ground_child()")
+_CHILD = (
+    f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+    f"from ggp.game import _ground_child; _ground_child()"
+)
 
 
 def _ground_child() -> None:
@@ -153,24 +159,25 @@ def _ground_child() -> None:
 
     from ggp.reasoners.ground import ground
     from ggp.reasoners.reference import BUILD_LOG
-    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the parent's to handle
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)                       # a stray print must not mix with the answers
+    os.dup2(2, 1)  # a stray print must not mix with the answers
     try:
         rules, roles, limit, effort = pickle.load(sys.stdin.buffer)
-    except Exception:                   # the parent ended before it sent the whole job
+    except Exception:  # the parent ended before it sent the whole job
         os._exit(0)
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
 
     def send(kind, value):
         try:
             data = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:        # an exception that does not pickle
+        except Exception as exc:  # an exception that does not pickle
             data = pickle.dumps(("error", GameError(f"grounding raised {value!r}: {exc}")))
         try:
             out.write(data)
             out.flush()
-        except OSError:                 # the parent is gone
+        except OSError:  # the parent is gone
             os._exit(0)
 
     class Forward(logging.Handler):
@@ -184,7 +191,7 @@ def _ground_child() -> None:
         send("program", ground(rules, roles, limit, effort))
     except Exception as exc:
         send("error", exc)
-    os._exit(0)                         # nothing to tidy, and stdin's reader still waits
+    os._exit(0)  # nothing to tidy, and stdin's reader still waits
 
 
 def games_dir() -> Path:
@@ -211,13 +218,12 @@ class Game:
         #: (reasoner, limit, effort) -> Future of the machine that
         #: ``state_machine`` forks, built or being built
         self._machines: dict = {}
-        self._groundings: dict = {}         # key -> _Grounding of a background build
+        self._groundings: dict = {}  # key -> _Grounding of a background build
         self._lock = threading.Lock()
 
     @cached_property
     def roles(self) -> tuple:
-        return tuple(r.head[1] for r in self.rules
-                     if name_of(r.head) == "role" and not r.body)
+        return tuple(r.head[1] for r in self.rules if name_of(r.head) == "role" and not r.body)
 
     @cached_property
     def is_gdl2(self) -> bool:
@@ -240,15 +246,19 @@ class Game:
             try:
                 facts = relaxed_facts(self.rules, GOAL_FACTS, Effort(GOAL_EFFORT))
             except GameError as exc:
-                warnings.warn(f"{self.name}: the goal values are not bounded by the rules "
-                              f"({exc}); utilities are scaled to GDL's 0..100", stacklevel=2)
+                warnings.warn(
+                    f"{self.name}: the goal values are not bounded by the rules "
+                    f"({exc}); utilities are scaled to GDL's 0..100",
+                    stacklevel=2,
+                )
                 return 0, 100
             values = [a[2] for a in facts.get("goal") if a[1] != "random"]
         numbers = [int(v) for v in values if isinstance(v, str) and v.isdigit()]
         return (min(numbers), max(numbers)) if numbers else (0, 100)
 
-    def state_machine(self, reasoner: str = "compiled", limit: int = GROUND_LIMIT,
-                      effort: int = EFFORT):
+    def state_machine(
+        self, reasoner: str = "compiled", limit: int = GROUND_LIMIT, effort: int = EFFORT
+    ):
         """A :class:`~ggp.statemachine.StateMachine` of this game for
         ``reasoner``, of its own: one machine must not be asked from two
         threads at once, and the players and the manager of a match ask
@@ -269,12 +279,16 @@ class Game:
         """
         future, mine = self._claim(reasoner, limit, effort)
         if mine:
-            self._settle(future, (reasoner, limit, effort),
-                         lambda: self._new_state_machine(reasoner, limit, effort))
+            self._settle(
+                future,
+                (reasoner, limit, effort),
+                lambda: self._new_state_machine(reasoner, limit, effort),
+            )
         return future.result().fork()
 
-    def build(self, reasoner: str = "compiled", limit: int = GROUND_LIMIT,
-              effort: int = EFFORT) -> Future:
+    def build(
+        self, reasoner: str = "compiled", limit: int = GROUND_LIMIT, effort: int = EFFORT
+    ) -> Future:
         """Start building the machine of :meth:`state_machine` in the
         background, unless it is built or being built, and return at once a
         :class:`~concurrent.futures.Future` that is done when
@@ -293,9 +307,12 @@ class Game:
         builds the network and kernel here from the ground program."""
         machine, mine = self._claim(reasoner, limit, effort)
         if mine:
-            threading.Thread(target=self._build_in_background,
-                             args=(machine, reasoner, limit, effort),
-                             name=f"build-{self.name}", daemon=True).start()
+            threading.Thread(
+                target=self._build_in_background,
+                args=(machine, reasoner, limit, effort),
+                name=f"build-{self.name}",
+                daemon=True,
+            ).start()
         named = Future()
         machine.add_done_callback(lambda done: _fulfil(named, lambda: done.result().name))
         return named
@@ -314,7 +331,7 @@ class Game:
         """(the future of the machine ``state_machine`` forks, True when the
         caller is the one to build it)."""
         if reasoner != "compiled":
-            reasoner_class(reasoner)           # ValueError naming the known ones
+            reasoner_class(reasoner)  # ValueError naming the known ones
         key = (reasoner, limit, effort)
         with self._lock:
             future = self._machines.get(key)
@@ -332,8 +349,13 @@ class Game:
             with self._lock:
                 self._groundings[key] = grounding
         try:
-            self._settle(future, key, lambda: self._new_state_machine(
-                reasoner, limit, effort, grounding and grounding.result))
+            self._settle(
+                future,
+                key,
+                lambda: self._new_state_machine(
+                    reasoner, limit, effort, grounding and grounding.result
+                ),
+            )
         finally:
             with self._lock:
                 self._groundings.pop(key, None)
@@ -344,8 +366,9 @@ class Game:
         a later call builds again."""
         _fulfil(future, build)
         error = future.exception()
-        if isinstance(error, BuildCancelled) or (error is not None
-                                                 and not isinstance(error, Exception)):
+        if isinstance(error, BuildCancelled) or (
+            error is not None and not isinstance(error, Exception)
+        ):
             with self._lock:
                 del self._machines[key]
 
@@ -354,30 +377,40 @@ class Game:
         returns the game ground elsewhere (or raises as ``ground`` does)."""
         if reasoner != "compiled":
             return reasoner_class(reasoner)(self.rules)
-        from ggp.reasoners.demand import DemandMachine
         from ggp.reasoners.compiled import CompiledMachine
+        from ggp.reasoners.demand import DemandMachine
         from ggp.reasoners.ground import GroundingTooLarge
+
         try:
             program = grounding() if grounding is not None else None
             return CompiledMachine(self.rules, self.roles, limit, effort, program)
         except GroundingTooLarge as exc:
-            warnings.warn(f"{self.name}: {exc}; using the demand-driven reasoner",
-                          GroundingWarning, stacklevel=2)
+            warnings.warn(
+                f"{self.name}: {exc}; using the demand-driven reasoner",
+                GroundingWarning,
+                stacklevel=2,
+            )
             return DemandMachine(self.rules)
 
     def diagnostic(self, error: RuleError) -> gdl.Diagnostic:
         """``error`` as a located line: a role with no legal move at the
         role's declaration, a goal fault at the role's first goal rule, no end
         at the first ``terminal`` rule (else at the top of the file)."""
+
         def about_role(rule):
             head = rule.head
-            return isinstance(head, tuple) and (head[1] == error.role
-                                                or isinstance(head[1], gdl.Var))
+            return isinstance(head, tuple) and (
+                head[1] == error.role or isinstance(head[1], gdl.Var)
+            )
 
-        wanted = {"legal": [lambda r: r.head == ("role", error.role)],
-                  "goal": [lambda r: name_of(r.head) == "goal" and about_role(r),
-                           lambda r: r.head == ("role", error.role)],
-                  "terminal": [lambda r: name_of(r.head) == "terminal"]}.get(error.kind, [])
+        wanted = {
+            "legal": [lambda r: r.head == ("role", error.role)],
+            "goal": [
+                lambda r: name_of(r.head) == "goal" and about_role(r),
+                lambda r: r.head == ("role", error.role),
+            ],
+            "terminal": [lambda r: name_of(r.head) == "terminal"],
+        }.get(error.kind, [])
         rule = next((r for test in wanted for r in self.rules if test(r)), None)
         pos = rule.pos if rule is not None else gdl.Position(self.description.path, 1, 1)
         return gdl.Diagnostic(pos, error.kind, str(error))
@@ -404,8 +437,14 @@ def load_game(source, max_bytes: int | None = gdl.MAX_BYTES) -> Game:
         if candidate.exists():
             path = candidate
         else:
-            raise gdl.GdlError([gdl.Diagnostic(
-                gdl.Position(text, 0, 0), "io",
-                f"no game file '{text}' and no game of that name in games_gdl "
-                f"(known: {', '.join(game_names()) or 'none'})")])
+            raise gdl.GdlError(
+                [
+                    gdl.Diagnostic(
+                        gdl.Position(text, 0, 0),
+                        "io",
+                        f"no game file '{text}' and no game of that name in games_gdl "
+                        f"(known: {', '.join(game_names()) or 'none'})",
+                    )
+                ]
+            )
     return Game(gdl.parse_file(path, max_bytes))

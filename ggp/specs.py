@@ -2,6 +2,7 @@
 optionally followed by ``:`` and comma-separated ``key=value`` parameters
 (``"mast:policy=gibbs,tau=10"``, ``"mccfr:sampling=external"``).  The values
 stay text here; whoever owns the name checks and converts them."""
+
 from __future__ import annotations
 
 

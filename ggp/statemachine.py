@@ -7,6 +7,7 @@ that one can be checked against the other move by move.
 States are opaque and hashable; moves and facts are GDL terms (``str`` for a
 constant, ``tuple`` for a compound term, see :mod:`gdl.ast`).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -55,13 +56,18 @@ def single_goal(role, values) -> int:
         value = values.pop()
         if value.isdigit() and int(value) <= 100:
             return int(value)
-        raise RuleError("goal", f"goal value {value!r} of role {role} is not an integer "
-                        f"0..100", role)
+        raise RuleError(
+            "goal", f"goal value {value!r} of role {role} is not an integer 0..100", role
+        )
     if not values and role == "random":
         return 0
-    raise RuleError("goal", f"role {role} has {len(values) or 'no'} goal values"
-                    f"{' (' + ', '.join(sorted(values, key=term_key)) + ')' if values else ''}"
-                    f" in a terminal state; GDL requires exactly one", role)
+    raise RuleError(
+        "goal",
+        f"role {role} has {len(values) or 'no'} goal values"
+        f"{' (' + ', '.join(sorted(values, key=term_key)) + ')' if values else ''}"
+        f" in a terminal state; GDL requires exactly one",
+        role,
+    )
 
 
 class StateMachine(ABC):
@@ -119,8 +125,11 @@ class StateMachine(ABC):
         moves = self.all_legal_moves(state)
         for role, legal in zip(self.roles, moves):
             if not legal:
-                raise RuleError("legal", f"role {role} has no legal move in a reachable "
-                                "non-terminal state", role)
+                raise RuleError(
+                    "legal",
+                    f"role {role} has no legal move in a reachable non-terminal state",
+                    role,
+                )
         return moves
 
     def joint_moves(self, state):
@@ -143,8 +152,9 @@ class StateMachine(ABC):
             steps += 1
         return state, steps
 
-    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000,
-                 goals: bool = True):
+    def playouts(
+        self, state, count: int, seed: int = 0, max_steps: int = 100000, goals: bool = True
+    ):
         """``count`` random playouts from ``state``.
 
         Returns (total steps, summed final goals per role, playouts cut short);

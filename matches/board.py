@@ -37,6 +37,7 @@ which the grid is taken from the initial state.  ``render(facts)`` alone
 guesses the grid from the state (only the cells it mentions and those
 between).
 """
+
 from __future__ import annotations
 
 import re
@@ -97,6 +98,7 @@ class Board:
             from ggp.reasoners.domains import relaxed_facts
             from ggp.reasoners.reference import Effort
             from ggp.statemachine import GameError
+
             try:
                 facts = relaxed_facts(game.rules, effort=Effort(effort))
                 base = [a[1] for a in facts.get("true")]
@@ -146,10 +148,11 @@ class Board:
             contents = {tuple(f[i] for i in content_at) for f in facts}
             cells = {(f[at[0]], f[at[1]]) for f in facts}
             if not content_at and (guessed or len(cells) < len(columns) * len(rows)):
-                continue    # (heap a 3): a value per name, not a set of cells
+                continue  # (heap a 3): a value per name, not a set of cells
             if len(content_at) >= 2 and all(
-                    _coordinate(c) for content in contents for c in content):
-                continue    # (line 1 1 1 2): an edge between two cells
+                _coordinate(c) for content in contents for c in content
+            ):
+                continue  # (line 1 1 1 2): an edge between two cells
             if guessed:
                 columns, rows = _fill(columns), _fill(rows)
                 if len(columns) > MAX_SIDE or len(rows) > MAX_SIDE:
@@ -169,21 +172,27 @@ class Board:
         found = defaultdict(list)
         for f in facts:
             if isinstance(f, tuple) and len(f) == self.arity and f[0] == self.relation:
-                found[f[self.at[0]], f[self.at[1]]].append(
-                    tuple(f[i] for i in self.content_at))
+                found[f[self.at[0]], f[self.at[1]]].append(tuple(f[i] for i in self.content_at))
         shown = {cell: self._show(contents) for cell, contents in found.items()}
-        return [[shown.get((c, r), "." if (c, r) in self.cells else "") for c in self.columns]
-                for r in self.rows]
+        return [
+            [shown.get((c, r), "." if (c, r) in self.cells else "") for c in self.columns]
+            for r in self.rows
+        ]
 
     def render(self, facts) -> str:
         """The state whose true base propositions are ``facts``, as text:
         rows labelled on the left, columns below."""
         grid = self.grid(facts)
-        width = max([self.width] + [len(s) for row in grid for s in row]
-                    + [len(str(c)) for c in self.columns])
+        width = max(
+            [self.width]
+            + [len(s) for row in grid for s in row]
+            + [len(str(c)) for c in self.columns]
+        )
         margin = max(len(str(r)) for r in self.rows)
-        lines = [(str(r).rjust(margin) + " " + " ".join(s.rjust(width) for s in row)).rstrip()
-                 for r, row in zip(self.rows, grid)]
+        lines = [
+            (str(r).rjust(margin) + " " + " ".join(s.rjust(width) for s in row)).rstrip()
+            for r, row in zip(self.rows, grid)
+        ]
         lines.append(" " * (margin + 1) + " ".join(str(c).rjust(width) for c in self.columns))
         return "\n".join(lines)
 
@@ -191,14 +200,16 @@ class Board:
         if not self.content_at:
             return OCCUPIED
         symbols = sorted({self.symbols.get(c) or _symbol(c) for c in contents} - {"."})
-        if len(symbols) > 1:        # several pieces in one cell: as many as fit
-            return "".join(symbols)[:self.width]
+        if len(symbols) > 1:  # several pieces in one cell: as many as fit
+            return "".join(symbols)[: self.width]
         return symbols[0] if symbols else "."
 
     def __repr__(self) -> str:
-        return (f"Board({self.relation!r}, {len(self.columns)}x{len(self.rows)}, "
-                f"columns={' '.join(map(str, self.columns))}, "
-                f"rows={' '.join(map(str, self.rows))})")
+        return (
+            f"Board({self.relation!r}, {len(self.columns)}x{len(self.rows)}, "
+            f"columns={' '.join(map(str, self.columns))}, "
+            f"rows={' '.join(map(str, self.rows))})"
+        )
 
 
 _boards: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -227,9 +238,11 @@ def render(facts, game=None, sm=None) -> str | None:
 
 # --- coordinates and symbols -----------------------------------------------------
 
+
 def _coordinate(c) -> bool:
-    return isinstance(c, str) and (c.isdigit() or (len(c) == 1 and c.isalpha())
-                                   or _PREFIXED.match(c) is not None)
+    return isinstance(c, str) and (
+        c.isdigit() or (len(c) == 1 and c.isalpha()) or _PREFIXED.match(c) is not None
+    )
 
 
 def _axis(values) -> list | None:
@@ -238,8 +251,14 @@ def _axis(values) -> list | None:
     followed by numbers)."""
     if not 2 <= len(values) <= MAX_SIDE or not all(_coordinate(v) for v in values):
         return None
-    kinds = {"number" if v.isdigit() else "letter" if len(v) == 1 and v.isalpha()
-             else _PREFIXED.match(v).group(1).lower() for v in values}
+    kinds = {
+        "number"
+        if v.isdigit()
+        else "letter"
+        if len(v) == 1 and v.isalpha()
+        else _PREFIXED.match(v).group(1).lower()
+        for v in values
+    }
     if len(kinds) != 1:
         return None
     return sorted(values, key=_order)
@@ -292,9 +311,11 @@ def _symbols(contents) -> dict:
         for i, w in enumerate(words):
             places[i].add(w)
     keep = {i: _prefix_length(ws) for i, ws in places.items()}
-    short = {c: "".join(w if w.isdigit() else w[:keep[i]] for i, w in enumerate(words))
-             for c, words in split.items()}
-    if len(set(short.values())) < len(short):      # collided: the words in full
+    short = {
+        c: "".join(w if w.isdigit() else w[: keep[i]] for i, w in enumerate(words))
+        for c, words in split.items()
+    }
+    if len(set(short.values())) < len(short):  # collided: the words in full
         short = {c: "".join(words) for c, words in split.items()}
     symbols.update(short)
     return symbols

@@ -12,6 +12,7 @@ an unexpected one is reported on one line as an internal error (set
 The command line lives in ``matches`` because it drives everything below it
 (gdl, ggp, players, matches) and nothing below may import what is above.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,12 +27,12 @@ from pathlib import Path
 
 import gdl
 from ggp import GameError, RuleError, load_game
+from ggp.progress import TIMED, Progress
+from ggp.reasoners import names as reasoner_names
+from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
+from ggp.solvers.efg import HISTORY_LIMIT, TreeTooLarge, build_tree
 from ggp.tools.check import check_playouts
 from ggp.tools.count import count
-from ggp.solvers.efg import HISTORY_LIMIT, TreeTooLarge, build_tree
-from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
-from ggp.reasoners import names as reasoner_names
-from ggp.progress import TIMED, Progress
 from matches.manager import MAX_STEPS
 from matches.server import DEFAULT_MARGIN
 from players.params import Param, settings
@@ -87,12 +88,14 @@ def _load(args, source=None):
         args.loaded = load_game(source or args.game, args.max_bytes)
     except gdl.TooLarge as exc:
         first = exc.first
-        raise gdl.GdlError([gdl.Diagnostic(first.pos, first.kind, f"{first.message} "
-                                           "(--max-bytes N allows more)")]) from None
+        raise gdl.GdlError(
+            [gdl.Diagnostic(first.pos, first.kind, f"{first.message} (--max-bytes N allows more)")]
+        ) from None
     return args.loaded
 
 
 # --- commands ----------------------------------------------------------------
+
 
 def cmd_check(args) -> int:
     try:
@@ -100,77 +103,120 @@ def cmd_check(args) -> int:
     except gdl.GdlError as exc:
         errors = [d for d in exc.diagnostics if d.severity == "error"]
         if args.json:
-            print(json.dumps({"game": args.game, "valid": False,
-                              "error": _error_object(errors[0]),
-                              "errors": [_error_object(d) for d in errors]}, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "game": args.game,
+                        "valid": False,
+                        "error": _error_object(errors[0]),
+                        "errors": [_error_object(d) for d in errors],
+                    },
+                    indent=2,
+                )
+            )
         else:
             for diagnostic in exc.diagnostics:
                 print(f"ggp: {diagnostic}", file=sys.stderr)
         return 1
-    report = check_playouts(_machine(args, game), args.playouts,
-                            max_steps=args.max_steps, seconds=args.seconds, seed=args.seed)
+    report = check_playouts(
+        _machine(args, game),
+        args.playouts,
+        max_steps=args.max_steps,
+        seconds=args.seconds,
+        seed=args.seed,
+    )
     error = report.pop("error")
     failed = report.pop("failed_playout")
     valid = error is None
-    data = {"game": game.name, "valid": valid, "warnings": [str(w) for w in game.warnings],
-            **report}
+    data = {
+        "game": game.name,
+        "valid": valid,
+        "warnings": [str(w) for w in game.warnings],
+        **report,
+    }
     if not args.json:
         for warning in game.warnings:
             print(f"ggp: {warning}", file=sys.stderr)
     if not valid:
         diagnostic = game.diagnostic(error)
-        data.update(error=_error_object(diagnostic), errors=[_error_object(diagnostic)],
-                    failed_playout=failed)
+        data.update(
+            error=_error_object(diagnostic),
+            errors=[_error_object(diagnostic)],
+            failed_playout=failed,
+        )
         if args.json:
             print(json.dumps(data, indent=2, default=str))
         else:
             print(f"ggp: {diagnostic}", file=sys.stderr)
         return 1
     data["errors"] = []
-    _emit(args, data, f"{game.name}: valid: {report['playouts']} random playouts "
-                      f"({report['steps']} steps), mean depth {report['mean_depth']:.1f}, "
-                      f"max depth {report['max_depth']}")
+    _emit(
+        args,
+        data,
+        f"{game.name}: valid: {report['playouts']} random playouts "
+        f"({report['steps']} steps), mean depth {report['mean_depth']:.1f}, "
+        f"max depth {report['max_depth']}",
+    )
     return 0
 
 
 def cmd_info(args) -> int:
     from ggp.reasoners.domains import base_and_input
     from ggp.reasoners.reference import Effort, TooMuchWork
+
     game = _load(args)
-    try:        # the relaxed domain, within --ground-limit facts and --ground-effort
-        base, inputs = base_and_input(game.rules, args.ground_limit // 2, Effort(args.ground_effort))
+    try:  # the relaxed domain, within --ground-limit facts and --ground-effort
+        base, inputs = base_and_input(
+            game.rules, args.ground_limit // 2, Effort(args.ground_effort)
+        )
         counted, why = (len(base), len(inputs)), None
     except GameError as exc:
         counted, why = (None, None), str(exc)
         if isinstance(exc, TooMuchWork):
             why += " (--ground-effort N allows more)"
     relations = {gdl.ast.name_of(r.head) for r in game.rules}
-    data = {"game": game.name, "roles": list(game.roles), "gdl2": game.is_gdl2,
-            "rules": sum(1 for r in game.rules if r.body),
-            "facts": sum(1 for r in game.rules if not r.body),
-            "relations": len(relations), "base_propositions": counted[0],
-            "input_propositions": counted[1], "not_counted": why,
-            "warnings": [str(w) for w in game.warnings]}
+    data = {
+        "game": game.name,
+        "roles": list(game.roles),
+        "gdl2": game.is_gdl2,
+        "rules": sum(1 for r in game.rules if r.body),
+        "facts": sum(1 for r in game.rules if not r.body),
+        "relations": len(relations),
+        "base_propositions": counted[0],
+        "input_propositions": counted[1],
+        "not_counted": why,
+        "warnings": [str(w) for w in game.warnings],
+    }
     if args.tree or args.public or args.features:
         tree = _tree(args, game)
-        data.update(histories=tree.histories, terminals=tree.terminals,
-                    information_states=tree.information_states())
+        data.update(
+            histories=tree.histories,
+            terminals=tree.terminals,
+            information_states=tree.information_states(),
+        )
     if args.features:
         from ggp.solvers.features import Encoding
-        data["features"] = [Encoding(tree, p).describe(role)
-                            for p, role in enumerate(tree.players)]
+
+        data["features"] = [Encoding(tree, p).describe(role) for p, role in enumerate(tree.players)]
     if args.public:
         from ggp.solvers.public import public_states
+
         start = time.perf_counter()
         public = public_states(tree)
-        data.update(public_states=len(public), largest_public_state=public.largest(),
-                    public_seconds=round(time.perf_counter() - start, 3))
-    text = "\n".join(_lines({k: v for k, v in data.items()
-                             if k != "features" and (v or k != "warnings")}))
+        data.update(
+            public_states=len(public),
+            largest_public_state=public.largest(),
+            public_seconds=round(time.perf_counter() - start, 3),
+        )
+    text = "\n".join(
+        _lines({k: v for k, v in data.items() if k != "features" and (v or k != "warnings")})
+    )
     for f in data.get("features", ()):
-        text += (f"\nfeatures of {f['role']}: {f['size']} slots: {f['depth']} steps x "
-                 f"({len(f['moves'])} moves + {len(f['terms'])} percepts) + "
-                 f"{len(f['moves'])} legal moves (--json lists them)")
+        text += (
+            f"\nfeatures of {f['role']}: {f['size']} slots: {f['depth']} steps x "
+            f"({len(f['moves'])} moves + {len(f['terms'])} percepts) + "
+            f"{len(f['moves'])} legal moves (--json lists them)"
+        )
     _emit(args, data, text)
     return 0
 
@@ -190,6 +236,7 @@ def _tree(args, game):
     """The game's extensive form, refused (in one line, within about a second
     when the estimate says so) past ``--max-histories``."""
     from ggp.solvers.efg import TreeTooLarge, build_tree
+
     try:
         return build_tree(game, limit=args.max_histories, estimate=True)
     except TreeTooLarge as exc:
@@ -200,8 +247,13 @@ def cmd_count(args) -> int:
     game = _load(args)
     start = time.perf_counter()
     result = count(_machine(args, game), args.depth)
-    data = {"game": game.name, "reasoner": args.reasoner, "depth": args.depth, **result,
-            "seconds": round(time.perf_counter() - start, 3)}
+    data = {
+        "game": game.name,
+        "reasoner": args.reasoner,
+        "depth": args.depth,
+        **result,
+        "seconds": round(time.perf_counter() - start, 3),
+    }
     _emit(args, data, "\n".join(_lines(data)))
     return 0
 
@@ -210,6 +262,7 @@ def cmd_solve(args) -> int:
     from ggp.solvers.cfr import expected_values, save_policy
     from ggp.solvers.solve import solve
     from players.learning.curves import checkpoints
+
     if args.seconds is not None and args.iterations is not None:
         raise UserError("give --iterations or --seconds, not both")
     iterations = 1000 if args.seconds is None and args.iterations is None else args.iterations
@@ -221,35 +274,50 @@ def cmd_solve(args) -> int:
     tree = _tree(args, game)
     points = ()
     if args.curve:
-        points = checkpoints(iterations)[:-1] if iterations else checkpoints(10 ** 15)[:-1]
+        points = checkpoints(iterations)[:-1] if iterations else checkpoints(10**15)[:-1]
     curve = []
-    progress = Progress(f"{args.algo} {game.name}", "iteration", iterations or args.seconds,
-                        quiet=args.json, bar_format=None if iterations else TIMED)
+    progress = Progress(
+        f"{args.algo} {game.name}",
+        "iteration",
+        iterations or args.seconds,
+        quiet=args.json,
+        bar_format=None if iterations else TIMED,
+    )
     try:
         with progress:
-            solver, _ = solve(tree, args.algo, iterations, args.seconds, args.seed, points,
-                              curve, progress)
+            solver, _ = solve(
+                tree, args.algo, iterations, args.seconds, args.seed, points, curve, progress
+            )
     except KeyboardInterrupt:
         if args.curve:
             _write_solve_curve(args, game, tree, curve)
-        raise Interrupted(f"{len(curve)} curve point(s) in {args.curve} (plot beside it)"
-                          if args.curve else "nothing kept (--curve FILE keeps the curve "
-                          "points as they come)") from None
+        raise Interrupted(
+            f"{len(curve)} curve point(s) in {args.curve} (plot beside it)"
+            if args.curve
+            else "nothing kept (--curve FILE keeps the curve points as they come)"
+        ) from None
     policy = solver.average_policy()
     if args.out:
         save_policy(tree, policy, args.out)
     done, solving, gap = curve[-1]
-    data = {"game": game.name, "algo": args.algo, "seed": args.seed, "iterations": done,
-            "iterations_per_sec": round(done / solving, 1) if solving else None,
-            **tree.in_units(gap, expected_values(tree, policy)),
-            "policy": args.out, "curve": args.curve,
-            "seconds": round(time.perf_counter() - start, 3)}
+    data = {
+        "game": game.name,
+        "algo": args.algo,
+        "seed": args.seed,
+        "iterations": done,
+        "iterations_per_sec": round(done / solving, 1) if solving else None,
+        **tree.in_units(gap, expected_values(tree, policy)),
+        "policy": args.out,
+        "curve": args.curve,
+        "seconds": round(time.perf_counter() - start, 3),
+    }
     lines = _lines(data)
     if args.curve:
         _write_solve_curve(args, game, tree, curve)
         lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.display.name})"]
-        lines += [f"{n:>12} {t:>9.3f} {tree.in_units(g)['exploitability_unit']:.6f}"
-                  for n, t, g in curve]
+        lines += [
+            f"{n:>12} {t:>9.3f} {tree.in_units(g)['exploitability_unit']:.6f}" for n, t, g in curve
+        ]
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -257,22 +325,42 @@ def cmd_solve(args) -> int:
 def _write_solve_curve(args, game, tree, curve) -> None:
     """The solver's curve points to ``--curve``, with their plot."""
     from players.learning.curves import plot_curves, write_curve
-    write_curve(args.curve, [{"game": game.name, "player": args.algo, "seed": args.seed,
-                              "episodes": n, "seconds": round(t, 3), **tree.in_units(g)}
-                             for n, t, g in curve])
+
+    write_curve(
+        args.curve,
+        [
+            {
+                "game": game.name,
+                "player": args.algo,
+                "seed": args.seed,
+                "episodes": n,
+                "seconds": round(t, 3),
+                **tree.in_units(g),
+            }
+            for n, t, g in curve
+        ],
+    )
     if curve:
         plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
 
 
 def cmd_exploit(args) -> int:
     from ggp.solvers.cfr import expected_values, exploitability, load_policy, uniform_policy
+
     if args.player is None:
-        given = [flag for flag, value in (("--episodes", args.episodes), ("--curve", args.curve),
-                                          ("--append", args.append or None),
-                                          ("--seed", args.seed), ("--out", args.out),
-                                          ("--save", args.save),
-                                          ("--resume", args.resume or None))
-                 if value is not None]
+        given = [
+            flag
+            for flag, value in (
+                ("--episodes", args.episodes),
+                ("--curve", args.curve),
+                ("--append", args.append or None),
+                ("--seed", args.seed),
+                ("--out", args.out),
+                ("--save", args.save),
+                ("--resume", args.resume or None),
+            )
+            if value is not None
+        ]
         if given:
             raise UserError(f"{', '.join(given)}: only with --player, not with --policy")
     if args.online:
@@ -295,34 +383,47 @@ def cmd_exploit(args) -> int:
             policy = load_policy(tree, args.policy)
         except (OSError, ValueError) as exc:
             raise UserError(f"{args.policy}: {exc}", "io") from None
-    data = {"game": game.name, "policy": args.policy,
-            **tree.in_units(exploitability(tree, policy), expected_values(tree, policy))}
+    data = {
+        "game": game.name,
+        "policy": args.policy,
+        **tree.in_units(exploitability(tree, policy), expected_values(tree, policy)),
+    }
     _emit(args, data, "\n".join(_lines(data)))
     return 0
 
 
-ONLINE_FIELDS = ("game", "player", "budget", "seeds", "unit", "exploitability",
-                 "exploitability_unit", "seconds")
+ONLINE_FIELDS = (
+    "game",
+    "player",
+    "budget",
+    "seeds",
+    "unit",
+    "exploitability",
+    "exploitability_unit",
+    "seconds",
+)
 
 
 def _exploit_online(args) -> int:
     """``ggp exploit --online``: the exploitability of an online player's
     strategy, run at every decision it can reach (players.imperfect.evaluation)."""
     from players.imperfect.evaluation import budget_param, online_exploitability
-    from players.learning.curves import write_curve
     from players.imperfect.online import View
+    from players.learning.curves import write_curve
     from players.registry import make, parse_spec, player_class
+
     if args.player is None:
         raise UserError("--online goes with --player SPEC")
     if args.episodes is not None or args.out or args.save or args.resume:
-        raise UserError("--episodes, --out, --save and --resume are for self-play, "
-                        "not with --online")
+        raise UserError(
+            "--episodes, --out, --save and --resume are for self-play, not with --online"
+        )
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
     if args.curve:
         _writable(args.curve)
     try:
-        player = make(args.player)                      # the spec, checked before any work
+        player = make(args.player)  # the spec, checked before any work
         name, given = parse_spec(args.player)
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
@@ -333,8 +434,17 @@ def _exploit_online(args) -> int:
     unit = view.tree.display
 
     def curve_records():
-        return [{"game": game.name, "player": args.player, "budget": b, "seeds": seeds,
-                 **view.tree.in_units(gap), "seconds": round(t, 3)} for b, gap, t in rows]
+        return [
+            {
+                "game": game.name,
+                "player": args.player,
+                "budget": b,
+                "seeds": seeds,
+                **view.tree.in_units(gap),
+                "seconds": round(t, 3),
+            }
+            for b, gap, t in rows
+        ]
 
     def write():
         try:
@@ -343,27 +453,45 @@ def _exploit_online(args) -> int:
             raise UserError(f"{args.curve}: {exc}", "io") from None
         if rows:
             _plot_online(args.curve, Path(args.curve).with_suffix(".png"))
+
     try:
-        with Progress(f"{args.player} {game.name}", "run",
-                      len(budgets) * seeds * len(view.tree.players), quiet=args.json) as progress:
+        with Progress(
+            f"{args.player} {game.name}",
+            "run",
+            len(budgets) * seeds * len(view.tree.players),
+            quiet=args.json,
+        ) as progress:
             online_exploitability(game, view, args.player, seeds, budgets, rows, progress)
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     except KeyboardInterrupt:
         if args.curve:
             write()
-        raise Interrupted(f"{len(rows)} of {len(budgets)} budgets done"
-                          + (f", in {args.curve}" if args.curve else
-                             " (--curve FILE keeps them)")) from None
+        raise Interrupted(
+            f"{len(rows)} of {len(budgets)} budgets done"
+            + (f", in {args.curve}" if args.curve else " (--curve FILE keeps them)")
+        ) from None
     if args.curve:
         write()
     records = curve_records()
-    data = {"game": game.name, "player": args.player, "seeds": args.seeds or 10,
-            "unit": unit.name, "rows": records, "curve": args.curve}
-    lines = [f"game: {game.name}", f"player: {args.player}", f"seeds: {args.seeds or 10}",
-             f"{'budget':>8} {'exploitability (' + unit.name + ')':>24} {'seconds':>9}"]
-    lines += [f"{r['budget'] or '-':>8} {r['exploitability_unit']:>24.6f} {r['seconds']:>9.2f}"
-              for r in records]
+    data = {
+        "game": game.name,
+        "player": args.player,
+        "seeds": args.seeds or 10,
+        "unit": unit.name,
+        "rows": records,
+        "curve": args.curve,
+    }
+    lines = [
+        f"game: {game.name}",
+        f"player: {args.player}",
+        f"seeds: {args.seeds or 10}",
+        f"{'budget':>8} {'exploitability (' + unit.name + ')':>24} {'seconds':>9}",
+    ]
+    lines += [
+        f"{r['budget'] or '-':>8} {r['exploitability_unit']:>24.6f} {r['seconds']:>9.2f}"
+        for r in records
+    ]
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -375,13 +503,17 @@ def _online_budgets(args, player, knob, given) -> list:
     spec gives one, or where the player has none, is refused."""
     if knob is None:
         if args.budgets:
-            raise UserError(f"--budgets: player {player.name} has no budget a move "
-                            "(iterations or simulations) to set")
+            raise UserError(
+                f"--budgets: player {player.name} has no budget a move "
+                "(iterations or simulations) to set"
+            )
         return [None]
     if knob in given:
         if args.budgets:
-            raise UserError(f"--budgets and {knob}={given[knob]} in {args.player} both set "
-                            "the budget a move: give one")
+            raise UserError(
+                f"--budgets and {knob}={given[knob]} in {args.player} both set "
+                "the budget a move: give one"
+            )
         return [getattr(player, knob)]
     return args.budgets or [100, 1000, 10000]
 
@@ -391,14 +523,17 @@ def _plot_online(csv_path, png_path) -> None:
     import csv
 
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     lines: dict = {}
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
             budget = int(row["budget"]) if row["budget"] not in ("", "None") else None
             lines.setdefault((row["game"], row["player"]), []).append(
-                (budget, float(row["exploitability_unit"]), row["unit"]))
+                (budget, float(row["exploitability_unit"]), row["unit"])
+            )
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (game, player), points in lines.items():
         if all(b is None for b, _, _ in points):
@@ -422,18 +557,21 @@ def _plot_online(csv_path, png_path) -> None:
 def _exploit_selfplay(args, game, tree) -> int:
     """``ggp exploit --player``: learn by self-play, then score the average policy."""
     from ggp.solvers.cfr import save_policy
-    from players.learning.nfsp import LEARNERS, NFSP
-    from players.registry import parse_spec
     from players.learning.curves import checkpoints
+    from players.learning.nfsp import LEARNERS, NFSP
     from players.learning.selfplay import learner_for, train
+    from players.registry import parse_spec
+
     episodes = 1_000_000 if args.episodes is None else args.episodes
     if args.append and not args.curve:
         raise UserError("--append goes with --curve")
     if args.resume and not args.save:
         raise UserError("--resume goes with --save DIR")
     if args.save and parse_spec(args.player)[0] not in LEARNERS:
-        raise UserError("--save: only nfsp and mc-nfsp learners are saved (the others "
-                        "train in seconds: --out saves their policy)")
+        raise UserError(
+            "--save: only nfsp and mc-nfsp learners are saved (the others "
+            "train in seconds: --out saves their policy)"
+        )
     for path in (args.curve, args.out, args.save):
         if path:
             _writable(path)
@@ -441,44 +579,64 @@ def _exploit_selfplay(args, game, tree) -> int:
     if args.resume:
         try:
             learner = NFSP.load(tree, args.save)
-            earlier = len(learner.curve) if args.append else 0    # already in the file
+            earlier = len(learner.curve) if args.append else 0  # already in the file
         except (OSError, ValueError, KeyError) as exc:
             raise UserError(f"{args.save}: no learner to resume ({exc})", "io") from None
     try:
-        learner = learner or learner_for(tree, args.player,
-                                         {} if args.seed is None else {"seed": args.seed})
+        learner = learner or learner_for(
+            tree, args.player, {} if args.seed is None else {"seed": args.seed}
+        )
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     progress = Progress(f"{learner.name} {game.name}", "episode", episodes, quiet=args.json)
     try:
         with progress:
-            train(tree, episodes=episodes, learner=learner, progress=progress,
-                  points=checkpoints(episodes) if args.curve else [episodes],
-                  after=lambda learner: progress.note(
-                      f"exploitability {learner.curve[-1].exploitability:.4f}"),
-                  keep=(lambda learner: learner.save(args.save)) if args.save else None)
+            train(
+                tree,
+                episodes=episodes,
+                learner=learner,
+                progress=progress,
+                points=checkpoints(episodes) if args.curve else [episodes],
+                after=lambda learner: progress.note(
+                    f"exploitability {learner.curve[-1].exploitability:.4f}"
+                ),
+                keep=(lambda learner: learner.save(args.save)) if args.save else None,
+            )
     except KeyboardInterrupt:
-        kept = [f"{len(learner.curve) - earlier} curve point(s) in {args.curve} (plot beside "
-                "it)" if args.curve else "no curve (--curve FILE keeps its points)"]
+        kept = [
+            f"{len(learner.curve) - earlier} curve point(s) in {args.curve} (plot beside it)"
+            if args.curve
+            else "no curve (--curve FILE keeps its points)"
+        ]
         if args.save:
             kept.append(f"the learner as last saved in {args.save} (--resume goes on)")
         _write_selfplay_curve(args, learner, game, earlier)
-        raise Interrupted(f"{learner.episodes:,} of {episodes:,} episodes; "
-                          f"{' and '.join(kept)}") from None
+        raise Interrupted(
+            f"{learner.episodes:,} of {episodes:,} episodes; {' and '.join(kept)}"
+        ) from None
     _write_selfplay_curve(args, learner, game, earlier)
     if args.out:
         save_policy(tree, learner.average_policy(), args.out)
     gap = learner.curve[-1].exploitability
-    data = {"game": game.name, "player": learner.spec, "seed": learner.params["seed"],
-            "episodes": learner.episodes, **tree.in_units(gap),
-            "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
-            "seconds": round(learner.seconds, 3), "curve": args.curve, "policy": args.out}
+    data = {
+        "game": game.name,
+        "player": learner.spec,
+        "seed": learner.params["seed"],
+        "episodes": learner.episodes,
+        **tree.in_units(gap),
+        "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
+        "seconds": round(learner.seconds, 3),
+        "curve": args.curve,
+        "policy": args.out,
+    }
     lines = _lines(data)
     if args.curve:
         lines += [f"{'episodes':>12} {'seconds':>9} exploitability ({tree.display.name})"]
-        lines += [f"{p.episodes:>12} {p.seconds:>9.3f} "
-                  f"{tree.in_units(p.exploitability)['exploitability_unit']:.6f}"
-                  for p in learner.curve]
+        lines += [
+            f"{p.episodes:>12} {p.seconds:>9.3f} "
+            f"{tree.in_units(p.exploitability)['exploitability_unit']:.6f}"
+            for p in learner.curve
+        ]
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -488,17 +646,24 @@ def _exploit_sampled(args, game, too_large) -> int:
     NFSP learns by sampling the game (saved with ``--save``, resumed with
     ``--resume``); exploitability is not measured, and the output says what is."""
     from players.learning.nfsp_sampled import SampledNFSP
-    from players.registry import parse_spec
     from players.learning.selfplay import train
+    from players.registry import parse_spec
+
     name, given = parse_spec(args.player)
     if name != "nfsp":
-        raise UserError(f"{too_large}: exploitability needs the whole tree; nfsp learns "
-                        "such a game by sampling (--player nfsp --save DIR), and its players "
-                        "are measured in matches (--max-histories N sets the limit)", "tree")
+        raise UserError(
+            f"{too_large}: exploitability needs the whole tree; nfsp learns "
+            "such a game by sampling (--player nfsp --save DIR), and its players "
+            "are measured in matches (--max-histories N sets the limit)",
+            "tree",
+        )
     for flag, value in (("--curve", args.curve), ("--out", args.out)):
         if value is not None:
-            raise UserError(f"{flag}: {too_large}; a curve or a policy file needs the tree "
-                            "(--save DIR keeps the learner)", "tree")
+            raise UserError(
+                f"{flag}: {too_large}; a curve or a policy file needs the tree "
+                "(--save DIR keeps the learner)",
+                "tree",
+            )
     if args.resume and not args.save:
         raise UserError("--resume goes with --save DIR")
     if args.save:
@@ -507,8 +672,13 @@ def _exploit_sampled(args, game, too_large) -> int:
         if args.resume:
             learner = SampledNFSP.load(game, args.save)
         else:
-            learner = SampledNFSP(game, settings(SampledNFSP.declared, {
-                **given, **({} if args.seed is None else {"seed": args.seed})}))
+            learner = SampledNFSP(
+                game,
+                settings(
+                    SampledNFSP.declared,
+                    {**given, **({} if args.seed is None else {"seed": args.seed})},
+                ),
+            )
     except (OSError, KeyError) as exc:
         raise UserError(f"{args.save}: no learner to resume ({exc})", "io") from None
     except ValueError as exc:
@@ -518,18 +688,35 @@ def _exploit_sampled(args, game, too_large) -> int:
     keep = (lambda learner: learner.save(args.save)) if args.save else None
     try:
         with progress:
-            train(None, episodes=episodes, learner=learner, progress=progress,
-                  points=[episodes], keep=keep)
+            train(
+                None,
+                episodes=episodes,
+                learner=learner,
+                progress=progress,
+                points=[episodes],
+                keep=keep,
+            )
     except KeyboardInterrupt:
-        raise Interrupted(f"{learner.episodes:,} of {episodes:,} episodes" + (
-            f"; the learner as last saved in {args.save} (--resume goes on)"
-            if args.save else "")) from None
-    data = {"game": game.name, "player": learner.spec, "seed": learner.params["seed"],
-            "episodes": learner.episodes, "depth": learner.params["depth"],
-            "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
-            "seconds": round(learner.seconds, 3), "saved": args.save,
-            "exploitability": f"not measured ({too_large}); play the learner in matches, "
-                              f"e.g. ggp play {game.name} nfsp:load={args.save or 'DIR'} ismcts"}
+        raise Interrupted(
+            f"{learner.episodes:,} of {episodes:,} episodes"
+            + (
+                f"; the learner as last saved in {args.save} (--resume goes on)"
+                if args.save
+                else ""
+            )
+        ) from None
+    data = {
+        "game": game.name,
+        "player": learner.spec,
+        "seed": learner.params["seed"],
+        "episodes": learner.episodes,
+        "depth": learner.params["depth"],
+        "episodes_per_sec": round(learner.episodes / learner.seconds, 1),
+        "seconds": round(learner.seconds, 3),
+        "saved": args.save,
+        "exploitability": f"not measured ({too_large}); play the learner in matches, "
+        f"e.g. ggp play {game.name} nfsp:load={args.save or 'DIR'} ismcts",
+    }
     _emit(args, data, "\n".join(_lines(data)))
     return 0
 
@@ -538,6 +725,7 @@ def _write_selfplay_curve(args, learner, game, earlier: int) -> None:
     """The learner's curve points (after the ``earlier`` ones already in the
     file) to ``--curve`` with its plot, when asked."""
     from players.learning.curves import curve_rows, plot_curves, write_curve
+
     if not args.curve:
         return
     try:
@@ -558,29 +746,38 @@ def _seats(game, specs, seed) -> dict:
     ``http://`` spec, else a registered player in this process."""
     import players as registry
     from matches.seats import LocalSeat, RemoteSeat
+
     roles = [r for r in game.roles if r != "random"]
     if len(specs) != len(roles):
-        raise UserError(f"{game.name} has {len(roles)} role(s) ({', '.join(roles)}): "
-                        f"give one player each, got {len(specs)}")
+        raise UserError(
+            f"{game.name} has {len(roles)} role(s) ({', '.join(roles)}): "
+            f"give one player each, got {len(specs)}"
+        )
     seats = {}
     for i, (role, spec) in enumerate(zip(roles, specs)):
         try:
             if spec.startswith("http://"):
                 seats[role] = RemoteSeat(spec)
             else:
-                seats[role] = LocalSeat(registry.make(
-                    spec, **({} if seed is None else {"seed": seed * 1000 + i})), spec)
+                seats[role] = LocalSeat(
+                    registry.make(spec, **({} if seed is None else {"seed": seed * 1000 + i})), spec
+                )
         except ValueError as exc:
             raise UserError(str(exc), "player") from None
     return seats
 
 
 def _summary(record) -> dict:
-    return {"match_id": record.match_id, "players": record.players, "goals": record.goals,
-            "steps": len(record.moves),
-            "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
-            "errors": record.errors, "faults": record.faults,
-            "aborted": record.aborted or None}
+    return {
+        "match_id": record.match_id,
+        "players": record.players,
+        "goals": record.goals,
+        "steps": len(record.moves),
+        "moves": [[gdl.to_kif(m) for m in joint] for joint in record.moves],
+        "errors": record.errors,
+        "faults": record.faults,
+        "aborted": record.aborted or None,
+    }
 
 
 def _outcome(record) -> str:
@@ -594,17 +791,27 @@ def _run(args, game, specs, seed, live=None):
     """One match for ``ggp play`` and ``ggp match``, narrated unless quiet,
     shown in the browser viewer as it goes when ``live`` (a LiveMatch)."""
     from matches.manager import run_match
+
     seats = _seats(game, specs, seed)
     narrate = not (args.json or args.quiet)
     if narrate:
-        print(f"{game.name}: " + ", ".join(f"{r} {s}" for r, s in zip(seats, specs))
-              + f"; start clock {args.startclock} s, play clock {args.playclock} s")
+        print(
+            f"{game.name}: "
+            + ", ".join(f"{r} {s}" for r, s in zip(seats, specs))
+            + f"; start clock {args.startclock} s, play clock {args.playclock} s"
+        )
     hooks = ([_printer(game)] if narrate else []) + ([live.on_step] if live else [])
-    record = run_match(game, seats, seed=seed, start_clock=args.startclock,
-                       play_clock=args.playclock, specs=dict(zip(seats, specs)),
-                       max_steps=args.max_steps,
-                       on_step=(lambda *a: [hook(*a) for hook in hooks]) if hooks else None,
-                       on_fault=None if args.json else _report_fault(seats))
+    record = run_match(
+        game,
+        seats,
+        seed=seed,
+        start_clock=args.startclock,
+        play_clock=args.playclock,
+        specs=dict(zip(seats, specs)),
+        max_steps=args.max_steps,
+        on_step=(lambda *a: [hook(*a) for hook in hooks]) if hooks else None,
+        on_fault=None if args.json else _report_fault(seats),
+    )
     if live:
         live.finish(record)
     return record
@@ -626,6 +833,7 @@ def cmd_play(args) -> int:
 
 def cmd_match(args) -> int:
     from matches.records import MatchStore, write_json
+
     game = _load(args)
     if args.out:
         _writable(args.out)
@@ -633,6 +841,7 @@ def cmd_match(args) -> int:
     live = None
     if viewer:
         from matches.views import LiveMatch
+
         live = LiveMatch(viewer.live, game)
     record = _run(args, game, args.player, args.seed, live)
     if args.out:
@@ -652,8 +861,13 @@ def _viewer(args, kind: str):
         return None
     from matches.records import default_db_path
     from matches.views import Library, Live
-    viewer = _new_viewer(args.view_host, args.view_port,
-                         library=Library(db=args.db or default_db_path()), live=Live(kind))
+
+    viewer = _new_viewer(
+        args.view_host,
+        args.view_port,
+        library=Library(db=args.db or default_db_path()),
+        live=Live(kind),
+    )
     viewer.start()
     page = "#/live" if kind == "match" else "#/study"
     print(f"viewer: {viewer.url}{page}", file=sys.stderr, flush=True)
@@ -663,11 +877,11 @@ def _viewer(args, kind: str):
 def _new_viewer(host, port, **what):
     """A viewer listening on ``host:port`` (not yet serving), or a one-line error."""
     from matches.viewer import Viewer
+
     try:
         return Viewer(host=host, port=port, **what)
     except OSError as exc:
-        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                        "io") from None
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", "io") from None
 
 
 def _keep_serving(viewer) -> None:
@@ -687,17 +901,29 @@ def cmd_bench(args) -> int:
         data = _bench_player(_load(args), args.player, args.seconds)
     else:
         from ggp.tools.bench import bench
+
         game = _load(args)
-        with Progress(f"bench {game.name}", "s", args.seconds, quiet=args.json,
-                      bar_format=TIMED) as progress:
+        with Progress(
+            f"bench {game.name}", "s", args.seconds, quiet=args.json, bar_format=TIMED
+        ) as progress:
             data = bench(game, args.reasoner, args.seconds, args.seed, _limits(args), progress)
     _emit(args, data, "\n".join(_lines(data)))
     return 0
 
 
 def cmd_study(args) -> int:
-    from matches.study import (ExecutorError, aborted, load_study, ranking, run_study, summary,
-                               tasks, write_matches, write_tables)
+    from matches.study import (
+        ExecutorError,
+        aborted,
+        load_study,
+        ranking,
+        run_study,
+        summary,
+        tasks,
+        write_matches,
+        write_tables,
+    )
+
     try:
         study = load_study(args.study)
     except (OSError, ValueError) as exc:
@@ -708,29 +934,48 @@ def cmd_study(args) -> int:
     viewer = _viewer(args, "study")
     try:
         with Progress(f"study {study.name}", "match", quiet=args.json) as progress:
-            rows = run_study(study, args.workers, db=args.db, executor=executor,
-                             progress=progress, ray_address=args.ray_address,
-                             on_match=viewer and _publish_study(viewer, study))
+            rows = run_study(
+                study,
+                args.workers,
+                db=args.db,
+                executor=executor,
+                progress=progress,
+                ray_address=args.ray_address,
+                on_match=viewer and _publish_study(viewer, study),
+            )
     except ExecutorError as exc:
         raise UserError(str(exc), executor) from None
     except KeyboardInterrupt:
         from matches.records import MatchStore, default_db_path
+
         with MatchStore(args.db) as store:
             kept = store.count(study.name)
-        raise Interrupted(f"{kept} of {len(tasks(study))} matches of {study.name} kept in "
-                          f"{args.db or default_db_path()}; the same command plays the "
-                          "rest") from None
+        raise Interrupted(
+            f"{kept} of {len(tasks(study))} matches of {study.name} kept in "
+            f"{args.db or default_db_path()}; the same command plays the "
+            "rest"
+        ) from None
     table = summary(rows)
     ranks = ranking(rows, list(study.players))
     text = write_tables(study, table, ranks, aborted(rows))
     write_matches(study, rows)
     if viewer:
         from matches.views import plots_in, study_document
+
         viewer.study = study.out
-        viewer.live.publish(study_document(study.name, rows, plots_in(study.out),
-                                           total=len(rows)))
-    _emit(args, {"study": study.name, "out": str(study.out), "matches": len(rows),
-                 "aborted": aborted(rows), "rows": table, "ranking": ranks}, text)
+        viewer.live.publish(study_document(study.name, rows, plots_in(study.out), total=len(rows)))
+    _emit(
+        args,
+        {
+            "study": study.name,
+            "out": str(study.out),
+            "matches": len(rows),
+            "aborted": aborted(rows),
+            "rows": table,
+            "ranking": ranks,
+        },
+        text,
+    )
     _keep_serving(viewer)
     return 0
 
@@ -741,22 +986,29 @@ def _publish_study(viewer, study):
 
     def publish(rows, total):
         viewer.live.publish(study_document(study.name, rows, total=total))
+
     return publish
 
 
 def cmd_view(args) -> int:
     from matches.records import default_db_path
     from matches.views import Library
+
     if args.study is not None and not Path(args.study).is_dir():
         raise UserError(f"{args.study}: no such directory", "io")
     db = args.db or (None if args.records or args.study else default_db_path())
     if db is not None and args.db and not Path(db).is_file():
         raise UserError(f"{db}: no such database", "io")
-    viewer = _new_viewer(args.host, args.port, library=Library(db=db, files=args.records),
-                         study=args.study)
+    viewer = _new_viewer(
+        args.host, args.port, library=Library(db=db, files=args.records), study=args.study
+    )
     page = "#/study" if args.study else ""
-    print(json.dumps({"url": viewer.url + page}) if args.json else
-          f"viewer: {viewer.url}{page} (Ctrl-C stops it)", flush=True)
+    print(
+        json.dumps({"url": viewer.url + page})
+        if args.json
+        else f"viewer: {viewer.url}{page} (Ctrl-C stops it)",
+        flush=True,
+    )
     with viewer.httpd:
         viewer.httpd.serve_forever()
     return 0
@@ -764,6 +1016,7 @@ def cmd_view(args) -> int:
 
 def cmd_replay(args) -> int:
     from matches.records import read_json, replay
+
     try:
         data = read_json(args.match)
         report = replay(data, _load(args, args.game) if args.game else None)
@@ -772,44 +1025,66 @@ def cmd_replay(args) -> int:
     except ValueError as exc:
         raise UserError(f"{args.match}: {exc}", "io") from None
     verdict = ["replay: OK"] if report.ok else report.problems
-    _emit(args, {"match": args.match, "matchId": data.get("matchId"), "ok": report.ok,
-                 "problems": report.problems, "steps": len(data["moves"])},
-          "\n".join(report.lines + verdict))
+    _emit(
+        args,
+        {
+            "match": args.match,
+            "matchId": data.get("matchId"),
+            "ok": report.ok,
+            "problems": report.problems,
+            "steps": len(data["moves"]),
+        },
+        "\n".join(report.lines + verdict),
+    )
     return 0 if report.ok else 1
 
 
 def cmd_serve(args) -> int:
     from matches.server import PlayerServer
+
     try:
-        server = PlayerServer(args.player, args.host, args.port, args.name, args.margin,
-                              max_bytes=args.max_bytes)
+        server = PlayerServer(
+            args.player, args.host, args.port, args.name, args.margin, max_bytes=args.max_bytes
+        )
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{args.port}: "
-                        f"{exc.strerror or exc}", "io") from None
+        raise UserError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "io"
+        ) from None
     root = logging.getLogger()
     root.setLevel(logging.INFO)
     for handler in root.handlers:
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     with server:
-        log = {"serving": args.player, "name": server.service.name, "url": server.url,
-               "margin": args.margin}
-        print(json.dumps(log) if args.json else
-              f"serving {args.player} as {server.service.name} on {server.url} "
-              f"(margin {args.margin:g} s); Ctrl-C stops", flush=True)
+        log = {
+            "serving": args.player,
+            "name": server.service.name,
+            "url": server.url,
+            "margin": args.margin,
+        }
+        print(
+            json.dumps(log)
+            if args.json
+            else f"serving {args.player} as {server.service.name} on {server.url} "
+            f"(margin {args.margin:g} s); Ctrl-C stops",
+            flush=True,
+        )
         server.serve_forever()
     return 0
 
 
 def cmd_players(args) -> int:
     import players as registry
+
     listing = registry.registry.describe()
     lines = []
     for player in listing:
         lines.append(f"{player['name']}: {player['description']}")
-        lines += [f"    {p['name']}{_as_given(p['default'])}  ({p['accepts']}) {p['help']}"
-                  for p in player["params"]]
+        lines += [
+            f"    {p['name']}{_as_given(p['default'])}  ({p['accepts']}) {p['help']}"
+            for p in player["params"]
+        ]
     _emit(args, {"players": listing}, "\n".join(lines))
     return 0
 
@@ -825,6 +1100,7 @@ def _as_given(default) -> str:
 def _bench_player(game, spec, seconds) -> dict:
     """Simulations per second of a search player thinking about the first move."""
     import players as registry
+
     try:
         player = registry.make(spec)
     except ValueError as exc:
@@ -836,9 +1112,13 @@ def _bench_player(game, spec, seconds) -> dict:
     start = time.perf_counter()
     player.think(time.monotonic() + seconds)
     elapsed = time.perf_counter() - start
-    return {"game": game.name, "player": spec, "simulations": player.last_simulations,
-            "seconds": round(elapsed, 3),
-            "simulations_per_sec": round(player.last_simulations / elapsed, 1)}
+    return {
+        "game": game.name,
+        "player": spec,
+        "simulations": player.last_simulations,
+        "seconds": round(elapsed, 3),
+        "simulations_per_sec": round(player.last_simulations / elapsed, 1),
+    }
 
 
 def _printer(game):
@@ -850,29 +1130,45 @@ def _printer(game):
             joint = record.moves[-1]
             moves = ", ".join(f"{r} {gdl.to_kif(m)}" for r, m in zip(record.roles, joint))
             faults = [f"{r}: {e}" for r, e in zip(record.roles, record.errors[-1]) if e]
-            searched = [f"{r} {n:,}" for r, n in zip(record.roles, record.simulations[-1])
-                        if n is not None]
-            print(f"step {len(record.moves)}: {moves}"
-                  + (f"   [{'; '.join(faults)}]" if faults else "")
-                  + (f"   (simulations: {', '.join(searched)})" if searched else ""))
+            searched = [
+                f"{r} {n:,}" for r, n in zip(record.roles, record.simulations[-1]) if n is not None
+            ]
+            print(
+                f"step {len(record.moves)}: {moves}"
+                + (f"   [{'; '.join(faults)}]" if faults else "")
+                + (f"   (simulations: {', '.join(searched)})" if searched else "")
+            )
         board = render(record.states[-1], game, sm)
         if board:
             print(board)
         sys.stdout.flush()
+
     return show
 
 
 def _report_fault(seats):
     """Prints each fault on one line as soon as the manager knows it."""
+
     def report(fault):
-        where = "START" if fault["phase"] == "start" else \
-            f"step {fault['step']}" if fault["phase"] == "play" else fault["phase"].upper()
-        print(f"ggp: warning: {fault['role']} ({seats[fault['role']].name}): {where}: "
-              f"{fault['code']} ({fault['reason']})", file=sys.stderr, flush=True)
+        where = (
+            "START"
+            if fault["phase"] == "start"
+            else f"step {fault['step']}"
+            if fault["phase"] == "play"
+            else fault["phase"].upper()
+        )
+        print(
+            f"ggp: warning: {fault['role']} ({seats[fault['role']].name}): {where}: "
+            f"{fault['code']} ({fault['reason']})",
+            file=sys.stderr,
+            flush=True,
+        )
+
     return report
 
 
 # --- the parser ---------------------------------------------------------------
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse whose errors are the command's one-line errors."""
@@ -890,8 +1186,8 @@ def _number(kind, low=None, high=None, low_open=False):
         try:
             return param.convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected {param.accepts()}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected {param.accepts()}, got {text!r}") from None
+
     convert.__name__ = param.accepts()
     return convert
 
@@ -907,8 +1203,9 @@ def BUDGETS(text):
     try:
         budgets = [COUNT(part.strip()) for part in text.split(",") if part.strip()]
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"expected integers >= 1 separated by commas, "
-                                         f"got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected integers >= 1 separated by commas, got {text!r}"
+        ) from None
     if not budgets:
         raise argparse.ArgumentTypeError("expected at least one budget")
     return budgets
@@ -917,11 +1214,14 @@ def BUDGETS(text):
 def ALGO(text):
     """An argparse type: a solver as :func:`ggp.solvers.solve.parse_algo` reads it."""
     from ggp.solvers.solve import parse_algo
+
     try:
         parse_algo(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
 PORT = _number(int, low=0, high=65535)
 
 
@@ -938,13 +1238,13 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     formatter = _HelpFormatter
-    parser = _Parser(prog="ggp", description="General Game Playing toolkit",
-                     formatter_class=formatter)
+    parser = _Parser(
+        prog="ggp", description="General Game Playing toolkit", formatter_class=formatter
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, func, help_text, game=True):
-        p = sub.add_parser(name, help=help_text, description=help_text,
-                           formatter_class=formatter)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=formatter)
         if game:
             p.add_argument("game", metavar="GAME", help="a name in games_gdl or a .kif path")
             max_bytes(p)
@@ -953,203 +1253,395 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     def max_bytes(p):
-        p.add_argument("--max-bytes", type=COUNT, default=MAX_BYTES,
-                       help="refuse a game file of more bytes, before reading it (default "
-                       f"{MAX_BYTES:,}, 15 times the largest public game, 68 kB; parsing "
-                       "takes 13-18 s and 220-350 MB a MB)")
+        p.add_argument(
+            "--max-bytes",
+            type=COUNT,
+            default=MAX_BYTES,
+            help="refuse a game file of more bytes, before reading it (default "
+            f"{MAX_BYTES:,}, 15 times the largest public game, 68 kB; parsing "
+            "takes 13-18 s and 220-350 MB a MB)",
+        )
 
     def reasoner(p):
-        p.add_argument("--reasoner", choices=reasoner_names(), default=reasoner_names()[0],
-                       help="compiled (a propositional network in C), reference (bottom-up, the "
-                       "oracle) or demand (top-down with tabling, for games that do not ground)")
-        p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
-                       help="ground rules (and half as many relaxed facts) the compiled reasoner may have "
-                       f"before the game falls back to the demand-driven one (default {GROUND_LIMIT:,})")
-        p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
-                       help="candidate atoms grounding's joins may examine before the game "
-                       f"falls back to the demand-driven reasoner (default {EFFORT:,})")
+        p.add_argument(
+            "--reasoner",
+            choices=reasoner_names(),
+            default=reasoner_names()[0],
+            help="compiled (a propositional network in C), reference (bottom-up, the "
+            "oracle) or demand (top-down with tabling, for games that do not ground)",
+        )
+        p.add_argument(
+            "--ground-limit",
+            type=COUNT,
+            default=GROUND_LIMIT,
+            help="ground rules (and half as many relaxed facts) the compiled reasoner may have "
+            f"before the game falls back to the demand-driven one (default {GROUND_LIMIT:,})",
+        )
+        p.add_argument(
+            "--ground-effort",
+            type=COUNT,
+            default=EFFORT,
+            help="candidate atoms grounding's joins may examine before the game "
+            f"falls back to the demand-driven reasoner (default {EFFORT:,})",
+        )
 
     def view_options(p):
-        p.add_argument("--view", action="store_true",
-                       help="watch it in the browser: serves the viewer (its address is "
-                       "printed), which stays up after the end until Ctrl-C")
-        p.add_argument("--view-port", type=PORT, default=8147,
-                       help="the viewer's port (0: any)")
+        p.add_argument(
+            "--view",
+            action="store_true",
+            help="watch it in the browser: serves the viewer (its address is "
+            "printed), which stays up after the end until Ctrl-C",
+        )
+        p.add_argument("--view-port", type=PORT, default=8147, help="the viewer's port (0: any)")
         p.add_argument("--view-host", default="127.0.0.1", help="the viewer's address")
 
     def max_histories(p):
-        p.add_argument("--max-histories", type=COUNT, default=HISTORY_LIMIT,
-                       help="refuse a game whose extensive form has more histories "
-                       f"(default {HISTORY_LIMIT:,}; a random-path estimate refuses at "
-                       "once past twice this)")
+        p.add_argument(
+            "--max-histories",
+            type=COUNT,
+            default=HISTORY_LIMIT,
+            help="refuse a game whose extensive form has more histories "
+            f"(default {HISTORY_LIMIT:,}; a random-path estimate refuses at "
+            "once past twice this)",
+        )
 
     def clocks(p, start, play):
-        p.add_argument("--startclock", type=CLOCK, default=start,
-                       help="seconds the players have to prepare")
-        p.add_argument("--playclock", type=CLOCK, default=play,
-                       help="seconds the players have for each move")
-        p.add_argument("--max-steps", type=COUNT, default=MAX_STEPS,
-                       help="abort the match (ABORT to every player, the record says "
-                       "why) if the game has not ended after this many steps")
+        p.add_argument(
+            "--startclock", type=CLOCK, default=start, help="seconds the players have to prepare"
+        )
+        p.add_argument(
+            "--playclock", type=CLOCK, default=play, help="seconds the players have for each move"
+        )
+        p.add_argument(
+            "--max-steps",
+            type=COUNT,
+            default=MAX_STEPS,
+            help="abort the match (ABORT to every player, the record says "
+            "why) if the game has not ended after this many steps",
+        )
 
     p = command("check", cmd_check, "validate a game, then test it by random playouts")
     p.add_argument("--playouts", type=NATURAL, default=20, help="random playouts to play")
-    p.add_argument("--max-steps", type=COUNT, default=1000,
-                   help="a playout longer than this fails the termination check")
-    p.add_argument("--seconds", type=SECONDS, default=20.0,
-                   help="stop the playouts after this (default 20; at least one step is played)")
+    p.add_argument(
+        "--max-steps",
+        type=COUNT,
+        default=1000,
+        help="a playout longer than this fails the termination check",
+    )
+    p.add_argument(
+        "--seconds",
+        type=SECONDS,
+        default=20.0,
+        help="stop the playouts after this (default 20; at least one step is played)",
+    )
     p.add_argument("--seed", type=NATURAL, default=0, help="seed of the random playouts")
     reasoner(p)
 
     p = command("info", cmd_info, "roles, GDL-II or not, rule and proposition counts")
-    p.add_argument("--tree", action="store_true", help="also the extensive-form counts: "
-                   "histories, terminals, information states per role")
-    p.add_argument("--public", action="store_true", help="also the public states (seed "
-                   "001): how many, the histories of the largest, the seconds to build them")
-    p.add_argument("--features", action="store_true", help="also the learners' encoding of "
-                   "each role's information states (ggp.solvers.features): size and, with --json, "
-                   "what each slot means")
+    p.add_argument(
+        "--tree",
+        action="store_true",
+        help="also the extensive-form counts: histories, terminals, information states per role",
+    )
+    p.add_argument(
+        "--public",
+        action="store_true",
+        help="also the public states (seed "
+        "001): how many, the histories of the largest, the seconds to build them",
+    )
+    p.add_argument(
+        "--features",
+        action="store_true",
+        help="also the learners' encoding of "
+        "each role's information states (ggp.solvers.features): size and, with --json, "
+        "what each slot means",
+    )
     max_histories(p)
-    p.add_argument("--ground-limit", type=COUNT, default=GROUND_LIMIT,
-                   help="ground rules of the game's build; the base and input propositions may "
-                   "take half as many relaxed facts, past which they are not counted")
-    p.add_argument("--ground-effort", type=COUNT, default=EFFORT,
-                   help="candidate atoms the joins of the base and input propositions (the "
-                   "relaxed domain) may examine; past it they are not counted")
+    p.add_argument(
+        "--ground-limit",
+        type=COUNT,
+        default=GROUND_LIMIT,
+        help="ground rules of the game's build; the base and input propositions may "
+        "take half as many relaxed facts, past which they are not counted",
+    )
+    p.add_argument(
+        "--ground-effort",
+        type=COUNT,
+        default=EFFORT,
+        help="candidate atoms the joins of the base and input propositions (the "
+        "relaxed domain) may examine; past it they are not counted",
+    )
 
-    p = command("solve", cmd_solve, "solve a small game by CFR, CFR+ or MCCFR over its "
-                "extensive form; print the values and exploitability of the average policy")
-    p.add_argument("--algo", type=ALGO, default="cfr+", metavar="ALGO",
-                   help="cfr, cfr+ (default), or mccfr: outcome-sampling Monte Carlo CFR "
-                   "(epsilon 0.6); mccfr:sampling=external, mccfr:epsilon=E")
-    p.add_argument("--iterations", type=COUNT, default=None,
-                   help="iterations to run (default 1000)")
-    p.add_argument("--seconds", type=SECONDS, default=None,
-                   help="run for this many seconds of iterations instead")
+    p = command(
+        "solve",
+        cmd_solve,
+        "solve a small game by CFR, CFR+ or MCCFR over its "
+        "extensive form; print the values and exploitability of the average policy",
+    )
+    p.add_argument(
+        "--algo",
+        type=ALGO,
+        default="cfr+",
+        metavar="ALGO",
+        help="cfr, cfr+ (default), or mccfr: outcome-sampling Monte Carlo CFR "
+        "(epsilon 0.6); mccfr:sampling=external, mccfr:epsilon=E",
+    )
+    p.add_argument(
+        "--iterations", type=COUNT, default=None, help="iterations to run (default 1000)"
+    )
+    p.add_argument(
+        "--seconds",
+        type=SECONDS,
+        default=None,
+        help="run for this many seconds of iterations instead",
+    )
     p.add_argument("--seed", type=NATURAL, default=0, help="seed of the sampling (mccfr)")
-    p.add_argument("--curve", default=None, metavar="OUT.csv",
-                   help="evaluate at log-spaced iteration counts; write the curve here "
-                   "and its log-log plot beside it (OUT.png)")
-    p.add_argument("--out", default=None, metavar="POLICY.json",
-                   help="save the average policy here (information state -> move -> probability)")
+    p.add_argument(
+        "--curve",
+        default=None,
+        metavar="OUT.csv",
+        help="evaluate at log-spaced iteration counts; write the curve here "
+        "and its log-log plot beside it (OUT.png)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="POLICY.json",
+        help="save the average policy here (information state -> move -> probability)",
+    )
     max_histories(p)
 
-    p = command("exploit", cmd_exploit, "exploitability (NashConv / 2) of a policy, "
-                "given or learned by self-play (Smooth UCT, extensive-form UCT, NFSP), in "
-                "goal points and in the game's unit")
+    p = command(
+        "exploit",
+        cmd_exploit,
+        "exploitability (NashConv / 2) of a policy, "
+        "given or learned by self-play (Smooth UCT, extensive-form UCT, NFSP), in "
+        "goal points and in the game's unit",
+    )
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--policy", metavar="FILE|uniform",
-                        help="a policy file (as ggp solve --out writes) or uniform")
-    source.add_argument("--player", metavar="SPEC",
-                        help="learn the policy by self-play: smooth-uct, efg-uct, nfsp or "
-                        "mc-nfsp, e.g. smooth-uct:c=1.3846,d=0.002 (c on the utilities' "
-                        "-1..1 scale) or nfsp:eta=1; with --online, any player")
-    p.add_argument("--episodes", type=COUNT, default=None,
-                   help="self-play episodes (default 1,000,000)")
-    p.add_argument("--curve", default=None, metavar="OUT.csv",
-                   help="evaluate at log-spaced episode counts; write the learning curve "
-                   "here and its log-log plot beside it (OUT.png)")
-    p.add_argument("--append", action="store_true",
-                   help="add this run to the --curve file; the plot shows every run in it")
+    source.add_argument(
+        "--policy",
+        metavar="FILE|uniform",
+        help="a policy file (as ggp solve --out writes) or uniform",
+    )
+    source.add_argument(
+        "--player",
+        metavar="SPEC",
+        help="learn the policy by self-play: smooth-uct, efg-uct, nfsp or "
+        "mc-nfsp, e.g. smooth-uct:c=1.3846,d=0.002 (c on the utilities' "
+        "-1..1 scale) or nfsp:eta=1; with --online, any player",
+    )
+    p.add_argument(
+        "--episodes", type=COUNT, default=None, help="self-play episodes (default 1,000,000)"
+    )
+    p.add_argument(
+        "--curve",
+        default=None,
+        metavar="OUT.csv",
+        help="evaluate at log-spaced episode counts; write the learning curve "
+        "here and its log-log plot beside it (OUT.png)",
+    )
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="add this run to the --curve file; the plot shows every run in it",
+    )
     p.add_argument("--seed", type=NATURAL, default=None, help="self-play seed (default 0)")
-    p.add_argument("--out", default=None, metavar="POLICY.json",
-                   help="save the learned average policy here")
-    p.add_argument("--save", default=None, metavar="DIR",
-                   help="nfsp, mc-nfsp: save the learner here at every curve point and each "
-                   "minute of training (networks, memories, counters), to resume or to play "
-                   "(nfsp:load=DIR)")
-    p.add_argument("--resume", action="store_true",
-                   help="nfsp, mc-nfsp: go on from the learner in --save DIR up to --episodes")
-    p.add_argument("--online", action="store_true",
-                   help="score an online player (any GDL-II player, e.g. mccr, oos, ismcts): "
-                   "run it at every decision it can reach as every role and score the "
-                   "strategy it plays, averaged over --seeds (seed 001's evaluation)")
+    p.add_argument(
+        "--out", default=None, metavar="POLICY.json", help="save the learned average policy here"
+    )
+    p.add_argument(
+        "--save",
+        default=None,
+        metavar="DIR",
+        help="nfsp, mc-nfsp: save the learner here at every curve point and each "
+        "minute of training (networks, memories, counters), to resume or to play "
+        "(nfsp:load=DIR)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="nfsp, mc-nfsp: go on from the learner in --save DIR up to --episodes",
+    )
+    p.add_argument(
+        "--online",
+        action="store_true",
+        help="score an online player (any GDL-II player, e.g. mccr, oos, ismcts): "
+        "run it at every decision it can reach as every role and score the "
+        "strategy it plays, averaged over --seeds (seed 001's evaluation)",
+    )
     p.add_argument("--seeds", type=COUNT, default=None, help="--online: seeds (default 10)")
-    p.add_argument("--budgets", type=BUDGETS, default=None, metavar="N,N,...",
-                   help="--online: budgets a move, one row each (default: the budget the "
-                   "spec gives, iterations=N or simulations=N, else 100,1000,10000)")
+    p.add_argument(
+        "--budgets",
+        type=BUDGETS,
+        default=None,
+        metavar="N,N,...",
+        help="--online: budgets a move, one row each (default: the budget the "
+        "spec gives, iterations=N or simulations=N, else 100,1000,10000)",
+    )
     max_histories(p)
 
     p = command("count", cmd_count, "exhaustive game-tree walk (perft), memoised on states")
-    p.add_argument("--depth", type=NATURAL, default=None,
-                   help="plies to walk (default: the whole tree)")
+    p.add_argument(
+        "--depth", type=NATURAL, default=None, help="plies to walk (default: the whole tree)"
+    )
     reasoner(p)
 
-    p = command("bench", cmd_bench, "random playouts from the initial state, timed "
-                "(or, with --player, a search player's simulations)")
+    p = command(
+        "bench",
+        cmd_bench,
+        "random playouts from the initial state, timed "
+        "(or, with --player, a search player's simulations)",
+    )
     p.add_argument("--seconds", type=SECONDS, default=10.0, help="how long to measure")
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="measure this player's simulations per second instead")
+    p.add_argument(
+        "--player",
+        default=None,
+        metavar="SPEC",
+        help="measure this player's simulations per second instead",
+    )
     p.add_argument("--seed", type=NATURAL, default=1, help="seed of the random playouts")
     reasoner(p)
 
-    p = command("match", cmd_match, "run a match as a game manager: players in this "
-                "process or GGP players over HTTP; recorded in the database")
-    p.add_argument("--player", action="append", required=True, metavar="SPEC",
-                   help="one per role, in role order: a player spec or http://host:port")
+    p = command(
+        "match",
+        cmd_match,
+        "run a match as a game manager: players in this "
+        "process or GGP players over HTTP; recorded in the database",
+    )
+    p.add_argument(
+        "--player",
+        action="append",
+        required=True,
+        metavar="SPEC",
+        help="one per role, in role order: a player spec or http://host:port",
+    )
     clocks(p, 10, 10)
-    p.add_argument("--seed", type=NATURAL, default=None,
-                   help="seed of the players and of the moves chosen for faulty players")
-    p.add_argument("--out", default=None, metavar="MATCH.json",
-                   help="also write the record (ggp.org match JSON) here")
-    p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
-                   "directory, ggp/matches.sqlite)")
+    p.add_argument(
+        "--seed",
+        type=NATURAL,
+        default=None,
+        help="seed of the players and of the moves chosen for faulty players",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="MATCH.json",
+        help="also write the record (ggp.org match JSON) here",
+    )
+    p.add_argument(
+        "--db",
+        default=None,
+        help="SQLite database (default: the user's data directory, ggp/matches.sqlite)",
+    )
     p.add_argument("--quiet", action="store_true", help="print only faults and goals")
     view_options(p)
 
     p = command("play", cmd_play, "play a local match and print it")
-    p.add_argument("players", nargs="+", metavar="PLAYER",
-                   help="one player spec per role, e.g. random, legal")
+    p.add_argument(
+        "players", nargs="+", metavar="PLAYER", help="one player spec per role, e.g. random, legal"
+    )
     p.add_argument("--seed", type=NATURAL, default=None, help="seed of the players")
     p.add_argument("--matches", type=COUNT, default=1, help="matches to play")
     clocks(p, 3, 1)
     p.add_argument("--quiet", action="store_true", help="print only the goals")
 
-    p = command("study", cmd_study, "run a study of many matches from a YAML file; "
-                "resumes when started again", game=False)
+    p = command(
+        "study",
+        cmd_study,
+        "run a study of many matches from a YAML file; resumes when started again",
+        game=False,
+    )
     p.add_argument("study", metavar="STUDY.yaml")
     p.add_argument("--workers", type=COUNT, default=None, help="processes (default: cores)")
-    p.add_argument("--executor", choices=("process", "ray"), default=None,
-                   help="default: the study's, else process")
-    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
-                   help="with --executor ray: the cluster to use, e.g. auto or "
-                   "ray://head:10001 (default: $RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
-                   "directory, ggp/matches.sqlite)")
+    p.add_argument(
+        "--executor",
+        choices=("process", "ray"),
+        default=None,
+        help="default: the study's, else process",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor ray: the cluster to use, e.g. auto or "
+        "ray://head:10001 (default: $RAY_ADDRESS, else a local cluster)",
+    )
+    p.add_argument(
+        "--db",
+        default=None,
+        help="SQLite database (default: the user's data directory, ggp/matches.sqlite)",
+    )
     view_options(p)
 
-    p = command("replay", cmd_replay, "re-check a match record (ggp.org JSON) with the "
-                "rules: legal moves, states, terminal, goals; exit 1 on any problem",
-                game=False)
+    p = command(
+        "replay",
+        cmd_replay,
+        "re-check a match record (ggp.org JSON) with the "
+        "rules: legal moves, states, terminal, goals; exit 1 on any problem",
+        game=False,
+    )
     p.add_argument("match", metavar="MATCH.json")
-    p.add_argument("--game", default=None, metavar="GAME",
-                   help="the game (default: the record's gameSource or gdl)")
+    p.add_argument(
+        "--game",
+        default=None,
+        metavar="GAME",
+        help="the game (default: the record's gameSource or gdl)",
+    )
     max_bytes(p)
 
-    p = command("view", cmd_view, "serve the browser viewer on this machine: the stored "
-                "matches (search, filters, a stepper with boards), record files, a study's "
-                "tables; Ctrl-C stops it", game=False)
-    p.add_argument("records", nargs="*", metavar="RECORD.json",
-                   help="match records (ggp.org match JSON) to list")
-    p.add_argument("--db", default=None, help="SQLite database (default: the user's data "
-                   "directory, ggp/matches.sqlite, unless records or a study are given)")
-    p.add_argument("--study", default=None, metavar="DIR",
-                   help="a study's out folder: its scores, ranking and plots")
+    p = command(
+        "view",
+        cmd_view,
+        "serve the browser viewer on this machine: the stored "
+        "matches (search, filters, a stepper with boards), record files, a study's "
+        "tables; Ctrl-C stops it",
+        game=False,
+    )
+    p.add_argument(
+        "records",
+        nargs="*",
+        metavar="RECORD.json",
+        help="match records (ggp.org match JSON) to list",
+    )
+    p.add_argument(
+        "--db",
+        default=None,
+        help="SQLite database (default: the user's data "
+        "directory, ggp/matches.sqlite, unless records or a study are given)",
+    )
+    p.add_argument(
+        "--study",
+        default=None,
+        metavar="DIR",
+        help="a study's out folder: its scores, ranking and plots",
+    )
     p.add_argument("--port", type=PORT, default=8147, help="the port (0: any free one)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (loopback by default)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (loopback by default)"
+    )
 
-    p = command("serve", cmd_serve, "serve a player to GGP game managers over HTTP, "
-                "logging one line per message; Ctrl-C stops it", game=False)
+    p = command(
+        "serve",
+        cmd_serve,
+        "serve a player to GGP game managers over HTTP, "
+        "logging one line per message; Ctrl-C stops it",
+        game=False,
+    )
     p.add_argument("player", metavar="PLAYER", help="a player spec, e.g. uct or random")
     p.add_argument("--port", type=PORT, default=9147, help="the port (0: any free one)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (0.0.0.0 for every interface)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (0.0.0.0 for every interface)"
+    )
     p.add_argument("--name", default=None, help="the name INFO gives (default: the player's)")
-    p.add_argument("--margin", type=_number(float, low=0), default=DEFAULT_MARGIN,
-                   help="seconds kept back from every clock for the reply to travel; the "
-                   "player thinks until the clock less this and its own margin")
-    max_bytes(p)                        # a START's rules
+    p.add_argument(
+        "--margin",
+        type=_number(float, low=0),
+        default=DEFAULT_MARGIN,
+        help="seconds kept back from every clock for the reply to travel; the "
+        "player thinks until the clock less this and its own margin",
+    )
+    max_bytes(p)  # a START's rules
 
     command("players", cmd_players, "list the players and their parameters", game=False)
     return parser
@@ -1159,10 +1651,20 @@ def _error_object(error) -> dict:
     """The JSON form of an error: kind, message and, for a located one, where."""
     if isinstance(error, gdl.Diagnostic):
         pos = error.pos
-        return {"kind": error.kind, "message": error.message, "file": pos.path,
-                "line": pos.line, "column": pos.column}
-    return {"kind": getattr(error, "kind", "game"), "message": str(error).splitlines()[0],
-            "file": None, "line": None, "column": None}
+        return {
+            "kind": error.kind,
+            "message": error.message,
+            "file": pos.path,
+            "line": pos.line,
+            "column": pos.column,
+        }
+    return {
+        "kind": getattr(error, "kind", "game"),
+        "message": str(error).splitlines()[0],
+        "file": None,
+        "line": None,
+        "column": None,
+    }
 
 
 def _fail(as_json: bool, error) -> int:
@@ -1191,8 +1693,9 @@ class _BuildProgress(logging.Handler):
         now = time.monotonic() - self.start
         if now >= self.after and now - self.last >= 1.0:
             self.last = now
-            print(f"ggp: building ({now:.0f} s): {record.getMessage()}", file=sys.stderr,
-                  flush=True)
+            print(
+                f"ggp: building ({now:.0f} s): {record.getMessage()}", file=sys.stderr, flush=True
+            )
 
 
 _PROGRESS = _BuildProgress()
@@ -1206,9 +1709,12 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     warnings.formatwarning = _one_line_warning
     debug = bool(os.environ.get("GGP_DEBUG"))
-    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
-                        format="ggp: %(message)s" if not debug else
-                        "%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="ggp: %(message)s"
+        if not debug
+        else "%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     as_json = "--json" in argv
     build_log = logging.getLogger("ggp.build")
     if _PROGRESS not in build_log.handlers:
@@ -1233,14 +1739,16 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("ggp: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:             # the reader went away (ggp ... | head): stop quietly
+    except BrokenPipeError:  # the reader went away (ggp ... | head): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except Exception as exc:            # a bug of ours: one line, the traceback on request
+    except Exception as exc:  # a bug of ours: one line, the traceback on request
         if debug:
             traceback.print_exc()
-        error = UserError(f"internal error: {type(exc).__name__}: {str(exc).strip()}"
-                          f" (GGP_DEBUG=1 shows where)", "internal")
+        error = UserError(
+            f"internal error: {type(exc).__name__}: {str(exc).strip()} (GGP_DEBUG=1 shows where)",
+            "internal",
+        )
         return _fail(as_json, error)
 
 

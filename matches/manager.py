@@ -33,6 +33,7 @@ process must wait for the build at START (a player not on the clock, whose
 moves must not depend on when the build ends) does the manager wait for it
 before START, so that the build is not counted against that player's clock.
 """
+
 from __future__ import annotations
 
 import logging
@@ -44,10 +45,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
 from matches.records import game_source
+from matches.seats import GRACE, Fault, LocalSeat, RemoteSeat
 from players import Observation
 from players.base import FALLBACK
-
-from matches.seats import GRACE, Fault, LocalSeat, RemoteSeat
 
 log = logging.getLogger("matches.manager")
 
@@ -64,17 +64,17 @@ class MatchRecord:
 
     game: str
     roles: tuple
-    players: dict                          # role -> player spec or name
-    states: list = field(default_factory=list)   # facts of each state, first to last
-    moves: list = field(default_factory=list)    # joint moves, in role order
-    errors: list = field(default_factory=list)   # per step, per role: "" or TO/CE/IL
-    goals: dict = field(default_factory=dict)    # role -> goal in the final state
+    players: dict  # role -> player spec or name
+    states: list = field(default_factory=list)  # facts of each state, first to last
+    moves: list = field(default_factory=list)  # joint moves, in role order
+    errors: list = field(default_factory=list)  # per step, per role: "" or TO/CE/IL
+    goals: dict = field(default_factory=dict)  # role -> goal in the final state
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    start_time: float = field(default_factory=time.time)   # seconds since the epoch
+    start_time: float = field(default_factory=time.time)  # seconds since the epoch
     state_times: list = field(default_factory=list)  # time.time() of each state
     start_clock: float = 0
     play_clock: float = 0
-    game_source: str = ""          # what load_game needs (matches.records.game_source)
+    game_source: str = ""  # what load_game needs (matches.records.game_source)
     #: every fault of every phase: {"phase": "start" | "play" | "stop" | "abort",
     #: "step": number of the step (1 = the first PLAY) or None, "role", "code", "reason"}
     faults: list = field(default_factory=list)
@@ -88,10 +88,18 @@ class MatchRecord:
     aborted: str = ""
 
 
-def run_match(game, players: dict, seed: int | None = None, start_clock: float = 10,
-              play_clock: float = 10, reasoner: str = "compiled", on_step=None,
-              specs: dict | None = None, on_fault=None,
-              max_steps: int = MAX_STEPS) -> MatchRecord:
+def run_match(
+    game,
+    players: dict,
+    seed: int | None = None,
+    start_clock: float = 10,
+    play_clock: float = 10,
+    reasoner: str = "compiled",
+    on_step=None,
+    specs: dict | None = None,
+    on_fault=None,
+    max_steps: int = MAX_STEPS,
+) -> MatchRecord:
     """Play one match; ``players`` maps every non-random role to a seat
     (:class:`~matches.seats.LocalSeat`, :class:`~matches.seats.RemoteSeat`)
     or to a :class:`players.Player`, which gets a local seat.
@@ -114,15 +122,24 @@ def run_match(game, players: dict, seed: int | None = None, start_clock: float =
     missing = [r for r in roles if r != "random" and r not in players]
     if missing:
         raise ValueError(f"no player for role(s) {', '.join(missing)}")
-    seats = {r: p if isinstance(p, (LocalSeat, RemoteSeat)) else LocalSeat(p)
-             for r, p in players.items()}
+    seats = {
+        r: p if isinstance(p, (LocalSeat, RemoteSeat)) else LocalSeat(p) for r, p in players.items()
+    }
     if any(isinstance(s, RemoteSeat) for s in seats.values()) and not all(
-            float(c).is_integer() and c >= 1 for c in (start_clock, play_clock)):
-        raise ValueError(f"the GGP protocol's clocks are whole seconds, at least 1: "
-                         f"got {start_clock:g} and {play_clock:g}")
-    record = MatchRecord(game.name, roles, dict(specs or {r: s.name for r, s in seats.items()}),
-                         start_clock=start_clock, play_clock=play_clock,
-                         game_source=game_source(game))
+        float(c).is_integer() and c >= 1 for c in (start_clock, play_clock)
+    ):
+        raise ValueError(
+            f"the GGP protocol's clocks are whole seconds, at least 1: "
+            f"got {start_clock:g} and {play_clock:g}"
+        )
+    record = MatchRecord(
+        game.name,
+        roles,
+        dict(specs or {r: s.name for r, s in seats.items()}),
+        start_clock=start_clock,
+        play_clock=play_clock,
+        game_source=game_source(game),
+    )
     machine = _Machine(game, reasoner, any(s.waits_for_build for s in seats.values()))
     with _Rounds(seats, record, on_fault) as rounds:
         try:
@@ -150,8 +167,11 @@ class _Machine:
             return
         self.building = build
         self.sm = game.state_machine(FALLBACK)
-        log.info("%s: the compiled reasoner is still building; the manager follows the "
-                 "match on the demand-driven reasoner meanwhile", game.name)
+        log.info(
+            "%s: the compiled reasoner is still building; the manager follows the "
+            "match on the demand-driven reasoner meanwhile",
+            game.name,
+        )
 
     def moved(self, *states) -> tuple | None:
         """``states`` on the compiled machine once its build has ended (and the
@@ -164,8 +184,9 @@ class _Machine:
             return None
         old, self.sm = self.sm, self.game.state_machine()
         log.info("%s: the compiled reasoner is ready; the manager moved to it", self.game.name)
-        return tuple(None if s is None else self.sm.state_from_facts(old.state_facts(s))
-                     for s in states)
+        return tuple(
+            None if s is None else self.sm.state_from_facts(old.state_facts(s)) for s in states
+        )
 
 
 def _play(game, machine, rng, rounds, record, on_step, max_steps):
@@ -174,10 +195,13 @@ def _play(game, machine, rng, rounds, record, on_step, max_steps):
     sm = machine.sm
     state = sm.initial_state()
     record.states.append(sm.state_facts(state))
-    record.state_times.append(time.time())          # before START, as ggp-base's GameServer
-    started = rounds.run("start", None, start_clock,
-                         {r: (seat.start, game, match_id, r, start_clock, play_clock)
-                          for r, seat in seats.items()})
+    record.state_times.append(time.time())  # before START, as ggp-base's GameServer
+    started = rounds.run(
+        "start",
+        None,
+        start_clock,
+        {r: (seat.start, game, match_id, r, start_clock, play_clock) for r, seat in seats.items()},
+    )
     for role, reply in started.items():
         if reply is not None and str(reply).lower() != "ready":
             rounds.fault("start", None, role, Fault("CE", f"answered {reply} to START"))
@@ -186,8 +210,9 @@ def _play(game, machine, rng, rounds, record, on_step, max_steps):
     previous, turn = None, 0
     while not sm.is_terminal(state):
         if turn == max_steps:
-            record.aborted = (f"the game did not end within {max_steps:,} steps "
-                              f"(the manager's step cap)")
+            record.aborted = (
+                f"the game did not end within {max_steps:,} steps (the manager's step cap)"
+            )
             log.warning("%s: match %s aborted: %s", game.name, match_id, record.aborted)
             rounds.abort()
             return
@@ -197,18 +222,26 @@ def _play(game, machine, rng, rounds, record, on_step, max_steps):
             previous = previous and (before, previous[1])
         legal = dict(zip(sm.roles, sm.playable_moves(state)))
         deadline = time.monotonic() + play_clock
-        calls = {r: (seat.play, game, match_id,
-                     _observation(game, sm, r, previous, turn, deadline), legal[r], play_clock)
-                 for r, seat in seats.items()}
+        calls = {
+            r: (
+                seat.play,
+                game,
+                match_id,
+                _observation(game, sm, r, previous, turn, deadline),
+                legal[r],
+                play_clock,
+            )
+            for r, seat in seats.items()
+        }
         answers = rounds.run("play", turn + 1, play_clock, calls)
         joint, errors = [], []
-        record.simulations.append([seats[r].simulations() if r in seats else None
-                                   for r in sm.roles])
-        record.reasoners.append([seats[r].reasoner() if r in seats else None
-                                 for r in sm.roles])
+        record.simulations.append(
+            [seats[r].simulations() if r in seats else None for r in sm.roles]
+        )
+        record.reasoners.append([seats[r].reasoner() if r in seats else None for r in sm.roles])
         for role in sm.roles:
             move = answers.get(role)
-            if move is None:            # the random role, or a fault
+            if move is None:  # the random role, or a fault
                 move = rng.choice(legal[role])
             joint.append(move)
             errors.append(rounds.codes.get(role, ""))
@@ -223,11 +256,21 @@ def _play(game, machine, rng, rounds, record, on_step, max_steps):
         if on_step:
             on_step(record, sm, state)
     record.goals = {r: sm.goal(state, r) for r in sm.roles if r != "random"}
-    rounds.run("stop", None, play_clock,
-               {r: (seat.stop, game, match_id,
-                    _observation(game, sm, r, previous, turn, time.monotonic() + play_clock),
-                    play_clock)
-                for r, seat in seats.items()})
+    rounds.run(
+        "stop",
+        None,
+        play_clock,
+        {
+            r: (
+                seat.stop,
+                game,
+                match_id,
+                _observation(game, sm, r, previous, turn, time.monotonic() + play_clock),
+                play_clock,
+            )
+            for r, seat in seats.items()
+        },
+    )
 
 
 class _Rounds:
@@ -236,22 +279,29 @@ class _Rounds:
 
     def __init__(self, seats: dict, record: MatchRecord, on_fault=None):
         self.seats, self.record, self.on_fault = seats, record, on_fault
-        self.workers = {r: ThreadPoolExecutor(1, thread_name_prefix=f"seat-{r}")
-                        for r, seat in seats.items() if seat.waits}
-        self.codes: dict = {}       # role -> fault code of the last round
+        self.workers = {
+            r: ThreadPoolExecutor(1, thread_name_prefix=f"seat-{r}")
+            for r, seat in seats.items()
+            if seat.waits
+        }
+        self.codes: dict = {}  # role -> fault code of the last round
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc_info):
         for worker in self.workers.values():
-            worker.shutdown(wait=False)     # a player still thinking keeps its thread
+            worker.shutdown(wait=False)  # a player still thinking keeps its thread
 
     def abort(self):
         """ABORT to every seat."""
         clock = self.record.play_clock
-        self.run("abort", None, clock, {r: (seat.abort, self.record.match_id, clock)
-                                        for r, seat in self.seats.items()})
+        self.run(
+            "abort",
+            None,
+            clock,
+            {r: (seat.abort, self.record.match_id, clock) for r, seat in self.seats.items()},
+        )
 
     def run(self, phase: str, step, clock: float, calls: dict) -> dict:
         """Send every seat its call (``role -> (function, *args)``); return
@@ -264,8 +314,9 @@ class _Rounds:
         runs one of them at a time anyway, and a thread round costs a few
         hundred microseconds."""
         self.codes = {}
-        futures = {self.workers[r].submit(*call): r for r, call in calls.items()
-                   if r in self.workers}
+        futures = {
+            self.workers[r].submit(*call): r for r, call in calls.items() if r in self.workers
+        }
         answers = dict.fromkeys(calls)
         for role, (function, *args) in calls.items():
             if role not in self.workers:
@@ -278,22 +329,31 @@ class _Rounds:
         except FutureTimeout:
             for future, role in futures.items():
                 if not future.done():
-                    self.fault(phase, step, role, Fault(
-                        "TO", f"no answer within {clock:g} s + {GRACE:g} s of grace"))
+                    self.fault(
+                        phase,
+                        step,
+                        role,
+                        Fault("TO", f"no answer within {clock:g} s + {GRACE:g} s of grace"),
+                    )
         return answers
 
     def _answer(self, phase, step, role, answers, call, *args):
         """Record what ``call`` gives for ``role``: its answer, or its fault."""
         try:
             answers[role], fault = call(*args)
-        except Exception as exc:        # a seat's own bug: the match goes on
+        except Exception as exc:  # a seat's own bug: the match goes on
             fault = Fault("CE", f"{type(exc).__name__}: {exc}")
         if fault is not None:
             self.fault(phase, step, role, fault)
 
     def fault(self, phase, step, role, fault: Fault):
-        entry = {"phase": phase, "step": step, "role": role, "code": fault.code,
-                 "reason": fault.reason}
+        entry = {
+            "phase": phase,
+            "step": step,
+            "role": role,
+            "code": fault.code,
+            "reason": fault.reason,
+        }
         self.record.faults.append(entry)
         if phase == "play":
             self.codes[role] = fault.code
@@ -309,5 +369,9 @@ def _observation(game, sm, role, previous, turn, deadline) -> Observation:
     state, joint = previous
     if not game.is_gdl2:
         return Observation(turn=turn, joint=joint, deadline=deadline)
-    return Observation(turn=turn, own_move=joint[sm.roles.index(role)],
-                       percepts=sm.percepts(state, joint, role), deadline=deadline)
+    return Observation(
+        turn=turn,
+        own_move=joint[sm.roles.index(role)],
+        percepts=sm.percepts(state, joint, role),
+        deadline=deadline,
+    )

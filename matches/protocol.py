@@ -56,6 +56,7 @@ Play(match_id='Match.1', moves=(('MARK', '1', '1'), 'noop'))
 >>> print_message(PlayII("m", 0, None, None))
 '(PLAY m 0 NIL NIL)'
 """
+
 from __future__ import annotations
 
 import math
@@ -89,6 +90,7 @@ def one_line(exc: BaseException) -> str:
 
 # --- s-expressions ---------------------------------------------------------------
 
+
 def read_sexprs(text: str) -> list:
     """The s-expressions of ``text``: symbols as ``str``, lists as tuples.
 
@@ -102,8 +104,9 @@ def read_sexprs(text: str) -> list:
         kind = match.lastgroup
         if kind == "open":
             if len(stack) > MAX_DEPTH:
-                raise ProtocolError(f"lists nested deeper than {MAX_DEPTH} "
-                                    f"at offset {match.start()}")
+                raise ProtocolError(
+                    f"lists nested deeper than {MAX_DEPTH} at offset {match.start()}"
+                )
             stack.append([])
             opened.append(match.start())
         elif kind == "close":
@@ -131,7 +134,7 @@ def canonical_rules(text: str) -> str:
 def _show(x, width: int = 60) -> str:
     text = term_to_kif(x) if isinstance(x, (str, tuple)) else repr(x)
     text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _is_nil(x) -> bool:
@@ -139,6 +142,7 @@ def _is_nil(x) -> bool:
 
 
 # --- field checks (run by every message's constructor) ----------------------------
+
 
 def _symbol(value, what: str) -> str:
     if not (isinstance(value, str) and _SYMBOL.fullmatch(value)):
@@ -166,8 +170,12 @@ def _terms(values, what: str) -> tuple | None:
 
 
 def _clock(value, what: str):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise ProtocolError(f"{what} must be a number of seconds, not {_show(value)}")
     return value
 
@@ -185,6 +193,7 @@ def _set(message, **fields):
 
 # --- messages ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Start:
     """``(START id role (rules...) startclock playclock)``; reply ``ready``."""
@@ -199,10 +208,14 @@ class Start:
     def __post_init__(self):
         if not isinstance(self.rules, str):
             raise ProtocolError(f"rules must be KIF text, not {_show(self.rules)}")
-        _set(self, match_id=_symbol(self.match_id, "match id"),
-             role=_symbol(self.role, "role"), rules=canonical_rules(self.rules),
-             start_clock=_clock(self.start_clock, "start clock"),
-             play_clock=_clock(self.play_clock, "play clock"))
+        _set(
+            self,
+            match_id=_symbol(self.match_id, "match id"),
+            role=_symbol(self.role, "role"),
+            rules=canonical_rules(self.rules),
+            start_clock=_clock(self.start_clock, "start clock"),
+            play_clock=_clock(self.play_clock, "play clock"),
+        )
 
 
 @dataclass(frozen=True)
@@ -213,8 +226,7 @@ class _Joint:
     moves: tuple | None = None
 
     def __post_init__(self):
-        _set(self, match_id=_symbol(self.match_id, "match id"),
-             moves=_terms(self.moves, "a move"))
+        _set(self, match_id=_symbol(self.match_id, "match id"), moves=_terms(self.moves, "a move"))
 
 
 @dataclass(frozen=True)
@@ -245,9 +257,13 @@ class _Seen:
 
     def __post_init__(self):
         last = None if self.last_move is None or _is_nil(self.last_move) else self.last_move
-        _set(self, match_id=_symbol(self.match_id, "match id"), turn=_turn(self.turn),
-             last_move=None if last is None else _term(last, "lastmove"),
-             percepts=_terms(self.percepts, "a percept"))
+        _set(
+            self,
+            match_id=_symbol(self.match_id, "match id"),
+            turn=_turn(self.turn),
+            last_move=None if last is None else _term(last, "lastmove"),
+            percepts=_terms(self.percepts, "a percept"),
+        )
 
 
 @dataclass(frozen=True)
@@ -301,6 +317,7 @@ Message = Start | Play | PlayII | Stop | StopII | Abort | Info | Preview
 
 # --- printing ---------------------------------------------------------------------
 
+
 def _number(x) -> str:
     """Clocks as the protocol writes them: whole seconds as integers (ggp-base
     reads them with Integer.valueOf), anything finer as a decimal."""
@@ -315,14 +332,16 @@ def print_message(message: Message) -> str:
     """The wire text of ``message``: upper-case names, one line but for rules."""
     m = message
     if isinstance(m, Start):
-        fields = [m.match_id, m.role, f"({m.rules})", _number(m.start_clock),
-                  _number(m.play_clock)]
+        fields = [m.match_id, m.role, f"({m.rules})", _number(m.start_clock), _number(m.play_clock)]
     elif isinstance(m, _Joint):
         fields = [m.match_id, _list(m.moves)]
     elif isinstance(m, _Seen):
-        fields = [m.match_id, str(m.turn),
-                  "NIL" if m.last_move is None else term_to_kif(m.last_move),
-                  _list(m.percepts)]
+        fields = [
+            m.match_id,
+            str(m.turn),
+            "NIL" if m.last_move is None else term_to_kif(m.last_move),
+            _list(m.percepts),
+        ]
     elif isinstance(m, Abort):
         fields = [m.match_id]
     elif isinstance(m, Info):
@@ -335,6 +354,7 @@ def print_message(message: Message) -> str:
 
 
 # --- parsing ----------------------------------------------------------------------
+
 
 def _read_one(text: str, what: str):
     items = read_sexprs(text)
@@ -373,17 +393,26 @@ def _read_seen(cls, f):
 
 # name -> {number of fields after the name: build the message from them}
 _FORMS = {
-    "start": {5: lambda f: Start(f[0], f[1], _read_rules(f[2], "START"),
-                                 _read_number(f[3], "start clock"),
-                                 _read_number(f[4], "play clock"))},
-    "play": {2: lambda f: Play(f[0], _read_list(f[1], "PLAY moves")),
-             4: lambda f: _read_seen(PlayII, f)},
-    "stop": {2: lambda f: Stop(f[0], _read_list(f[1], "STOP moves")),
-             4: lambda f: _read_seen(StopII, f)},
+    "start": {
+        5: lambda f: Start(
+            f[0],
+            f[1],
+            _read_rules(f[2], "START"),
+            _read_number(f[3], "start clock"),
+            _read_number(f[4], "play clock"),
+        )
+    },
+    "play": {
+        2: lambda f: Play(f[0], _read_list(f[1], "PLAY moves")),
+        4: lambda f: _read_seen(PlayII, f),
+    },
+    "stop": {
+        2: lambda f: Stop(f[0], _read_list(f[1], "STOP moves")),
+        4: lambda f: _read_seen(StopII, f),
+    },
     "abort": {1: lambda f: Abort(f[0])},
     "info": {0: lambda f: Info()},
-    "preview": {2: lambda f: Preview(_read_rules(f[0], "PREVIEW"),
-                                     _read_number(f[1], "clock"))},
+    "preview": {2: lambda f: Preview(_read_rules(f[0], "PREVIEW"), _read_number(f[1], "clock"))},
 }
 
 
@@ -401,8 +430,9 @@ def message_name(head: str) -> str:
     """
     match = _HEAD.match(head)
     if match is None:
-        raise ProtocolError(f"not a message: it starts {head[:20]!r}, not '(' and the "
-                            f"message's name")
+        raise ProtocolError(
+            f"not a message: it starts {head[:20]!r}, not '(' and the message's name"
+        )
     name = match.group(1)
     if name.lower() not in _FORMS:
         raise ProtocolError(f"unknown message {_show(name)}")
@@ -425,6 +455,7 @@ def parse_message(text: str) -> Message:
 
 
 # --- replies ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class InfoReply:
@@ -449,8 +480,9 @@ Reply = Term | InfoReply
 def print_reply(reply: Reply) -> str:
     """The wire text of a reply: a term (``ready``, a move) or an InfoReply."""
     if isinstance(reply, InfoReply):
-        pairs = ([("name", reply.name)] if reply.name is not None else []) \
-            + [("status", reply.status)]
+        pairs = ([("name", reply.name)] if reply.name is not None else []) + [
+            ("status", reply.status)
+        ]
         return term_to_kif(tuple(pairs))
     return term_to_kif(_term(reply, "a reply"))
 
@@ -463,8 +495,9 @@ def parse_reply(text: str) -> Reply:
     if isinstance(sexpr, tuple) and sexpr and isinstance(sexpr[0], tuple):
         pairs = {}
         for pair in sexpr:
-            if not (isinstance(pair, tuple) and len(pair) == 2
-                    and all(isinstance(x, str) for x in pair)):
+            if not (
+                isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            ):
                 raise ProtocolError(f"an INFO reply holds (key value) pairs, not {_show(pair)}")
             pairs[pair[0].lower()] = pair[1]
         if "status" not in pairs:

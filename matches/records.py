@@ -28,6 +28,7 @@ the game ended.  As in ggp-base,
 ``MatchStore`` keeps records in SQLite; ``replay`` re-checks one with the
 reasoner.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,12 +40,12 @@ from pathlib import Path
 
 from gdl import to_kif
 from ggp import load_game
-from matches.board import render
 from ggp.game import games_dir
-
 from matches import schema
+from matches.board import render
 
 # --- the ggp.org match JSON ---------------------------------------------------
+
 
 def game_source(game) -> str:
     """What ``load_game`` needs to load ``game`` again: its name when it is
@@ -64,9 +65,9 @@ def to_ggp_json(record) -> dict:
     from_text = "(" in source
     return {
         "matchId": record.match_id,
-        "randomToken": record.match_id,        # our match ids are random already
+        "randomToken": record.match_id,  # our match ids are random already
         "startTime": _ms(record.start_time),
-        "gameMetaURL": None,                   # our games are not on a ggp.org repository
+        "gameMetaURL": None,  # our games are not on a ggp.org repository
         "isCompleted": bool(record.goals),
         "isAborted": bool(record.aborted),
         "states": [_state_text(facts) for facts in record.states],
@@ -168,8 +169,18 @@ CREATE TABLE IF NOT EXISTS matches (
 CREATE UNIQUE INDEX IF NOT EXISTS matches_study_key ON matches (study, key);
 CREATE INDEX IF NOT EXISTS matches_game ON matches (game);
 """
-_COLUMNS = ("match_id", "game", "roles", "players", "goals", "steps", "faults",
-            "start_time", "study", "key")
+_COLUMNS = (
+    "match_id",
+    "game",
+    "roles",
+    "players",
+    "goals",
+    "steps",
+    "faults",
+    "start_time",
+    "study",
+    "key",
+)
 
 
 def default_db_path() -> Path:
@@ -202,34 +213,53 @@ class MatchStore:
         roles = data["roles"]
         players = dict(zip(roles, data["playerNamesFromHost"]))
         goals = {r: g for r, g in zip(roles, data["goalValues"]) if g is not None}
-        faults = len(data["faults"]) if "faults" in data else \
-            sum(1 for step in data["errors"] for e in step if e)
+        faults = (
+            len(data["faults"])
+            if "faults" in data
+            else sum(1 for step in data["errors"] for e in step if e)
+        )
         cursor = self._db.execute(
             f"INSERT OR IGNORE INTO matches ({', '.join(_COLUMNS)}, record) "
             f"VALUES ({', '.join('?' * (len(_COLUMNS) + 1))})",
-            (data["matchId"], data["gameName"], json.dumps(roles), json.dumps(players),
-             json.dumps(goals), len(data["moves"]), faults, data["startTime"], study, key,
-             json.dumps(data)))
+            (
+                data["matchId"],
+                data["gameName"],
+                json.dumps(roles),
+                json.dumps(players),
+                json.dumps(goals),
+                len(data["moves"]),
+                faults,
+                data["startTime"],
+                study,
+                key,
+                json.dumps(data),
+            ),
+        )
         return cursor.rowcount == 1
 
     def get(self, match_id: str) -> dict | None:
         """The ggp.org JSON of a match, or None."""
-        row = self._db.execute("SELECT record FROM matches WHERE match_id = ?",
-                               (match_id,)).fetchone()
+        row = self._db.execute(
+            "SELECT record FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
         return row and json.loads(row["record"])
 
     def matches(self, study: str | None = None, game: str | None = None) -> list[dict]:
         """One summary a match (the columns but the record), oldest first."""
         where, args = self._where(study=study, game=game)
-        rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM matches{where} "
-                                f"ORDER BY start_time, rowid", args)
-        return [{**dict(row), **{c: json.loads(row[c]) for c in ("roles", "players", "goals")}}
-                for row in rows]
+        rows = self._db.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM matches{where} ORDER BY start_time, rowid", args
+        )
+        return [
+            {**dict(row), **{c: json.loads(row[c]) for c in ("roles", "players", "goals")}}
+            for row in rows
+        ]
 
     def keys(self, study: str) -> set:
         """The keys of the matches of ``study`` already stored."""
-        rows = self._db.execute("SELECT key FROM matches WHERE study = ? AND key IS NOT NULL",
-                                (study,))
+        rows = self._db.execute(
+            "SELECT key FROM matches WHERE study = ? AND key IS NOT NULL", (study,)
+        )
         return {row["key"] for row in rows}
 
     def count(self, study: str | None = None) -> int:
@@ -253,6 +283,7 @@ class MatchStore:
 
 
 # --- replay -------------------------------------------------------------------
+
 
 @dataclass
 class ReplayReport:
@@ -284,7 +315,9 @@ def check_record(data) -> dict:
     """``data`` when it has the shape of :data:`RECORD`, else ValueError on
     one line naming the field."""
     try:
-        return schema.check(data, RECORD, required=("states", "moves"), what="it must be a JSON object")
+        return schema.check(
+            data, RECORD, required=("states", "moves"), what="it must be a JSON object"
+        )
     except ValueError as exc:
         raise ValueError(f"not a match record: {exc}") from None
 
@@ -317,8 +350,9 @@ def replay(data: dict, game=None) -> ReplayReport:
     states, moves = data["states"], data["moves"]
     errors = step_errors(data)
     if len(states) != len(moves) + 1:
-        report.problems.append(f"{len(states)} states for {len(moves)} steps "
-                               f"(one more state than steps expected)")
+        report.problems.append(
+            f"{len(states)} states for {len(moves)} steps (one more state than steps expected)"
+        )
     state = sm.initial_state()
     _describe(report, "start", sm.state_facts(state), game, sm)
     if states:
@@ -329,8 +363,11 @@ def replay(data: dict, game=None) -> ReplayReport:
         if len(joint) != len(roles):
             report.problems.append(f"step {step}: {len(joint)} moves for {len(roles)} roles")
             return report
-        illegal = [f"{role} {to_kif(move)}" for role, move in zip(roles, joint)
-                   if move not in sm.legal_moves(state, role)]
+        illegal = [
+            f"{role} {to_kif(move)}"
+            for role, move in zip(roles, joint)
+            if move not in sm.legal_moves(state, role)
+        ]
         if illegal:
             report.problems.append(f"step {step}: illegal move(s): {', '.join(illegal)}")
             return report
@@ -338,8 +375,9 @@ def replay(data: dict, game=None) -> ReplayReport:
         facts = sm.state_facts(state)
         played = ", ".join(f"{r} {to_kif(m)}" for r, m in zip(roles, joint))
         faulty = "; ".join(f"{r}: {e}" for r, e in zip(roles, faults) if e)
-        _describe(report, f"step {step}: {played}" + (f"   [{faulty}]" if faulty else ""),
-                  facts, game, sm)
+        _describe(
+            report, f"step {step}: {played}" + (f"   [{faulty}]" if faulty else ""), facts, game, sm
+        )
         if step < len(states):
             _compare(report, step, facts, states[step])
     if not sm.is_terminal(state):
@@ -353,8 +391,9 @@ def replay(data: dict, game=None) -> ReplayReport:
         report.problems.append(f"{len(goals)} goalValues for {len(roles)} roles")
     for role, recorded in zip(roles, goals):
         if role != "random" and recorded != sm.goal(state, role):
-            report.problems.append(f"goal of {role}: recorded {recorded}, "
-                                   f"the rules give {sm.goal(state, role)}")
+            report.problems.append(
+                f"goal of {role}: recorded {recorded}, the rules give {sm.goal(state, role)}"
+            )
     return report
 
 
@@ -371,6 +410,8 @@ def _compare(report, step, facts, recorded: str):
     found = {f.lower() for f in state_facts_of(recorded)}
     if expected != found:
         missing, extra = sorted(expected - found), sorted(found - expected)
-        report.problems.append(f"step {step}: state differs from the rules'"
-                               + (f"; missing {', '.join(missing[:3])}" if missing else "")
-                               + (f"; extra {', '.join(extra[:3])}" if extra else ""))
+        report.problems.append(
+            f"step {step}: state differs from the rules'"
+            + (f"; missing {', '.join(missing[:3])}" if missing else "")
+            + (f"; extra {', '.join(extra[:3])}" if extra else "")
+        )

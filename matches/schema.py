@@ -11,6 +11,7 @@ field and, inside it, the first value of the wrong type:
 Traceback (most recent call last):
 ValueError: 'moves' must be a list of lists of moves; moves[1][0] is an integer
 """
+
 from __future__ import annotations
 
 
@@ -35,8 +36,8 @@ def check(data, schema: dict, required=(), what: str = "it must be a mapping") -
 
 def _mismatch(value, kind, path: str):
     """``(path, value)`` of the first part of ``value`` not of type ``kind``, or None."""
-    if isinstance(kind, tuple):         # the first alternative that fits, else the
-        wrongs = [_mismatch(value, k, path) for k in kind]     # deepest mismatch found
+    if isinstance(kind, tuple):  # the first alternative that fits, else the
+        wrongs = [_mismatch(value, k, path) for k in kind]  # deepest mismatch found
         return None if None in wrongs else max(wrongs, key=lambda w: len(w[0]))
     if isinstance(kind, list):
         if not isinstance(value, list):
@@ -52,14 +53,20 @@ def _mismatch(value, kind, path: str):
     else:
         return None if _is(value, kind) else (path, value)
     (inner,) = kind if isinstance(kind, list) else kind.values()
-    return next((wrong for wrong in (_mismatch(item, inner, where) for where, item in items)
-                 if wrong is not None), None)
+    return next(
+        (
+            wrong
+            for wrong in (_mismatch(item, inner, where) for where, item in items)
+            if wrong is not None
+        ),
+        None,
+    )
 
 
 def _is(value, kind) -> bool:
     if kind is None:
         return value is None
-    if isinstance(value, bool):         # true and false are not numbers
+    if isinstance(value, bool):  # true and false are not numbers
         return kind is bool
     if kind is float:
         return isinstance(value, (int, float))
@@ -70,8 +77,14 @@ def _kind(value) -> str:
     """What a value is, in a user's words."""
     if value is None:
         return "null"
-    for kind, words in ((bool, "true or false"), (int, "an integer"), (float, "a number"),
-                        (str, "a string"), (list, "a list"), (dict, "a mapping")):
+    for kind, words in (
+        (bool, "true or false"),
+        (int, "an integer"),
+        (float, "a number"),
+        (str, "a string"),
+        (list, "a list"),
+        (dict, "a mapping"),
+    ):
         if isinstance(value, kind):
             return words
     return f"a {type(value).__name__}"

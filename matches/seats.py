@@ -18,21 +18,30 @@ within the clock; ``CE``: the player crashed, the connection failed, or the
 reply could not be read; ``IL <move>``: an illegal move, ``IL nil`` for an
 empty answer) and the reason in words.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import http.client
 import logging
-import socket
 import time
 import urllib.parse
 from dataclasses import dataclass
 
 from gdl import GdlError, to_kif
+from matches.protocol import (
+    Abort,
+    Play,
+    PlayII,
+    ProtocolError,
+    Start,
+    Stop,
+    StopII,
+    one_line,
+    parse_reply,
+    print_message,
+)
 from players import Observation
-
-from matches.protocol import (Abort, Play, PlayII, ProtocolError, Start, Stop, StopII, one_line,
-                       parse_reply, print_message)
 
 log = logging.getLogger("matches.seats")
 
@@ -45,7 +54,7 @@ GRACE = 1.0
 class Fault:
     """What went wrong with one player's answer: the record's code and why."""
 
-    code: str           # "TO", "CE" or "IL <move>"
+    code: str  # "TO", "CE" or "IL <move>"
     reason: str
 
     def __str__(self) -> str:
@@ -77,9 +86,9 @@ class LocalSeat:
         return "ready", _late(deadline, start_clock)
 
     def play(self, game, match_id, obs: Observation, legal, play_clock):
-        try:        # a local player is told its legal moves too (the protocol does not)
+        try:  # a local player is told its legal moves too (the protocol does not)
             move = self.player.play(dataclasses.replace(obs, legal=tuple(legal)))
-        except Exception as exc:        # a crashing player must not end the match
+        except Exception as exc:  # a crashing player must not end the match
             return None, self._crashed(f"turn {obs.turn}", exc)
         return _checked(move, legal, _late(obs.deadline, play_clock))
 
@@ -98,12 +107,14 @@ class LocalSeat:
         return "aborted", None
 
     def simulations(self):
-        """The simulations the player's last search made (None for a player that does not search)."""
+        """The simulations the player's last search made (None for a player
+        that does not search)."""
         n = getattr(self.player, "last_simulations", None)
         return n if isinstance(n, int) else None
 
     def reasoner(self):
-        """The reasoner the player's last move came from (:attr:`players.Player.reasoner_in_use`)."""
+        """The reasoner the player's last move came from
+        (:attr:`players.Player.reasoner_in_use`)."""
         return self.player.reasoner_in_use
 
     def _crashed(self, when: str, exc: Exception) -> Fault:
@@ -114,8 +125,8 @@ class LocalSeat:
 class RemoteSeat:
     """A GGP player server at ``url`` (``http://host:port``)."""
 
-    waits = True        # on the network
-    waits_for_build = False     # a player elsewhere builds its own
+    waits = True  # on the network
+    waits_for_build = False  # a player elsewhere builds its own
 
     def __init__(self, url: str, name: str | None = None):
         parts = urllib.parse.urlsplit(url)
@@ -162,23 +173,33 @@ class RemoteSeat:
         connection = http.client.HTTPConnection(self.host, self.port, timeout=clock + GRACE)
         where = f"{self.host}:{self.port}"
         try:
-            connection.request("POST", "/", body, {
-                "Content-Type": "text/acl", "Accept": "text/delim",
-                "Sender": "GAMESERVER", "Receiver": self.name})
+            connection.request(
+                "POST",
+                "/",
+                body,
+                {
+                    "Content-Type": "text/acl",
+                    "Accept": "text/delim",
+                    "Sender": "GAMESERVER",
+                    "Receiver": self.name,
+                },
+            )
             response = connection.getresponse()
             text = response.read().decode("utf-8", "replace")
             if response.status != 200:
                 return None, Fault("CE", f"HTTP {response.status} from {where}: {_short(text)}")
-            parse_reply(text)           # the reply must at least be one term
+            parse_reply(text)  # the reply must at least be one term
             return text.strip(), None
-        except (socket.timeout, TimeoutError):
-            return None, Fault("TO", f"no answer from {where} within {clock:g} s + "
-                                     f"{GRACE:g} s of grace")
+        except TimeoutError:
+            return None, Fault(
+                "TO", f"no answer from {where} within {clock:g} s + {GRACE:g} s of grace"
+            )
         except ProtocolError as exc:
             return None, Fault("CE", f"unreadable reply from {where}: {exc}")
         except (OSError, http.client.HTTPException) as exc:
-            return None, Fault("CE", f"cannot reach {where}: "
-                                     f"{getattr(exc, 'strerror', None) or one_line(exc)}")
+            return None, Fault(
+                "CE", f"cannot reach {where}: {getattr(exc, 'strerror', None) or one_line(exc)}"
+            )
         finally:
             connection.close()
 
@@ -194,8 +215,11 @@ def _message(gdl1, gdl2, game, match_id, obs: Observation):
 def _late(deadline: float, clock: float) -> Fault | None:
     """A timeout fault when a local call answered after ``deadline``."""
     over = time.monotonic() - deadline
-    return Fault("TO", f"answered {over:.2f} s after its {clock:g} s clock ran out") \
-        if over > 0 else None
+    return (
+        Fault("TO", f"answered {over:.2f} s after its {clock:g} s clock ran out")
+        if over > 0
+        else None
+    )
 
 
 def _checked(move, legal, fault):
@@ -204,11 +228,12 @@ def _checked(move, legal, fault):
         return None, fault
     if move not in legal:
         shown = "nil" if move is None else to_kif(move)
-        return None, Fault(f"IL {shown}", "no move" if move is None
-                           else f"{shown} is not a legal move")
+        return None, Fault(
+            f"IL {shown}", "no move" if move is None else f"{shown} is not a legal move"
+        )
     return move, None
 
 
 def _short(text: str, width: int = 60) -> str:
     text = " ".join(str(text).split())
-    return repr(text if len(text) <= width else text[:width - 3] + "...")
+    return repr(text if len(text) <= width else text[: width - 3] + "...")

@@ -59,6 +59,7 @@ arrival time and seconds taken (logger ``matches.server``).
 ...     server.url.startswith("http://127.0.0.1:")
 True
 """
+
 from __future__ import annotations
 
 import logging
@@ -75,9 +76,22 @@ from urllib.parse import unquote_plus
 import gdl
 import players
 from ggp import Game
-
-from matches.protocol import (Abort, Info, InfoReply, Play, PlayII, Preview, ProtocolError, Start,
-                       Stop, StopII, message_name, one_line, parse_message, print_reply)
+from matches.protocol import (
+    Abort,
+    Info,
+    InfoReply,
+    Play,
+    PlayII,
+    Preview,
+    ProtocolError,
+    Start,
+    Stop,
+    StopII,
+    message_name,
+    one_line,
+    parse_message,
+    print_reply,
+)
 
 DEFAULT_PORT = 9147
 #: Seconds kept back from every clock for the reply to reach the manager; the
@@ -86,7 +100,7 @@ DEFAULT_MARGIN = 0.25
 #: The bytes a message other than START or PREVIEW may have, and those a START
 #: or PREVIEW may have besides its rules (a PLAY's moves and percepts are a few
 #: hundred bytes).
-MAX_MESSAGE = 2 ** 16
+MAX_MESSAGE = 2**16
 #: The bytes read first, to find the message's name.
 HEAD_BYTES = 256
 #: Seconds a refused request's unread body is drained after the reply, so that
@@ -131,11 +145,11 @@ class _Match:
     role: str
     player: players.Player
     referee: _Referee
-    refereeing: Future      # the referee's start
+    refereeing: Future  # the referee's start
     worker: ThreadPoolExecutor
     last_arrival: float
-    clock: float            # the clock of the last message: start, then play clock
-    turn: int = 0           # PLAY messages so far
+    clock: float  # the clock of the last message: start, then play clock
+    turn: int = 0  # PLAY messages so far
 
 
 class PlayerService:
@@ -146,15 +160,20 @@ class PlayerService:
     abandoned-match rule (module docstring).
     """
 
-    def __init__(self, spec: str, name: str | None = None, margin: float = DEFAULT_MARGIN,
-                 abandon_grace: float = 5.0):
-        players.make(spec)                      # a bad spec fails here, not at START
+    def __init__(
+        self,
+        spec: str,
+        name: str | None = None,
+        margin: float = DEFAULT_MARGIN,
+        abandon_grace: float = 5.0,
+    ):
+        players.make(spec)  # a bad spec fails here, not at START
         self.spec, self.margin, self.abandon_grace = spec, margin, abandon_grace
         self.name = name or players.parse_spec(spec)[0]
-        InfoReply("available", self.name)       # the name must be a symbol
+        InfoReply("available", self.name)  # the name must be a symbol
         self._lock = threading.Lock()
         self._match: _Match | None = None
-        self._starting = False              # a START is reading its rules
+        self._starting = False  # a START is reading its rules
 
     @property
     def busy(self) -> bool:
@@ -169,8 +188,7 @@ class PlayerService:
 
     def _free(self, arrival: float) -> bool:
         """:meth:`takes_start`, the lock held."""
-        return not self._starting and (self._match is None
-                                       or self._abandoned(self._match, arrival))
+        return not self._starting and (self._match is None or self._abandoned(self._match, arrival))
 
     def answer(self, message, arrival: float) -> str:
         """The reply text to ``message``, which arrived at ``arrival``
@@ -211,27 +229,36 @@ class PlayerService:
         with self._lock:
             old = self._match
             if old is not None:
-                if not self._abandoned(old, arrival):   # it spoke while the rules were read
+                if not self._abandoned(old, arrival):  # it spoke while the rules were read
                     return "busy"
-                log.warning("match %s abandoned (silent for %.1f s): aborting it",
-                            old.start.match_id, arrival - old.last_arrival)
+                log.warning(
+                    "match %s abandoned (silent for %.1f s): aborting it",
+                    old.start.match_id,
+                    arrival - old.last_arrival,
+                )
                 self._finish(old, old.player.abort)
             player = players.make(self.spec)
             referee = _Referee(reasoner=player.reasoner)
             worker = ThreadPoolExecutor(1, thread_name_prefix=f"player-{m.match_id}")
             play_clock = m.play_clock - min(self.margin, m.play_clock / 2)
-            future = worker.submit(lambda: player.start(
-                game, role, max(0.0, deadline - time.monotonic()), play_clock))
-            refereeing = _aside(f"referee-{m.match_id}", lambda: referee.start(
-                game, role, max(0.0, deadline - time.monotonic()), play_clock))
-            match = _Match(m, game, role, player, referee, refereeing, worker, arrival,
-                           m.start_clock)
+            future = worker.submit(
+                lambda: player.start(game, role, max(0.0, deadline - time.monotonic()), play_clock)
+            )
+            refereeing = _aside(
+                f"referee-{m.match_id}",
+                lambda: referee.start(
+                    game, role, max(0.0, deadline - time.monotonic()), play_clock
+                ),
+            )
+            match = _Match(
+                m, game, role, player, referee, refereeing, worker, arrival, m.start_clock
+            )
             self._match = match
         fault = _wait(future, deadline)[1]
         if fault:
             log.warning("match %s: start: %s", m.match_id, fault)
         refused = _wait(refereeing, deadline)[1]
-        if refused and refused != _NO_ANSWER:    # e.g. rules no reasoner can follow
+        if refused and refused != _NO_ANSWER:  # e.g. rules no reasoner can follow
             with self._lock:
                 if self._match is match:
                     self._finish(match, player.abort)
@@ -248,7 +275,7 @@ class PlayerService:
                 raise RequestError(f"cannot follow the game: its start: {fault}")
             try:
                 legal = match.referee.play(obs)
-            except Exception as exc:        # the moves do not fit the game
+            except Exception as exc:  # the moves do not fit the game
                 raise RequestError(f"cannot follow the game: {one_line(exc)}") from None
             if not legal:
                 raise RequestError("no position fits the moves and percepts received")
@@ -260,8 +287,9 @@ class PlayerService:
             fault = f"illegal move {'None' if move is None else gdl.to_kif(move)}"
         if fault:
             move = legal[0]
-            log.warning("match %s turn %d: %s; playing %s", m.match_id, obs.turn, fault,
-                        gdl.to_kif(move))
+            log.warning(
+                "match %s turn %d: %s; playing %s", m.match_id, obs.turn, fault, gdl.to_kif(move)
+            )
         return gdl.to_kif(move)
 
     def _end(self, m, arrival: float, reply: str) -> str:
@@ -308,12 +336,13 @@ class PlayerService:
     def _game(m: Start) -> Game:
         try:
             return Game(gdl.parse(m.rules, f"<{m.match_id}>"), name=m.match_id)
-        except Exception as exc:        # GdlError, or a game the reasoners refuse
+        except Exception as exc:  # GdlError, or a game the reasoners refuse
             raise RequestError(f"invalid rules: {one_line(exc)}") from None
 
     @staticmethod
     def _observation(match: _Match, m, deadline: float) -> players.Observation:
         """What the message tells the role, spelled as the rules spell it."""
+
         def spell(term):
             try:
                 return match.game.parse_move(gdl.to_kif(term))
@@ -325,12 +354,15 @@ class PlayerService:
                 return players.Observation(turn=match.turn, deadline=deadline)
             if len(m.moves) != len(match.game.roles):
                 raise RequestError(f"{len(m.moves)} moves for {len(match.game.roles)} roles")
-            return players.Observation(turn=match.turn, joint=tuple(map(spell, m.moves)),
-                                       deadline=deadline)
+            return players.Observation(
+                turn=match.turn, joint=tuple(map(spell, m.moves)), deadline=deadline
+            )
         return players.Observation(
-            turn=m.turn, deadline=deadline,
+            turn=m.turn,
+            deadline=deadline,
             own_move=None if m.last_move is None else spell(m.last_move),
-            percepts=None if m.percepts is None else frozenset(map(spell, m.percepts)))
+            percepts=None if m.percepts is None else frozenset(map(spell, m.percepts)),
+        )
 
 
 _NO_ANSWER = "no answer in time"
@@ -357,6 +389,7 @@ def _aside(name: str, call) -> Future:
 
 # --- HTTP -------------------------------------------------------------------------
 
+
 def _linger(connection: socket.socket):
     """Close the sending side, then discard what the client still sends, until
     it closes or :data:`LINGER` seconds pass: a connection closed with data
@@ -366,18 +399,18 @@ def _linger(connection: socket.socket):
         end = time.monotonic() + LINGER
         while (left := end - time.monotonic()) > 0:
             connection.settimeout(left)
-            if not connection.recv(2 ** 16):
+            if not connection.recv(2**16):
                 break
-    except OSError:                     # reset, or silent until the end
+    except OSError:  # reset, or silent until the end
         pass
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
-    default_request_version = "HTTP/1.0"    # a bad request line is answered with a status
+    default_request_version = "HTTP/1.0"  # a bad request line is answered with a status
     server_version = "ggp"
-    timeout = 30                        # seconds a silent client may hold a thread
-    _drained = True                     # False while a POST's body is not read whole
+    timeout = 30  # seconds a silent client may hold a thread
+    _drained = True  # False while a POST's body is not read whole
 
     def do_POST(self):
         arrival = time.monotonic()
@@ -388,10 +421,11 @@ class _Handler(BaseHTTPRequestHandler):
             kind = message_name(head.decode("utf-8", errors="replace"))
             limit = MAX_MESSAGE + (self.server.max_bytes if kind in ("start", "preview") else 0)
             if size > limit:
-                raise BodyTooLarge(f"a {kind.upper()} of {size:,} bytes: more than the "
-                                   f"{limit:,} it may have")
+                raise BodyTooLarge(
+                    f"a {kind.upper()} of {size:,} bytes: more than the {limit:,} it may have"
+                )
             if kind == "start" and not self.server.service.takes_start(arrival):
-                self._answer("START", "-", arrival, 200, "busy")     # its rules unread
+                self._answer("START", "-", arrival, 200, "busy")  # its rules unread
                 return
             body = head + self._read(size - len(head))
             self._drained = True
@@ -422,8 +456,9 @@ class _Handler(BaseHTTPRequestHandler):
         if size < 0:
             raise RequestError(f"bad Content-Length {size}")
         if size > largest:
-            raise BodyTooLarge(f"Content-Length {size:,}: more than the {largest:,} bytes a "
-                               f"message may have")
+            raise BodyTooLarge(
+                f"Content-Length {size:,}: more than the {largest:,} bytes a message may have"
+            )
         return size
 
     def _read(self, n: int) -> bytes:
@@ -438,7 +473,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def finish(self):
         super().finish()
-        if not self._drained:       # refused unread: let the client read the reply
+        if not self._drained:  # refused unread: let the client read the reply
             _linger(self.connection)
 
     def _exchange(self, text: str | None, arrival: float, error: Exception | None = None):
@@ -452,7 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
             code, reply = 200, self.server.service.answer(message, arrival)
         except (ProtocolError, RequestError) as exc:
             code, reply = getattr(exc, "status", 400), f"error: {exc}"
-        except Exception as exc:                 # a bug must not cost the connection
+        except Exception as exc:  # a bug must not cost the connection
             log.exception("internal error on %s %s", kind, match_id)
             code, reply = 500, f"error: internal: {one_line(exc)}"
         self._answer(kind, match_id, arrival, code, reply)
@@ -461,10 +496,16 @@ class _Handler(BaseHTTPRequestHandler):
         """Send the reply and log the exchange on one line."""
         self._send(code, reply)
         arrived = time.time() - (time.monotonic() - arrival)
-        log.info("%s %s: %d %s (arrived %s.%03d, %.3f s)", kind, match_id, code,
-                 reply if len(reply) <= 80 else reply[:77] + "...",
-                 time.strftime("%H:%M:%S", time.localtime(arrived)),
-                 int(arrived % 1 * 1000), time.monotonic() - arrival)
+        log.info(
+            "%s %s: %d %s (arrived %s.%03d, %.3f s)",
+            kind,
+            match_id,
+            code,
+            reply if len(reply) <= 80 else reply[:77] + "...",
+            time.strftime("%H:%M:%S", time.localtime(arrived)),
+            int(arrived % 1 * 1000),
+            time.monotonic() - arrival,
+        )
 
     def _send(self, code: int, text: str):
         body = text.encode("utf-8")
@@ -477,7 +518,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Access-Control-Allow-Headers", "Content-Type, Sender, Receiver")
             self.end_headers()
             self.wfile.write(body)
-        except OSError as exc:          # the client went away
+        except OSError as exc:  # the client went away
             log.info("could not reply to %s: %s", self.client_address[0], one_line(exc))
 
     def send_error(self, code, message=None, explain=None):
@@ -485,7 +526,7 @@ class _Handler(BaseHTTPRequestHandler):
         reason = message or self.responses.get(code, ("error",))[0]
         self._send(code, f"error: {reason}")
         self.close_connection = True
-        self._drained = False           # what follows the bad head is not read
+        self._drained = False  # what follows the bad head is not read
         log.info("bad HTTP request from %s: %d %s", self.client_address[0], code, reason)
 
     def log_message(self, format, *args):
@@ -502,14 +543,21 @@ class PlayerServer(ThreadingHTTPServer):
     """
 
     daemon_threads = True
-    request_queue_size = 128            # connections waiting to be accepted (default 5:
-                                        # past it a client waits a second to retry)
+    request_queue_size = 128  # connections waiting to be accepted (default 5:
+    # past it a client waits a second to retry)
 
-    def __init__(self, spec: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-                 name: str | None = None, margin: float = DEFAULT_MARGIN,
-                 abandon_grace: float = 5.0, max_bytes: int = gdl.MAX_BYTES):
+    def __init__(
+        self,
+        spec: str,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        name: str | None = None,
+        margin: float = DEFAULT_MARGIN,
+        abandon_grace: float = 5.0,
+        max_bytes: int = gdl.MAX_BYTES,
+    ):
         self.service = PlayerService(spec, name, margin, abandon_grace)
-        self.max_bytes = max_bytes          # the rules of a START or PREVIEW
+        self.max_bytes = max_bytes  # the rules of a START or PREVIEW
         self._thread = None
         super().__init__((host, port), _Handler)
 
@@ -519,8 +567,7 @@ class PlayerServer(ThreadingHTTPServer):
         return f"http://{host}:{port}/"
 
     def start(self) -> PlayerServer:
-        self._thread = threading.Thread(target=self.serve_forever, name="ggp-serve",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, name="ggp-serve", daemon=True)
         self._thread.start()
         return self
 

@@ -27,6 +27,7 @@ scores per pair with 95% intervals, a Bradley-Terry ranking in Elo points,
 as Markdown, CSV and a PNG plot in ``out``, and every match on a line of
 ``out/matches.jsonl.gz``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -94,8 +95,8 @@ def load_study(path) -> Study:
     the line, for bad YAML)."""
     import players as registry
     from ggp import load_game
-
     from matches.schema import check
+
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_bytes())
@@ -108,15 +109,21 @@ def load_study(path) -> Study:
         raise ValueError(f"{where}: not valid YAML: {problem}") from None
     data = {} if data is None else data
     try:
-        check(data, FIELDS, required=("games", "players"),
-              what="a study is a mapping (name, games, players, pairs, ...)")
+        check(
+            data,
+            FIELDS,
+            required=("games", "players"),
+            what="a study is a mapping (name, games, players, pairs, ...)",
+        )
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
     known = set(FIELDS) | {p.name for p in _SETTINGS}
     unknown = set(map(str, data)) - known
     if unknown:
-        raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
-                         f"known: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(known))}"
+        )
     for key in ("games", "players"):
         if not data[key]:
             raise ValueError(f"{path}: '{key}' is empty: {FIELDS[key][1]}")
@@ -127,8 +134,11 @@ def load_study(path) -> Study:
         except ValueError as exc:
             raise ValueError(f"{path}: player {label}: {exc}") from None
     labels = list(players)
-    pairs = [tuple(p) for p in data.get("pairs") or
-             [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]]
+    pairs = [
+        tuple(p)
+        for p in data.get("pairs")
+        or [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :]]
+    ]
     for pair in pairs:
         if len(pair) != 2 or any(label not in players for label in pair):
             raise ValueError(f"{path}: pair {list(pair)} must name two of {labels}")
@@ -136,8 +146,9 @@ def load_study(path) -> Study:
     for game in games:
         roles = [r for r in load_game(game).roles if r != "random"]
         if len(roles) != 2:
-            raise ValueError(f"{path}: {game}: a study pairs two players; its roles are "
-                             f"{', '.join(roles)}")
+            raise ValueError(
+                f"{path}: {game}: a study pairs two players; its roles are {', '.join(roles)}"
+            )
     values = {}
     for param in _SETTINGS:
         try:
@@ -145,13 +156,19 @@ def load_study(path) -> Study:
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
     out = path.parent / data.get("out", f"results/{path.stem}")
-    try:                                # the tables are written after the last match
+    try:  # the tables are written after the last match
         out.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=out).close()
     except OSError as exc:
         raise ValueError(f"{path}: out: cannot write in {out}: {exc.strerror or exc}") from None
-    return Study(name=data.get("name", path.stem), games=games, players=players,
-                 pairs=pairs, out=out, **values)
+    return Study(
+        name=data.get("name", path.stem),
+        games=games,
+        players=players,
+        pairs=pairs,
+        out=out,
+        **values,
+    )
 
 
 def tasks(study: Study) -> list[dict]:
@@ -161,13 +178,23 @@ def tasks(study: Study) -> list[dict]:
         for a, b in study.pairs:
             for i in range(study.matches):
                 key = f"{Path(game).stem}|{a}|{b}|{i}"
-                seed = int.from_bytes(hashlib.sha256(
-                    f"{study.seed}|{key}".encode()).digest()[:4], "little")
+                seed = int.from_bytes(
+                    hashlib.sha256(f"{study.seed}|{key}".encode()).digest()[:4], "little"
+                )
                 order = (a, b) if i % 2 == 0 else (b, a)
-                out.append({"key": key, "game": game, "pair": [a, b], "order": list(order),
-                            "specs": [study.players[x] for x in order], "seed": seed,
-                            "startclock": study.startclock, "playclock": study.playclock,
-                            "maxsteps": study.maxsteps})
+                out.append(
+                    {
+                        "key": key,
+                        "game": game,
+                        "pair": [a, b],
+                        "order": list(order),
+                        "specs": [study.players[x] for x in order],
+                        "seed": seed,
+                        "startclock": study.startclock,
+                        "playclock": study.playclock,
+                        "maxsteps": study.maxsteps,
+                    }
+                )
     return out
 
 
@@ -181,6 +208,7 @@ def play_task(task: dict) -> dict:
     from ggp import load_game
     from matches.manager import run_match
     from matches.records import to_ggp_json
+
     game = _GAMES.get(task["game"])
     if game is None:
         game = _GAMES[task["game"]] = load_game(task["game"])
@@ -189,17 +217,30 @@ def play_task(task: dict) -> dict:
         raise ValueError(f"{game.name}: studies pair two players; it has roles {roles}")
     chosen = {}
     for i, (role, spec) in enumerate(zip(roles, task["specs"])):
-        chosen[role] = registry.make(spec, **({} if "seed=" in spec else
-                                              {"seed": task["seed"] * 10 + i}))
-    record = run_match(game, chosen, seed=task["seed"], start_clock=task["startclock"],
-                       play_clock=task["playclock"], specs=dict(zip(roles, task["order"])),
-                       max_steps=task["maxsteps"])
+        chosen[role] = registry.make(
+            spec, **({} if "seed=" in spec else {"seed": task["seed"] * 10 + i})
+        )
+    record = run_match(
+        game,
+        chosen,
+        seed=task["seed"],
+        start_clock=task["startclock"],
+        play_clock=task["playclock"],
+        specs=dict(zip(roles, task["order"])),
+        max_steps=task["maxsteps"],
+    )
     return to_ggp_json(record)
 
 
-def run_study(study: Study, workers: int | None = None, db=None, executor: str = "process",
-              progress=None, ray_address: str | None = None,
-              on_match=None) -> list[dict]:
+def run_study(
+    study: Study,
+    workers: int | None = None,
+    db=None,
+    executor: str = "process",
+    progress=None,
+    ray_address: str | None = None,
+    on_match=None,
+) -> list[dict]:
     """Play the matches of ``study`` not yet in the database ``db`` (default:
     the user's), ``workers`` at a time (default: one per core), storing each
     as it finishes.  ``executor="ray"`` runs them as Ray tasks instead (on the
@@ -210,6 +251,7 @@ def run_study(study: Study, workers: int | None = None, db=None, executor: str =
     :class:`ggp.progress.Progress`).  Returns a summary of every match of the
     study, in task order."""
     from matches.records import MatchStore
+
     all_tasks = tasks(study)
     with MatchStore(db) as store:
         done = store.keys(study.name)
@@ -217,8 +259,7 @@ def run_study(study: Study, workers: int | None = None, db=None, executor: str =
         total, finished = len(all_tasks), len(all_tasks) - len(todo)
         if progress:
             progress(finished, total)
-        for task, record in _execute(todo, workers or os.cpu_count() or 1, executor,
-                                     ray_address):
+        for task, record in _execute(todo, workers or os.cpu_count() or 1, executor, ray_address):
             store.add(record, study=study.name, key=task["key"])
             finished += 1
             if progress:
@@ -254,8 +295,9 @@ def _execute(todo: list, workers: int, executor: str, ray_address: str | None = 
         raise ValueError(f"executor must be 'process' or 'ray', not {executor!r}")
     # Ctrl-C reaches the whole process group: the workers leave it to this process,
     # whose Pool.terminate (on leaving the block) stops them at once, matches under way lost
-    with multiprocessing.Pool(workers, initializer=signal.signal,
-                              initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+    with multiprocessing.Pool(
+        workers, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
+    ) as pool:
         yield from pool.imap_unordered(_play_keyed, todo)
 
 
@@ -286,24 +328,28 @@ def _connect_ray(ray, address: str | None) -> None:
         except OSError as exc:
             raise ExecutorError(
                 f"no Ray cluster answers at {address} ({exc.strerror or exc}): start one "
-                f"there with `ray start --head --port {port}`, or give its address") from None
-        from ray._private.authentication.authentication_token_setup import \
-            maybe_enable_token_auth_if_token_available
+                f"there with `ray start --head --port {port}`, or give its address"
+            ) from None
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
         from ray._raylet import GcsClient
         from ray.exceptions import AuthenticationError
+
         quiet = logging.getLogger(maybe_enable_token_auth_if_token_available.__module__)
-        quiet.disabled = True       # its warning speaks of the cluster, not of this driver
+        quiet.disabled = True  # its warning speaks of the cluster, not of this driver
         maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
         quiet.disabled = False
         try:
-            with _quiet_stderr():   # Ray's C++ client logs the refusal there as well
+            with _quiet_stderr():  # Ray's C++ client logs the refusal there as well
                 GcsClient(address=address).cluster_id
         except AuthenticationError:
             raise ExecutorError(
                 f"the Ray cluster at {address} refused this machine (token authentication): "
                 "give it the head's token (copy the head's ~/.ray/auth_token here, or set "
                 "RAY_AUTH_TOKEN), or start the cluster with RAY_AUTH_MODE=disabled on a "
-                "private network") from None
+                "private network"
+            ) from None
     try:
         ray.init(address=address, ignore_reinit_error=True)
     except (ConnectionError, RuntimeError) as exc:
@@ -367,12 +413,21 @@ def summary(rows: list[dict]) -> list[dict]:
             continue
         scores = [g[a] for g in goals]
         low, high = score_interval(scores)
-        out.append({"game": game, "player": a, "opponent": b, "matches": len(scores),
-                    "aborted": len(every) - len(goals),
-                    "wins": sum(g[a] > g[b] for g in goals),
-                    "draws": sum(g[a] == g[b] for g in goals),
-                    "losses": sum(g[a] < g[b] for g in goals),
-                    "score": round(sum(scores) / len(scores), 1), "low": low, "high": high})
+        out.append(
+            {
+                "game": game,
+                "player": a,
+                "opponent": b,
+                "matches": len(scores),
+                "aborted": len(every) - len(goals),
+                "wins": sum(g[a] > g[b] for g in goals),
+                "draws": sum(g[a] == g[b] for g in goals),
+                "losses": sum(g[a] < g[b] for g in goals),
+                "score": round(sum(scores) / len(scores), 1),
+                "low": low,
+                "high": high,
+            }
+        )
     return out
 
 
@@ -390,7 +445,7 @@ def ranking(rows: list[dict], labels: list, resamples: int = 200, seed: int = 0)
     kinds (seeded by ``seed``), and the ``resamples`` fits run together.
     """
     index = {p: i for i, p in enumerate(labels)}
-    kinds: dict = {}                    # (winner's index, loser's index, draw) -> matches
+    kinds: dict = {}  # (winner's index, loser's index, draw) -> matches
     for row in rows:
         goals = _by_label(row)
         if len(goals) != 2:
@@ -399,7 +454,7 @@ def ranking(rows: list[dict], labels: list, resamples: int = 200, seed: int = 0)
         kind = (index[a], index[b], ga == gb)
         kinds[kind] = kinds.get(kind, 0) + 1
     size = len(labels)
-    wins = np.zeros((len(kinds), size))     # a kind's wins of each player
+    wins = np.zeros((len(kinds), size))  # a kind's wins of each player
     meets = np.zeros((len(kinds), size, size))
     for k, (a, b, draw) in enumerate(kinds):
         wins[k, a] += 0.5 if draw else 1.0
@@ -409,18 +464,25 @@ def ranking(rows: list[dict], labels: list, resamples: int = 200, seed: int = 0)
     total = counts.sum()
     if total and resamples:
         rng = np.random.default_rng(seed)
-        counts = np.vstack([counts, rng.multinomial(int(total), counts[0] / total,
-                                                    size=resamples)])
+        counts = np.vstack([counts, rng.multinomial(int(total), counts[0] / total, size=resamples)])
     elo = _fit(counts @ wins, np.einsum("rk,kpq->rpq", counts, meets))
     samples = np.sort(elo[1:], axis=0)
     out = []
     for p in sorted(labels, key=lambda p: -elo[0, index[p]]):
         i = index[p]
-        low, high = (samples[int(0.025 * len(samples)), i],
-                     samples[int(0.975 * len(samples)) - 1, i]) if len(samples) else \
-            (elo[0, i], elo[0, i])
-        out.append({"player": p, "elo": round(float(elo[0, i])), "low": round(float(low)),
-                    "high": round(float(high))})
+        low, high = (
+            (samples[int(0.025 * len(samples)), i], samples[int(0.975 * len(samples)) - 1, i])
+            if len(samples)
+            else (elo[0, i], elo[0, i])
+        )
+        out.append(
+            {
+                "player": p,
+                "elo": round(float(elo[0, i])),
+                "low": round(float(low)),
+                "high": round(float(high)),
+            }
+        )
     return out
 
 
@@ -454,14 +516,26 @@ def write_matches(study: Study, matches: list[dict]) -> None:
     lines = []
     for m in matches:
         _, a, b, _ = m["key"].split("|")
-        lines.append(json.dumps({
-            "key": m["key"], "game": m["game"], "pair": [a, b],
-            "roles": {label: role for role, label in m["players"].items()},
-            "goals": _by_label(m), "steps": m["steps"], "faults": m["faults"]}) + "\n")
-    with open(study.out / MATCHES_FILE, "wb") as raw, \
-            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        lines.append(
+            json.dumps(
+                {
+                    "key": m["key"],
+                    "game": m["game"],
+                    "pair": [a, b],
+                    "roles": {label: role for role, label in m["players"].items()},
+                    "goals": _by_label(m),
+                    "steps": m["steps"],
+                    "faults": m["faults"],
+                }
+            )
+            + "\n"
+        )
+    with (
+        open(study.out / MATCHES_FILE, "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f,
+    ):
         f.write("".join(lines).encode())
-    (study.out / "matches.jsonl").unlink(missing_ok=True)     # an older study's plain file
+    (study.out / "matches.jsonl").unlink(missing_ok=True)  # an older study's plain file
 
 
 def matches_path(folder) -> Path:
@@ -487,18 +561,27 @@ def write_tables(study: Study, rows: list[dict], ranks: list[dict], unscored: in
     """``summary.md``, ``summary.csv`` and ``summary.png`` in the study's
     directory, saying how many matches were aborted (``unscored``); returns
     the Markdown."""
-    lines = ["| game | player | opponent | matches | wins | draws | losses | score (95% CI) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| game | player | opponent | matches | wins | draws | losses | score (95% CI) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['game']} | {r['player']} | {r['opponent']} | {r['matches']} | "
-                     f"{r['wins']} | {r['draws']} | {r['losses']} | "
-                     f"{r['score']} ({r['low']} .. {r['high']}) |")
+        lines.append(
+            f"| {r['game']} | {r['player']} | {r['opponent']} | {r['matches']} | "
+            f"{r['wins']} | {r['draws']} | {r['losses']} | "
+            f"{r['score']} ({r['low']} .. {r['high']}) |"
+        )
     lines += ["", "| rank | player | Elo (Bradley-Terry) | 95% interval |", "|---|---|---|---|"]
-    lines += [f"| {i + 1} | {r['player']} | {r['elo']} | {r['low']} .. {r['high']} |"
-              for i, r in enumerate(ranks)]
+    lines += [
+        f"| {i + 1} | {r['player']} | {r['elo']} | {r['low']} .. {r['high']} |"
+        for i, r in enumerate(ranks)
+    ]
     if unscored:
-        lines += ["", f"{unscored} match(es) aborted, not scored: the game did not end "
-                  f"within {study.maxsteps:,} steps (maxsteps)."]
+        lines += [
+            "",
+            f"{unscored} match(es) aborted, not scored: the game did not end "
+            f"within {study.maxsteps:,} steps (maxsteps).",
+        ]
     text = "\n".join(lines) + "\n"
     study.out.mkdir(parents=True, exist_ok=True)
     (study.out / "summary.md").write_text(text)
@@ -513,13 +596,19 @@ def write_tables(study: Study, rows: list[dict], ranks: list[dict], unscored: in
 def _plot(rows: list[dict], path: Path, title: str):
     """Each pair's score with its 95% interval, grouped by game."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     labels = [f"{r['game']}\n{r['player']} v {r['opponent']}" for r in rows]
     fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(rows)), 4))
-    ax.bar(range(len(rows)), [r["score"] for r in rows],
-           yerr=[[r["score"] - r["low"] for r in rows], [r["high"] - r["score"] for r in rows]],
-           capsize=4, color="tab:blue")
+    ax.bar(
+        range(len(rows)),
+        [r["score"] for r in rows],
+        yerr=[[r["score"] - r["low"] for r in rows], [r["high"] - r["score"] for r in rows]],
+        capsize=4,
+        color="tab:blue",
+    )
     ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(rows)), labels, fontsize=7)
     ax.set_ylim(0, 100)

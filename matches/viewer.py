@@ -17,6 +17,7 @@ stylesheet, no build step, nothing fetched from elsewhere) and its JSON.
 A request that fails answers ``{"problem": "..."}`` in one sentence; the
 server and the other pages go on.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,14 @@ class Viewer:
     (``study``) and a running match or study (``live``, a :class:`Live`).
     ``port`` 0 takes any free port; :attr:`url` says which."""
 
-    def __init__(self, library: Library | None = None, study=None, live: Live | None = None,
-                 host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        library: Library | None = None,
+        study=None,
+        live: Live | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ):
         self.library, self.study, self.live = library or Library(), study, live
         self._views: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
@@ -58,22 +65,25 @@ class Viewer:
 
     def start(self) -> Viewer:
         """Serve from a background thread."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True,
-                                        name="ggp-viewer")
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, daemon=True, name="ggp-viewer"
+        )
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self.stopping.set()           # the event streams end at their next keep-alive
+        self.stopping.set()  # the event streams end at their next keep-alive
         self.httpd.shutdown()
         self.httpd.server_close()
 
     # --- the documents -----------------------------------------------------------
     def matches(self) -> dict:
-        return {"matches": self.library.matches(),
-                "live": self.live.kind if self.live is not None else None,
-                "study": self.study is not None or
-                (self.live is not None and self.live.kind == "study")}
+        return {
+            "matches": self.library.matches(),
+            "live": self.live.kind if self.live is not None else None,
+            "study": self.study is not None
+            or (self.live is not None and self.live.kind == "study"),
+        }
 
     def match(self, match_id: str) -> dict:
         with self._lock:
@@ -106,7 +116,7 @@ def _handler(viewer: Viewer):
     class Handler(BaseHTTPRequestHandler):
         server_version = "ggp-viewer"
 
-        def log_message(self, *args):      # quiet: the terminal belongs to the match
+        def log_message(self, *args):  # quiet: the terminal belongs to the match
             pass
 
         def do_GET(self):
@@ -115,18 +125,18 @@ def _handler(viewer: Viewer):
                 if path in ("/", "/index.html"):
                     self._file(STATIC / "index.html")
                 elif path.startswith("/static/"):
-                    name = path[len("/static/"):]
+                    name = path[len("/static/") :]
                     if "/" in name or not (STATIC / name).is_file():
                         raise Damaged(f"no file {name}")
                     self._file(STATIC / name)
                 elif path == "/api/matches":
                     self._json(viewer.matches())
                 elif path.startswith("/api/match/"):
-                    self._json(viewer.match(path[len("/api/match/"):]))
+                    self._json(viewer.match(path[len("/api/match/") :]))
                 elif path == "/api/study":
                     self._json(viewer.study_document())
                 elif path.startswith("/api/plot/"):
-                    self._file(viewer.plot(path[len("/api/plot/"):]))
+                    self._file(viewer.plot(path[len("/api/plot/") :]))
                 elif path == "/api/events":
                     self._events()
                 else:
@@ -135,7 +145,7 @@ def _handler(viewer: Viewer):
                 self._json({"problem": str(exc)}, 404)
             except (BrokenPipeError, ConnectionResetError):
                 pass
-            except Exception as exc:    # noqa: BLE001 - one sentence to the page, never a trace
+            except Exception as exc:  # noqa: BLE001 - one sentence to the page, never a trace
                 self._json({"problem": f"{type(exc).__name__}: {exc}"}, 500)
 
         def _json(self, data, status=200):
@@ -184,6 +194,7 @@ def headless_chromium(size=(1200, 900)):
     (CI runs as root) and no background traffic (the machines have no network).
     Raises RuntimeError, saying what is missing, when it cannot start."""
     import shutil
+
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not (binary and driver):
@@ -195,9 +206,16 @@ def headless_chromium(size=(1200, 900)):
         raise RuntimeError("selenium is not installed: pip install -e '.[test]'") from None
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync",
-                 f"--window-size={size[0]},{size[1]}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--window-size={size[0]},{size[1]}",
+    ):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(driver), options=options)

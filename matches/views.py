@@ -18,6 +18,7 @@ game of games_gdl by that URL's game key, or else shown from its states
 alone, its board guessed from the facts.  A record that cannot be read is a
 :class:`Damaged` with one sentence saying why.
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,10 +33,9 @@ from pathlib import Path
 import gdl
 from gdl import to_kif
 from ggp import load_game
-from matches.board import Board, board_of
 from ggp.game import game_names
-
-from matches.records import MatchStore, state_facts_of, check_record, step_errors
+from matches.board import Board, board_of
+from matches.records import MatchStore, check_record, state_facts_of, step_errors
 from matches.study import match_lines, matches_path
 
 
@@ -44,6 +44,7 @@ class Damaged(ValueError):
 
 
 # --- reading records -----------------------------------------------------------------
+
 
 def read_record(path) -> dict:
     """A match record from a JSON file, checked for the keys the viewer reads."""
@@ -66,8 +67,10 @@ def checked(data, where: str) -> dict:
     if not data["states"]:
         raise Damaged(f"{where}: the record has no states")
     if len(data["states"]) not in (len(data["moves"]) + 1, len(data["moves"])):
-        raise Damaged(f"{where}: {len(data['states'])} states for {len(data['moves'])} "
-                      f"moves (one more state than moves expected)")
+        raise Damaged(
+            f"{where}: {len(data['states'])} states for {len(data['moves'])} "
+            f"moves (one more state than moves expected)"
+        )
     if len({len(joint) for joint in data["moves"]}) > 1:
         raise Damaged(f"{where}: the moves are not one list per step with a move per role")
     return data
@@ -79,13 +82,20 @@ def summary(data: dict, match_id: str | None = None, problem: str | None = None)
     names = data.get("playerNamesFromHost") or [None] * len(roles)
     goals = data.get("goalValues") or [None] * len(roles)
     faults = data.get("faults")
-    return {"id": match_id or data.get("matchId"), "game": game_name(data),
-            "roles": roles, "players": dict(zip(roles, names)),
-            "goals": {r: g for r, g in zip(roles, goals) if g is not None},
-            "steps": len(data["moves"]), "start": data.get("startTime"),
-            "faults": len(faults) if isinstance(faults, list) else
-            sum(1 for step in step_errors(data) for e in step if e),
-            "completed": data.get("isCompleted", True), "problem": problem}
+    return {
+        "id": match_id or data.get("matchId"),
+        "game": game_name(data),
+        "roles": roles,
+        "players": dict(zip(roles, names)),
+        "goals": {r: g for r, g in zip(roles, goals) if g is not None},
+        "steps": len(data["moves"]),
+        "start": data.get("startTime"),
+        "faults": len(faults)
+        if isinstance(faults, list)
+        else sum(1 for step in step_errors(data) for e in step if e),
+        "completed": data.get("isCompleted", True),
+        "problem": problem,
+    }
 
 
 def roles_of(data: dict, game=None) -> list:
@@ -114,17 +124,19 @@ def find_game(data: dict):
     if source:
         try:
             return load_game(source), None
-        except Exception as exc:      # noqa: BLE001 - any failure: shown without rules
+        except Exception as exc:  # noqa: BLE001 - any failure: shown without rules
             return None, f"the game could not be loaded ({exc}); shown from the record alone"
     name = game_name(data).lower()
     known = {n.lower(): n for n in game_names()}
     if name in known:
         return load_game(known[name]), None
-    return None, (f"the record names no game this viewer has ({game_name(data)}); "
-                  "shown from its states alone")
+    return None, (
+        f"the record names no game this viewer has ({game_name(data)}); shown from its states alone"
+    )
 
 
 # --- a match, step by step -------------------------------------------------------------
+
 
 def match_view(data: dict, game=None) -> dict:
     """The page's document of one match record (see the module docstring)."""
@@ -136,24 +148,34 @@ def match_view(data: dict, game=None) -> dict:
             notes.append(why)
     roles = roles_of(data, game)
     if game is not None and [r.lower() for r in roles] != [r.lower() for r in game.roles]:
-        notes.append(f"the record's roles {roles} are not the game's {list(game.roles)}; "
-                     "shown from its states alone")
+        notes.append(
+            f"the record's roles {roles} are not the game's {list(game.roles)}; "
+            "shown from its states alone"
+        )
         game, roles = None, roles_of(data)
     try:
         steps = _steps(data, roles, game)
     except _Astray as exc:
-        notes.append(f"{exc}: the record does not follow the rules of {game.name}; "
-                     "shown from its states alone")
+        notes.append(
+            f"{exc}: the record does not follow the rules of {game.name}; "
+            "shown from its states alone"
+        )
         roles = roles_of(data)
         steps = _steps(data, roles, None)
     goals = data.get("goalValues") or []
-    return {"id": data.get("matchId"), "game": game_name(data), "roles": roles,
-            "players": dict(zip(roles, data.get("playerNamesFromHost") or [None] * len(roles))),
-            "goals": {r: g for r, g in zip(roles, goals) if g is not None},
-            "gdl2": bool(game is not None and game.is_gdl2),
-            "faults": [f for f in data.get("faults") or [] if isinstance(f, dict)],
-            "start": data.get("startTime"), "completed": data.get("isCompleted", True),
-            "notes": notes, "steps": steps}
+    return {
+        "id": data.get("matchId"),
+        "game": game_name(data),
+        "roles": roles,
+        "players": dict(zip(roles, data.get("playerNamesFromHost") or [None] * len(roles))),
+        "goals": {r: g for r, g in zip(roles, goals) if g is not None},
+        "gdl2": bool(game is not None and game.is_gdl2),
+        "faults": [f for f in data.get("faults") or [] if isinstance(f, dict)],
+        "start": data.get("startTime"),
+        "completed": data.get("isCompleted", True),
+        "notes": notes,
+        "steps": steps,
+    }
 
 
 class _Astray(Exception):
@@ -168,10 +190,13 @@ def _steps(data: dict, roles: list, game) -> list:
     steps = []
     for k, text in enumerate(data["states"]):
         joint = moves[k - 1] if k else None
-        step = _step(roles, joint and [_kif(m) for m in joint],
-                     errors[k - 1] if k and k <= len(errors) else None,
-                     simulations[k - 1] if k and k <= len(simulations) else None,
-                     [_kif(f) for f in state_facts_of(text)])
+        step = _step(
+            roles,
+            joint and [_kif(m) for m in joint],
+            errors[k - 1] if k and k <= len(errors) else None,
+            simulations[k - 1] if k and k <= len(simulations) else None,
+            [_kif(f) for f in state_facts_of(text)],
+        )
         if tracker is not None:
             try:
                 tracker.advance(joint and [game.parse_move(m) for m in joint])
@@ -190,9 +215,12 @@ def _step(roles, joint, errors, simulations, facts) -> dict:
     """One step of a match's document: the joint move that led to it (KIF,
     role order; None at the start) with its fault codes and simulations per
     role, and the state's facts (KIF, sorted)."""
-    return {"moves": joint and dict(zip(roles, joint)), "errors": dict(zip(roles, errors or ())),
-            "simulations": dict(zip(roles, simulations or ())),
-            "facts": sorted(facts, key=str.lower)}
+    return {
+        "moves": joint and dict(zip(roles, joint)),
+        "errors": dict(zip(roles, errors or ())),
+        "simulations": dict(zip(roles, simulations or ())),
+        "facts": sorted(facts, key=str.lower),
+    }
 
 
 class Tracker:
@@ -217,9 +245,11 @@ class Tracker:
 
     def arrived(self, state, previous=None, joint=None) -> None:
         """At ``state``, reached from ``previous`` by ``joint`` (None at the start)."""
-        self.percepts = ({r: sorted(to_kif(p) for p in self.sm.percepts(previous, joint, r))
-                          for r in self.roles}
-                         if self.game.is_gdl2 and previous is not None else None)
+        self.percepts = (
+            {r: sorted(to_kif(p) for p in self.sm.percepts(previous, joint, r)) for r in self.roles}
+            if self.game.is_gdl2 and previous is not None
+            else None
+        )
         self.state, self.terms = state, self.sm.state_facts(state)
 
     def facts(self) -> list:
@@ -231,15 +261,19 @@ class Tracker:
         sm, state, facts = self.sm, self.state, self.terms
         terminal = sm.is_terminal(state)
         board = board_of(facts, self.game, sm)
-        return {"board": board and _board(board, facts),
-                "legal": {r: 0 if terminal else len(sm.legal_moves(state, r))
-                          for r in self.roles},
-                **({"percepts": self.percepts} if self.percepts is not None else {})}
+        return {
+            "board": board and _board(board, facts),
+            "legal": {r: 0 if terminal else len(sm.legal_moves(state, r)) for r in self.roles},
+            **({"percepts": self.percepts} if self.percepts is not None else {}),
+        }
 
 
 def _board(board: Board, facts) -> dict:
-    return {"columns": [str(c) for c in board.columns], "rows": [str(r) for r in board.rows],
-            "cells": board.grid(facts)}
+    return {
+        "columns": [str(c) for c in board.columns],
+        "rows": [str(r) for r in board.rows],
+        "cells": board.grid(facts),
+    }
 
 
 def _boards_from_record(steps: list) -> None:
@@ -265,6 +299,7 @@ def _kif(text: str) -> str:
 
 # --- where records come from -------------------------------------------------------------
 
+
 class Library:
     """The matches ``ggp view`` lists: a SQLite store (:class:`MatchStore`) and
     record files.  A file that cannot be read stays in the list with its
@@ -283,11 +318,21 @@ class Library:
         if self.db is not None:
             with MatchStore(self.db) as store:
                 for row in store.matches():
-                    rows.append({"id": row["match_id"], "game": row["game"],
-                                 "roles": row["roles"], "players": row["players"],
-                                 "goals": row["goals"], "steps": row["steps"],
-                                 "start": row["start_time"], "faults": row["faults"],
-                                 "study": row["study"], "completed": True, "problem": None})
+                    rows.append(
+                        {
+                            "id": row["match_id"],
+                            "game": row["game"],
+                            "roles": row["roles"],
+                            "players": row["players"],
+                            "goals": row["goals"],
+                            "steps": row["steps"],
+                            "start": row["start_time"],
+                            "faults": row["faults"],
+                            "study": row["study"],
+                            "completed": True,
+                            "problem": None,
+                        }
+                    )
         return rows
 
     def record(self, match_id: str) -> dict:
@@ -305,6 +350,7 @@ class Library:
 
 
 # --- a study's results ---------------------------------------------------------------
+
 
 def study_view(folder) -> dict:
     """A study's tables from its folder (``matches.jsonl.gz``, written by ``ggp
@@ -334,9 +380,14 @@ def _study_tables(path: Path, mtime_ns: int, size: int) -> dict:
     for n, line in enumerate(lines, 1):
         try:
             m = json.loads(line)
-            rows.append({"key": m["key"], "game": m["game"],
-                         "players": {role: label for label, role in m["roles"].items()},
-                         "goals": {m["roles"][label]: g for label, g in m["goals"].items()}})
+            rows.append(
+                {
+                    "key": m["key"],
+                    "game": m["game"],
+                    "players": {role: label for label, role in m["roles"].items()},
+                    "goals": {m["roles"][label]: g for label, g in m["goals"].items()},
+                }
+            )
         except (ValueError, KeyError, TypeError, AttributeError):
             raise Damaged(f"{path}, line {n}: not a match of a study") from None
     return study_document(path.parent.name, rows)
@@ -349,14 +400,22 @@ def plots_in(folder) -> list:
 
 def study_document(name: str, rows: list, plots=(), finished=None, total=None) -> dict:
     """The page's document of a study from its match rows (key, game, players, goals)."""
-    from matches.study import ranking, summary as scores
+    from matches.study import ranking
+    from matches.study import summary as scores
+
     labels = sorted({r["players"][role] for r in rows for role in r["goals"]})
-    return {"name": name, "table": scores(rows), "ranking": ranking(rows, labels) if rows else [],
-            "plots": list(plots), "finished": len(rows) if finished is None else finished,
-            "total": total}
+    return {
+        "name": name,
+        "table": scores(rows),
+        "ranking": ranking(rows, labels) if rows else [],
+        "plots": list(plots),
+        "finished": len(rows) if finished is None else finished,
+        "total": total,
+    }
 
 
 # --- live documents -----------------------------------------------------------------------
+
 
 class Live:
     """A document that changes while a match or a study runs; the viewer
@@ -370,8 +429,12 @@ class Live:
     def publish(self, document: dict) -> None:
         with self._changed:
             self.version += 1
-            self.document = {**document, "live": self.kind, "version": self.version,
-                             "time": time.time()}
+            self.document = {
+                **document,
+                "live": self.kind,
+                "version": self.version,
+                "time": time.time(),
+            }
             self._changed.notify_all()
 
     def wait(self, after: int, timeout: float) -> tuple:
@@ -391,7 +454,7 @@ class LiveMatch:
         self.steps, self.tracker, self.state = [], None, None
 
     def on_step(self, record, sm, state) -> None:
-        if self.tracker is None or self.tracker.sm is not sm:     # START, or a new reasoner
+        if self.tracker is None or self.tracker.sm is not sm:  # START, or a new reasoner
             if self.state is not None:
                 self.state = sm.state_from_facts(self.tracker.sm.state_facts(self.state))
             self.tracker = Tracker(self.game, record.roles, sm)
@@ -399,17 +462,35 @@ class LiveMatch:
         joint = record.moves[-1] if k else None
         self.tracker.arrived(state, self.state, joint)
         self.state = state
-        self.steps.append({
-            **_step(roles, joint and [to_kif(m) for m in joint],
-                    record.errors[-1] if k else None, record.simulations[-1] if k else None,
-                    self.tracker.facts()),
-            **self.tracker.seen()})
-        self.live.publish({
-            "id": record.match_id, "game": self.game.name, "roles": list(roles),
-            "players": dict(record.players), "goals": {}, "gdl2": self.game.is_gdl2,
-            "faults": list(record.faults), "start": round(record.start_time * 1000),
-            "completed": False, "notes": [], "steps": list(self.steps)})
+        self.steps.append(
+            {
+                **_step(
+                    roles,
+                    joint and [to_kif(m) for m in joint],
+                    record.errors[-1] if k else None,
+                    record.simulations[-1] if k else None,
+                    self.tracker.facts(),
+                ),
+                **self.tracker.seen(),
+            }
+        )
+        self.live.publish(
+            {
+                "id": record.match_id,
+                "game": self.game.name,
+                "roles": list(roles),
+                "players": dict(record.players),
+                "goals": {},
+                "gdl2": self.game.is_gdl2,
+                "faults": list(record.faults),
+                "start": round(record.start_time * 1000),
+                "completed": False,
+                "notes": [],
+                "steps": list(self.steps),
+            }
+        )
 
     def finish(self, record) -> None:
         from matches.records import to_ggp_json
+
         self.live.publish(match_view(to_ggp_json(record), self.game))

@@ -4,9 +4,18 @@
 >>> p.name
 'random'
 """
+
 from players.base import Observation, Player
 from players.registry import make, names, parse_spec, register
 from players.simple import LegalPlayer, RandomPlayer
 
-__all__ = ["Observation", "Player", "make", "names", "parse_spec", "register",
-           "LegalPlayer", "RandomPlayer"]
+__all__ = [
+    "Observation",
+    "Player",
+    "make",
+    "names",
+    "parse_spec",
+    "register",
+    "LegalPlayer",
+    "RandomPlayer",
+]

@@ -27,6 +27,7 @@ log line says each (logger ``players``).  A player whose moves must not
 depend on the machine's speed (a budget of simulations, or no search) waits
 for the build instead.
 """
+
 from __future__ import annotations
 
 import logging
@@ -38,7 +39,6 @@ from concurrent.futures import wait
 from dataclasses import dataclass
 
 from ggp.reasoners import names as reasoner_names
-
 from players.belief import Belief, Steps
 from players.params import Param, settings
 
@@ -80,8 +80,13 @@ class Observation:
 #: the server's own margin taken off (matches.server), so the two do not add
 #: up to most of a short clock.
 BUDGET = (
-    Param("simulations", int, None, "simulations a move (reproducible with seed); "
-          "default: think on the clock", low=1),
+    Param(
+        "simulations",
+        int,
+        None,
+        "simulations a move (reproducible with seed); default: think on the clock",
+        low=1,
+    ),
     Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0),
 )
 
@@ -113,8 +118,13 @@ class Player:
     #: The declared parameters (:mod:`players.params`); subclasses add theirs.
     params = (
         Param("seed", int, None, "random seed (default: a fresh one each match)", low=0),
-        Param("reasoner", str, "compiled", "the state machine the player reasons with",
-              choices=reasoner_names),
+        Param(
+            "reasoner",
+            str,
+            "compiled",
+            "the state machine the player reasons with",
+            choices=reasoner_names,
+        ),
     )
 
     def __init__(self, **values):
@@ -124,7 +134,7 @@ class Player:
             setattr(self, key, value)
         self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
-        self._building = None       # the compiled build to move to, while on the fallback
+        self._building = None  # the compiled build to move to, while on the fallback
         #: the distribution (move -> probability) the last move was drawn from,
         #: for a player that keeps one (players.imperfect.evaluation reads it); else None
         self.last_policy = None
@@ -154,8 +164,11 @@ class Player:
     @classmethod
     def describe(cls) -> dict:
         """The player as ``ggp players --json`` lists it."""
-        return {"name": cls.name, "description": _first_sentence(cls.__doc__ or ""),
-                "params": [p.describe() for p in cls.params]}
+        return {
+            "name": cls.name,
+            "description": _first_sentence(cls.__doc__ or ""),
+            "params": [p.describe() for p in cls.params],
+        }
 
     # --- protocol ----------------------------------------------------------
     def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
@@ -163,7 +176,7 @@ class Player:
         self.game, self.role = game, role
         self.play_clock = play_clock
         self.imperfect = game.is_gdl2
-        self.observations: list[Observation] = []     # what the role was told, in order
+        self.observations: list[Observation] = []  # what the role was told, in order
         self.sm = self._first_machine(deadline - BUILD_RESERVE * start_clock)
         self._follow(deadline)
         self.meta_game(deadline)
@@ -206,15 +219,19 @@ class Player:
         build = game.build()
         if self.waits_for_build:
             return game.state_machine()
-        if not build.done():            # the fallback's static relations can take a while too
+        if not build.done():  # the fallback's static relations can take a while too
             game.build(FALLBACK)
         if wait([build], max(0.0, until - time.monotonic())).done:
-            build.result()      # raises if it failed, or was cancelled (the match is over)
+            build.result()  # raises if it failed, or was cancelled (the match is over)
             return game.state_machine()
         self._building = build
-        log.log(logging.WARNING if self.log_reasoners else logging.DEBUG,
-                "%s: the compiled reasoner is still building; role %s searches on the "
-                "demand-driven reasoner meanwhile", game.name, self.role)
+        log.log(
+            logging.WARNING if self.log_reasoners else logging.DEBUG,
+            "%s: the compiled reasoner is still building; role %s searches on the "
+            "demand-driven reasoner meanwhile",
+            game.name,
+            self.role,
+        )
         return game.state_machine(FALLBACK)
 
     def _move_to_compiled(self, obs: Observation):
@@ -225,18 +242,27 @@ class Player:
         build failed (said once)."""
         build, self._building = self._building, None
         if build.exception() is not None:
-            log.warning("%s: the compiled reasoner's build failed (%s); role %s goes on with "
-                        "the %s reasoner", self.game.name, build.exception(), self.role,
-                        self.sm.name)
+            log.warning(
+                "%s: the compiled reasoner's build failed (%s); role %s goes on with "
+                "the %s reasoner",
+                self.game.name,
+                build.exception(),
+                self.role,
+                self.sm.name,
+            )
             return
         if build.result() != "compiled":
             return
         self.sm = self.game.state_machine()
         self._follow(obs.deadline)
         self.rebuild_search(obs.deadline)
-        log.log(logging.INFO if self.log_reasoners else logging.DEBUG,
-                "%s: the compiled reasoner is ready; role %s moved to it at turn %d",
-                self.game.name, self.role, obs.turn)
+        log.log(
+            logging.INFO if self.log_reasoners else logging.DEBUG,
+            "%s: the compiled reasoner is ready; role %s moved to it at turn %d",
+            self.game.name,
+            self.role,
+            obs.turn,
+        )
 
     def _follow(self, deadline: float):
         """Follow the game on ``self.sm``: Steps, the role's number, and its
@@ -259,8 +285,7 @@ class Player:
         if not self.imperfect:
             return self.sm.legal_moves(self.position(), self.role)
         ids = self.belief.legal(self._belief_budget(deadline)[0])
-        if offered is not None and \
-                set(ids) != {self.steps.move_id(self.me, m) for m in offered}:
+        if offered is not None and set(ids) != {self.steps.move_id(self.me, m) for m in offered}:
             return list(offered)
         return [self.steps.move(self.me, m) for m in ids]
 
@@ -290,17 +315,19 @@ class Player:
             return
         seen = steps.seen_ids(self.me, obs.percepts or frozenset())
         legal = None if obs.legal is None else [steps.move_id(self.me, m) for m in obs.legal]
-        self.belief.observe(steps.move_id(self.me, obs.own_move), seen, legal,
-                            deadline=deadline, hard=hard)
+        self.belief.observe(
+            steps.move_id(self.me, obs.own_move), seen, legal, deadline=deadline, hard=hard
+        )
 
 
 def _first_sentence(doc: str) -> str:
     """The first sentence of a docstring, on one line, its Sphinx roles
-    (:class:`players.learning.nfsp_player.NFSPPlayer`) written as plain names: a line of ``ggp players``."""
+    (:class:`players.learning.nfsp_player.NFSPPlayer`) written as plain
+    names: a line of ``ggp players``."""
     paragraph = " ".join(doc.strip().split("\n\n")[0].split())
     paragraph = re.sub(r":\w+:`~?([^`]+)`", r"\1", paragraph).replace("``", "")
     for end in re.finditer(r"\.(\s|$)", paragraph):
-        sentence = paragraph[:end.start() + 1]
+        sentence = paragraph[: end.start() + 1]
         if sentence.count("(") == sentence.count(")"):
             return sentence
     return paragraph

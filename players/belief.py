@@ -62,6 +62,7 @@ one exact state.
 compiled reasoner's move numbers and percept (``sees`` node) numbers, so a
 step of the search costs one kernel call.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -73,7 +74,6 @@ import warnings
 from typing import NamedTuple
 
 from ggp.statemachine import RuleError
-
 from players._sampling import extend_key
 
 log = logging.getLogger("players.belief")
@@ -147,8 +147,7 @@ class Steps:
             except RuleError as exc:
                 if not self._warned:
                     self._warned = True
-                    warnings.warn(f"{exc}; the search counts it 0", RuntimeWarning,
-                                  stacklevel=2)
+                    warnings.warn(f"{exc}; the search counts it 0", RuntimeWarning, stacklevel=2)
                 goals.append(0)
         return tuple(goals)
 
@@ -156,8 +155,11 @@ class Steps:
         joint = tuple(joint)
         if not self.imperfect:
             seen = (joint,) * len(self.roles)
-            nxt = self.kernel.next_state(state, joint) if self.compiled else \
-                self.sm.next_state(state, joint)
+            nxt = (
+                self.kernel.next_state(state, joint)
+                if self.compiled
+                else self.sm.next_state(state, joint)
+            )
             return nxt, seen
         if self.compiled:
             kernel = self.kernel
@@ -200,7 +202,7 @@ class Hypothesis:
             h = h.parent
         return joints[::-1]
 
-    def child(self, joint, state, seen: tuple, weight: float) -> "Hypothesis":
+    def child(self, joint, state, seen: tuple, weight: float) -> Hypothesis:
         """The successor by ``joint``: its ``state``, every role's key extended
         by its move and what it saw (``seen``, per role), and ``weight``."""
         keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(self.keys))
@@ -214,17 +216,24 @@ class Belief:
     (all repairs of that step together, or the search of a lost belief).
     ``consistent`` is False while the belief is lost."""
 
-    def __init__(self, steps: Steps, me: int, rng, limit: int = 4096, particles: int = 64,
-                 repair_steps: int = 50000):
+    def __init__(
+        self,
+        steps: Steps,
+        me: int,
+        rng,
+        limit: int = 4096,
+        particles: int = 64,
+        repair_steps: int = 50000,
+    ):
         self.steps, self.me, self.rng = steps, me, rng
         self.limit, self.particles, self.repair_steps = limit, particles, repair_steps
         root = Hypothesis(steps.sm.initial_state(), (ROOT_KEY,) * len(steps.roles))
         self.hypotheses = [root]
         self.exact = True
         self.record: list[Observed] = []
-        self.key = ROOT_KEY                 # the role's own information-state key
+        self.key = ROOT_KEY  # the role's own information-state key
         self.consistent = True
-        self._search: _Backtrack | None = None      # while lost: the search going on
+        self._search: _Backtrack | None = None  # while lost: the search going on
 
     # --- questions ----------------------------------------------------------------
     def sample(self) -> Hypothesis:
@@ -259,16 +268,24 @@ class Belief:
         self.key = extend_key(self.key, joint[self.me], seen[self.me])
         self.hypotheses = [h.child(joint, nxt, seen, 1.0)]
 
-    def observe(self, own, seen: tuple, legal=None, to_move: bool = True,
-                deadline: float = math.inf, hard: float = math.inf):
+    def observe(
+        self,
+        own,
+        seen: tuple,
+        legal=None,
+        to_move: bool = True,
+        deadline: float = math.inf,
+        hard: float = math.inf,
+    ):
         """GDL-II: the role played ``own`` and saw ``seen`` (numbers), and is
         now asked to move (``to_move``) with the legal moves ``legal`` (move
         numbers; None when not told).  Keep the consistent hypotheses, taking
         until ``deadline``, or until ``hard`` while none is found yet.  When
         none is left, the belief is lost (see the module docstring): it warns
         once and goes on with stand-ins, so that the role can still play."""
-        self.record.append(Observed(own, seen, to_move,
-                                    None if legal is None else frozenset(legal)))
+        self.record.append(
+            Observed(own, seen, to_move, None if legal is None else frozenset(legal))
+        )
         self.key = extend_key(self.key, own, seen)
         if not self.consistent:
             self._lost_step(deadline)
@@ -281,12 +298,17 @@ class Belief:
         if not self.hypotheses:
             self.consistent = False
             self._search = self._search or _Backtrack(self, previous[0])
-            log.warning("role %r: no history is consistent with what it saw at step %d; "
-                        "rebuilding its belief on later steps, meanwhile playing moves "
-                        "legal in its information state",
-                        self.steps.roles[self.me], len(self.record))
-            self._stand_ins(self.rng.choices(previous, weights=[h.weight for h in previous],
-                                             k=self.particles), deadline)
+            log.warning(
+                "role %r: no history is consistent with what it saw at step %d; "
+                "rebuilding its belief on later steps, meanwhile playing moves "
+                "legal in its information state",
+                self.steps.roles[self.me],
+                len(self.record),
+            )
+            self._stand_ins(
+                self.rng.choices(previous, weights=[h.weight for h in previous], k=self.particles),
+                deadline,
+            )
 
     def _exact_step(self, deadline, hard):
         out = []
@@ -298,7 +320,7 @@ class Belief:
                     self._to_particles(deadline, hard)
                     return
         total = sum(h.weight for h in out)
-        for h in out:                   # normalized, so long games do not underflow
+        for h in out:  # normalized, so long games do not underflow
             h.weight /= total
         self.hypotheses = out
 
@@ -320,15 +342,16 @@ class Belief:
         the first is looked for until ``hard``.  With none, the particles are
         repaired by backtracking."""
         step = len(self.record) - 1
-        weighed, weights = [], []   # per live particle: its consistent successors, weight
-        counted: dict = {}          # (state, keys) -> (successors, share), for copies
+        weighed, weights = [], []  # per live particle: its consistent successors, weight
+        counted: dict = {}  # (state, keys) -> (successors, share), for copies
         for h in self.hypotheses:
             if weighed and time.monotonic() > deadline:
                 break
             entry = counted.get((h.state, h.keys))
             if entry is None:
                 entry = counted[h.state, h.keys] = self._successors(
-                    h, step, deadline if weighed else hard)
+                    h, step, deadline if weighed else hard
+                )
             successors, share = entry
             if successors:
                 weighed.append(successors)
@@ -354,8 +377,10 @@ class Belief:
         spaced points on the cumulative weights."""
         cumulative = list(itertools.accumulate(weights))
         u, k, last = self.rng.random(), self.particles, len(items) - 1
-        return [items[min(bisect.bisect_right(cumulative, (u + j) * cumulative[-1] / k), last)]
-                for j in range(k)]
+        return [
+            items[min(bisect.bisect_right(cumulative, (u + j) * cumulative[-1] / k), last)]
+            for j in range(k)
+        ]
 
     def _successors(self, h: Hypothesis, step: int, deadline) -> tuple:
         """The consistent successors of ``h`` found by trying its joint moves
@@ -398,8 +423,7 @@ class Belief:
         self._stand_ins(self.hypotheses, deadline)
         search, budget = self._search, [self.repair_steps]
         found = []
-        while len(found) < self.particles and budget[0] > 0 and \
-                time.monotonic() <= deadline:
+        while len(found) < self.particles and budget[0] > 0 and time.monotonic() <= deadline:
             h = search.run(budget, deadline)
             if h is None:
                 break
@@ -410,8 +434,9 @@ class Belief:
             for h in found:
                 h.weight = 1.0 / len(found)
             self.hypotheses = found
-            log.info("role %r: belief rebuilt at step %d", self.steps.roles[self.me],
-                     len(self.record))
+            log.info(
+                "role %r: belief rebuilt at step %d", self.steps.roles[self.me], len(self.record)
+            )
 
     def _stand_ins(self, hypotheses, deadline):
         """The hypotheses moved on blindly (:meth:`_blind_child`); past the
@@ -426,11 +451,12 @@ class Belief:
                 moved.append(child)
         self.hypotheses = moved or [
             Hypothesis(h.state, self._own_key(h.keys), h.parent, h.weight, h.joint)
-            for h in hypotheses]
+            for h in hypotheses
+        ]
 
     def _own_key(self, keys: tuple) -> tuple:
         """``keys`` with the role's own key in its place."""
-        return keys[:self.me] + (self.key,) + keys[self.me + 1:]
+        return keys[: self.me] + (self.key,) + keys[self.me + 1 :]
 
     def _blind_child(self, h: Hypothesis, deadline) -> Hypothesis | None:
         """A successor of ``h`` by the role's own last move (any move of its
@@ -441,8 +467,10 @@ class Belief:
         legal = self.steps.legal(h.state)
         if legal is None:
             return None
-        options = [[obs.own] if r == self.me and obs.own in moves else list(moves)
-                   for r, moves in enumerate(legal)]
+        options = [
+            [obs.own] if r == self.me and obs.own in moves else list(moves)
+            for r, moves in enumerate(legal)
+        ]
         for joint in self._joints(options, shuffle=True):
             nxt, seens = self.steps.next_seen(h.state, joint)
             if self._fits(nxt, obs):
@@ -460,8 +488,7 @@ class Belief:
         if not obs.to_move:
             return True
         legal = self.steps.legal(state)
-        return legal is not None and (obs.legal is None or
-                                      frozenset(legal[self.me]) == obs.legal)
+        return legal is not None and (obs.legal is None or frozenset(legal[self.me]) == obs.legal)
 
     def _children(self, h: Hypothesis, step: int, shuffle: bool):
         """For each joint move tried from ``h`` (all of them, in random order
@@ -494,7 +521,7 @@ class Belief:
             self.rng.shuffle(joints)
             yield from joints
             return
-        for _ in range(MAX_JOINTS):     # too many to list: sample with replacement
+        for _ in range(MAX_JOINTS):  # too many to list: sample with replacement
             yield tuple(self.rng.choice(o) for o in options)
 
 

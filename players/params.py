@@ -22,6 +22,7 @@ Traceback (most recent call last):
 ...
 ValueError: c=abc: expected a number >= 0
 """
+
 from __future__ import annotations
 
 import math
@@ -86,8 +87,10 @@ class Param:
         if converted is None or not self._in_range(converted):
             raise ValueError(f"{self.name}={_shown(value)}: expected {self.accepts()}")
         if self.kind is int and self.high is None and converted > INT_MAX:
-            raise ValueError(f"{self.name}={_shown(value)}: expected {self.accepts()} and at "
-                             f"most {INT_MAX:,} (a 64-bit integer, as the C code holds it)")
+            raise ValueError(
+                f"{self.name}={_shown(value)}: expected {self.accepts()} and at "
+                f"most {INT_MAX:,} (a 64-bit integer, as the C code holds it)"
+            )
         return converted
 
     def _typed(self, value):
@@ -107,8 +110,7 @@ class Param:
                 return None
         if self.kind is int:
             return value if isinstance(value, int) else None
-        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) \
-            else None
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
     def _in_range(self, value) -> bool:
         if self.options:
@@ -121,8 +123,13 @@ class Param:
 
     def describe(self) -> dict:
         """The parameter as ``ggp players --json`` lists it."""
-        out = {"name": self.name, "type": _KINDS[self.kind], "default": self.default,
-               "accepts": self.accepts(), "help": self.help}
+        out = {
+            "name": self.name,
+            "type": _KINDS[self.kind],
+            "default": self.default,
+            "accepts": self.accepts(),
+            "help": self.help,
+        }
         if self.options:
             out["choices"] = list(self.options)
         if self.low is not None:
@@ -139,11 +146,15 @@ def settings(params, values: dict) -> dict:
     declared = {p.name: p for p in params}
     unknown = sorted(set(values) - set(declared))
     if unknown:
-        raise ValueError(f"unknown parameter{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(map(_shown, unknown))}; known: "
-                         f"{', '.join(sorted(declared))}")
-    return {name: p.convert(values[name]) if name in values else p.default
-            for name, p in declared.items()}
+        raise ValueError(
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(_shown, unknown))}; known: "
+            f"{', '.join(sorted(declared))}"
+        )
+    return {
+        name: p.convert(values[name]) if name in values else p.default
+        for name, p in declared.items()
+    }
 
 
 def extend(params: tuple, *more: Param) -> tuple:

@@ -19,6 +19,7 @@ outside this repository adds a player by declaring one::
 (the entry point's name is the player's; its object is a ``Player`` subclass,
 or a module whose import registers its players).  Nothing lists the players.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -26,7 +27,6 @@ import pkgutil
 from importlib.metadata import entry_points
 
 from ggp.specs import parse_spec
-
 from players.base import Player
 
 #: The entry-point group through which other packages add players.
@@ -40,11 +40,13 @@ def register(cls: type | None = None, name: str | None = None):
     """Make a Player class available to :func:`make` under ``name`` (default
     its ``name``); usable as ``@register`` or ``register(cls, name)``.
     Returns the class."""
+
     def add(cls: type) -> type:
         if not (isinstance(cls, type) and issubclass(cls, Player)):
             raise TypeError(f"{cls!r} is not a Player class")
         _REGISTRY[name or cls.name] = cls
         return cls
+
     return add if cls is None else add(cls)
 
 
@@ -55,15 +57,18 @@ def _discover() -> None:
         return
     _found = True
     import players
+
     for module in pkgutil.walk_packages(players.__path__, "players."):
         if not module.name.rpartition(".")[2].startswith("_"):
             importlib.import_module(module.name)
     for point in entry_points(group=ENTRY_POINTS):
         try:
             loaded = point.load()
-        except Exception as exc:                # a broken plug-in is one line, not a crash
-            raise ValueError(f"the {ENTRY_POINTS} entry point {point.name!r} "
-                             f"({point.value}) could not be loaded: {exc}") from None
+        except Exception as exc:  # a broken plug-in is one line, not a crash
+            raise ValueError(
+                f"the {ENTRY_POINTS} entry point {point.name!r} "
+                f"({point.value}) could not be loaded: {exc}"
+            ) from None
         if isinstance(loaded, type):
             register(loaded, point.name)
 

@@ -1,4 +1,5 @@
 """Players that need no search: ``random`` and ``legal``."""
+
 from __future__ import annotations
 
 from players.base import Player

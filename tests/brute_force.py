@@ -19,6 +19,7 @@ tree, and the longest path in plies.
 
 Run ``python tests/brute_force.py [game] [depth]`` to print the counts.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -59,8 +60,12 @@ def count(game, depth: int | None = None) -> dict:
         nodes, terminals, longest = walk(game.initial(), depth)
     finally:
         sys.setrecursionlimit(old)
-    return {"nodes": nodes, "terminals": terminals, "distinct_states": len(seen),
-            "max_depth": longest}
+    return {
+        "nodes": nodes,
+        "terminals": terminals,
+        "distinct_states": len(seen),
+        "max_depth": longest,
+    }
 
 
 def _turn_moves(roles, mover, moves):
@@ -73,6 +78,7 @@ def _mover_move(joint, mover):
 
 
 # --- m,n,k games: tic-tac-toe and its three-player variant ------------------------
+
 
 class MarkGame:
     """Players in turn put their mark on an empty square of a rows x cols board;
@@ -110,8 +116,11 @@ class MarkGame:
 
     def legal(self, state):
         board, mover = state
-        moves = [("mark", str(i // self.cols + 1), str(i % self.cols + 1))
-                 for i, x in enumerate(board) if x is None]
+        moves = [
+            ("mark", str(i // self.cols + 1), str(i % self.cols + 1))
+            for i, x in enumerate(board)
+            if x is None
+        ]
         return _turn_moves(self.roles, mover, moves)
 
     def next(self, state, joint):
@@ -119,7 +128,7 @@ class MarkGame:
         _, r, c = joint[mover]
         i = (int(r) - 1) * self.cols + int(c) - 1
         assert board[i] is None
-        board = board[:i] + (mover,) + board[i + 1:]
+        board = board[:i] + (mover,) + board[i + 1 :]
         return (board, (mover + 1) % len(self.roles))
 
     def goals(self, state):
@@ -138,6 +147,7 @@ def tictactoe3p():
 
 
 # --- Connect Four ---------------------------------------------------------------------
+
 
 class ConnectFour:
     """7 columns x 6 rows; a disc dropped into a column falls to its lowest free
@@ -170,8 +180,7 @@ class ConnectFour:
         return None
 
     def terminal(self, state):
-        return (self.winner(state) is not None
-                or all(len(col) == self.ROWS for col in state[0]))
+        return self.winner(state) is not None or all(len(col) == self.ROWS for col in state[0])
 
     def legal(self, state):
         cols, mover = state
@@ -182,7 +191,7 @@ class ConnectFour:
         cols, mover = state
         c = int(joint[mover][1]) - 1
         assert len(cols[c]) < self.ROWS
-        cols = cols[:c] + (cols[c] + (mover,),) + cols[c + 1:]
+        cols = cols[:c] + (cols[c] + (mover,),) + cols[c + 1 :]
         return (cols, 1 - mover)
 
     def goals(self, state):
@@ -193,6 +202,7 @@ class ConnectFour:
 
 
 # --- Breakthrough ---------------------------------------------------------------------
+
 
 class Breakthrough:
     """n x n board; white (index 0) starts on ranks 1-2 and moves up, black on
@@ -267,6 +277,7 @@ def breakthroughsmall():
 
 # --- Nim --------------------------------------------------------------------------------
 
+
 class Nim:
     """Heaps a, b, c, d of 1, 3, 5, 7; take one or more from one heap; whoever
     takes the last object wins.  State: (heap sizes, mover)."""
@@ -285,8 +296,11 @@ class Nim:
 
     def legal(self, state):
         heaps, mover = state
-        moves = [("take", self.NAMES[h], str(k))
-                 for h, size in enumerate(heaps) for k in range(1, size + 1)]
+        moves = [
+            ("take", self.NAMES[h], str(k))
+            for h, size in enumerate(heaps)
+            for k in range(1, size + 1)
+        ]
         return _turn_moves(self.roles, mover, moves)
 
     def next(self, state, joint):
@@ -294,7 +308,7 @@ class Nim:
         _, name, k = joint[mover]
         h = self.NAMES.index(name)
         assert 1 <= int(k) <= heaps[h]
-        heaps = heaps[:h] + (heaps[h] - int(k),) + heaps[h + 1:]
+        heaps = heaps[:h] + (heaps[h] - int(k),) + heaps[h + 1 :]
         return (heaps, 1 - mover)
 
     def goals(self, state):
@@ -304,6 +318,7 @@ class Nim:
 
 
 # --- Repeated rock-paper-scissors ------------------------------------------------------
+
 
 class RockPaperScissors:
     """Three simultaneous rounds; a round's winner scores a point; more points
@@ -339,6 +354,7 @@ class RockPaperScissors:
 
 # --- Lights Out ------------------------------------------------------------------------
 
+
 class LightsOut:
     """3x3 lamps; pressing one switches it and its orthogonal neighbours; solved
     when all are dark; at most 6 presses.  Start: all lit but (2,2) and (3,3).
@@ -361,8 +377,11 @@ class LightsOut:
         lit, steps = state
         _, r, c = joint[0]
         r, c = int(r), int(c)
-        switched = {(r + dr, c + dc) for dr, dc in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
-                    if 1 <= r + dr <= 3 and 1 <= c + dc <= 3}
+        switched = {
+            (r + dr, c + dc)
+            for dr, dc in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
+            if 1 <= r + dr <= 3 and 1 <= c + dc <= 3
+        }
         return (lit ^ frozenset(switched), steps + 1)
 
     def goals(self, state):
@@ -387,6 +406,7 @@ def make(name):
 
 # --- GDL-II games: Leduc hold'em, imperfect-information Goofspiel, phantom tic-tac-toe ---
 
+
 class Kuhn:
     """Kuhn poker: three cards (jack < queen < king), ante 1, the random role
     deals first's card then second's; first checks or bets 1; after a check
@@ -395,11 +415,15 @@ class Kuhn:
     State: (cards dealt in order, betting actions in order)."""
 
     roles = ("first", "second", "random")
-    CARDS = ("jack", "king", "queen")           # the order GDL sorts them in
+    CARDS = ("jack", "king", "queen")  # the order GDL sorts them in
     RANK = {"jack": 0, "queen": 1, "king": 2}
     # betting actions so far -> (player to act, options); missing: terminal
-    TURNS = {(): (0, ("bet", "check")), ("check",): (1, ("bet", "check")),
-             ("bet",): (1, ("call", "fold")), ("check", "bet"): (0, ("call", "fold"))}
+    TURNS = {
+        (): (0, ("bet", "check")),
+        ("check",): (1, ("bet", "check")),
+        ("bet",): (1, ("call", "fold")),
+        ("check", "bet"): (0, ("call", "fold")),
+    }
 
     def initial(self):
         return ((), ())
@@ -411,8 +435,7 @@ class Kuhn:
         cards, actions = state
         if len(cards) < 2:
             player = ("first", "second")[len(cards)]
-            return (["noop"], ["noop"],
-                    [("deal", player, c) for c in self.CARDS if c not in cards])
+            return (["noop"], ["noop"], [("deal", player, c) for c in self.CARDS if c not in cards])
         who, options = self.TURNS[actions]
         out = [["noop"], ["noop"], ["noop"]]
         out[who] = list(options)
@@ -429,7 +452,7 @@ class Kuhn:
         """First's winnings in chips at a terminal state."""
         cards, actions = state
         if actions[-1] == "fold":
-            return 1 if len(actions) == 2 else -1       # second folded / first folded
+            return 1 if len(actions) == 2 else -1  # second folded / first folded
         stake = 2 if "bet" in actions else 1
         return stake if self.RANK[cards[0]] > self.RANK[cards[1]] else -stake
 
@@ -555,7 +578,7 @@ class ImperfectGoofspiel:
     def next(self, state, joint):
         a, b, lead = state
         x, y = int(joint[0][1]), int(joint[1][1])
-        prize = len(a)            # prizes fall from N as the hands shrink
+        prize = len(a)  # prizes fall from N as the hands shrink
         lead += prize if x > y else -prize if y > x else 0
         return (a - {x}, b - {y}, lead)
 
@@ -574,8 +597,7 @@ class PhantomTicTacToe:
 
     roles = ("xplayer", "oplayer")
     MARKS = "xo"
-    LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8),
-             (0, 4, 8), (2, 4, 6)]
+    LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
     def initial(self):
         return ("." * 9, frozenset(), frozenset(), 0)
@@ -591,8 +613,11 @@ class PhantomTicTacToe:
         board, found_x, found_o, mover = state
         found = (found_x, found_o)[mover]
         mine = self.MARKS[mover]
-        squares = [("mark", str(i // 3 + 1), str(i % 3 + 1)) for i in range(9)
-                   if board[i] != mine and i not in found]
+        squares = [
+            ("mark", str(i // 3 + 1), str(i % 3 + 1))
+            for i in range(9)
+            if board[i] != mine and i not in found
+        ]
         return _turn_moves(self.roles, mover, squares)
 
     def next(self, state, joint):
@@ -600,7 +625,7 @@ class PhantomTicTacToe:
         _, r, c = joint[mover]
         i = (int(r) - 1) * 3 + int(c) - 1
         if board[i] == ".":
-            board = board[:i] + self.MARKS[mover] + board[i + 1:]
+            board = board[:i] + self.MARKS[mover] + board[i + 1 :]
             return (board, found_x, found_o, 1 - mover)
         if mover == 0:
             return (board, found_x | {i}, found_o, mover)
@@ -635,10 +660,11 @@ class LiarsDice:
         dice, bids, _ = state
         if len(dice) < 2:
             return (["noop"], ["noop"], [("roll", str(f)) for f in range(1, 7)])
-        higher = self.BIDS[self.BIDS.index(bids[-1]) + 1:] if bids else self.BIDS
+        higher = self.BIDS[self.BIDS.index(bids[-1]) + 1 :] if bids else self.BIDS
         out = [["noop"], ["noop"], ["noop"]]
-        out[len(bids) % 2] = [("bid", str(q), str(f)) for q, f in higher] + \
-            (["call"] if bids else [])
+        out[len(bids) % 2] = [("bid", str(q), str(f)) for q, f in higher] + (
+            ["call"] if bids else []
+        )
         return tuple(out)
 
     def next(self, state, joint):
@@ -684,16 +710,18 @@ class BiasedRPS:
         return (50 + 25 * points, 50 - 25 * points)
 
 
-GAMES.update({
-    "kuhn": Kuhn,
-    "liarsdice": LiarsDice,
-    "brps": BiasedRPS,
-    "leduc": Leduc,
-    "iigs4": lambda: ImperfectGoofspiel(4),
-    "iigs5": lambda: ImperfectGoofspiel(5),
-    "iigs13": lambda: ImperfectGoofspiel(13),
-    "phantomttt": PhantomTicTacToe,
-})
+GAMES.update(
+    {
+        "kuhn": Kuhn,
+        "liarsdice": LiarsDice,
+        "brps": BiasedRPS,
+        "leduc": Leduc,
+        "iigs4": lambda: ImperfectGoofspiel(4),
+        "iigs5": lambda: ImperfectGoofspiel(5),
+        "iigs13": lambda: ImperfectGoofspiel(13),
+        "phantomttt": PhantomTicTacToe,
+    }
+)
 
 
 if __name__ == "__main__":

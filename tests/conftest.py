@@ -1,5 +1,6 @@
 """Shared fixtures: where the public test games are (../shared/games), and a
 compiled build held back for as long as a test likes."""
+
 import os
 import threading
 from pathlib import Path
@@ -10,8 +11,9 @@ import pytest
 #: imported (and put on the path) by the doctest collection.
 collect_ignore = ["data"]
 
-SHARED = Path(os.environ.get("GGP_SHARED_GAMES",
-                             Path(__file__).resolve().parents[2] / "shared" / "games"))
+SHARED = Path(
+    os.environ.get("GGP_SHARED_GAMES", Path(__file__).resolve().parents[2] / "shared" / "games")
+)
 
 
 def shared_games(*folders):
@@ -28,6 +30,7 @@ def strict_search(monkeypatch):
     """A search that does not find its own node raises in the tests
     (players.imperfect.search.STRICT) instead of warning and playing at random."""
     import players.imperfect.search
+
     monkeypatch.setattr(players.imperfect.search, "STRICT", True)
 
 
@@ -36,6 +39,7 @@ def kuhn():
     """Kuhn poker's extensive form (games_gdl/kuhn.kif)."""
     from ggp import load_game
     from ggp.solvers.efg import build_tree
+
     return build_tree(load_game("kuhn"))
 
 
@@ -44,6 +48,7 @@ def leduc():
     """Leduc hold'em's extensive form (games_gdl/leduc.kif)."""
     from ggp import load_game
     from ggp.solvers.efg import build_tree
+
     return build_tree(load_game("leduc"))
 
 
@@ -54,6 +59,7 @@ def held_build(monkeypatch):
     returned (or the test ends): a build slower than any start clock, on any
     machine."""
     import ggp.reasoners.compiled
+
     release = threading.Event()
 
     class Held(ggp.reasoners.compiled.CompiledMachine):

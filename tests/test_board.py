@@ -1,13 +1,14 @@
 """The board printer (matches/board.py): the whole grid of a game, with coordinates,
 found in the game's base propositions."""
+
 import time
 
 import pytest
-
 from conftest import SHARED, needs_shared
+
 from ggp import load_game
-from matches.board import Board, render
 from ggp.reasoners.domains import base_and_input
+from matches.board import Board, render
 
 
 def play(game, *joints, reasoner="compiled"):
@@ -43,6 +44,7 @@ CONNECTFOUR_EMPTY = """\
 
 # --- our games ---------------------------------------------------------------------
 
+
 def test_tictactoe_initial_board_is_three_by_three_dots():
     game = load_game("tictactoe")
     assert board_of(game).render(play(game)) == TICTACTOE_EMPTY
@@ -52,17 +54,22 @@ def test_tictactoe_mark_lands_in_its_cell():
     game = load_game("tictactoe")
     board = board_of(game)
     # (mark 2 3): column 2, row 3 (the first coordinate is the column)
-    assert board.render(play(game, (("mark", "2", "3"), "noop"))) == """\
+    assert (
+        board.render(play(game, (("mark", "2", "3"), "noop")))
+        == """\
 3 . x .
 2 . . .
 1 . . .
   1 2 3"""
-    assert board.render(play(game, (("mark", "1", "1"), "noop"),
-                             ("noop", ("mark", "3", "1")))) == """\
+    )
+    assert (
+        board.render(play(game, (("mark", "1", "1"), "noop"), ("noop", ("mark", "3", "1"))))
+        == """\
 3 . . .
 2 . . .
 1 x . o
   1 2 3"""
+    )
 
 
 def test_connectfour_initial_board_is_seven_by_six():
@@ -75,7 +82,9 @@ def test_connectfour_initial_board_is_seven_by_six():
 def test_connectfour_drop_falls_to_the_bottom_of_its_column():
     game = load_game("connectfour")
     board = board_of(game)
-    assert board.render(play(game, (("drop", "3"), "noop"))) == """\
+    assert (
+        board.render(play(game, (("drop", "3"), "noop")))
+        == """\
 6 . . . . . . .
 5 . . . . . . .
 4 . . . . . . .
@@ -83,8 +92,12 @@ def test_connectfour_drop_falls_to_the_bottom_of_its_column():
 2 . . . . . . .
 1 . . r . . . .
   1 2 3 4 5 6 7"""
-    assert board.render(play(game, (("drop", "3"), "noop"), ("noop", ("drop", "3")),
-                             (("drop", "7"), "noop"))) == """\
+    )
+    assert (
+        board.render(
+            play(game, (("drop", "3"), "noop"), ("noop", ("drop", "3")), (("drop", "7"), "noop"))
+        )
+        == """\
 6 . . . . . . .
 5 . . . . . . .
 4 . . . . . . .
@@ -92,11 +105,14 @@ def test_connectfour_drop_falls_to_the_bottom_of_its_column():
 2 . . b . . . .
 1 . . r . . . r
   1 2 3 4 5 6 7"""
+    )
 
 
 def test_breakthrough_initial_board():
     game = load_game("breakthrough")
-    assert board_of(game).render(play(game)) == """\
+    assert (
+        board_of(game).render(play(game))
+        == """\
 8 b b b b b b b b
 7 b b b b b b b b
 6 . . . . . . . .
@@ -106,19 +122,25 @@ def test_breakthrough_initial_board():
 2 w w w w w w w w
 1 w w w w w w w w
   1 2 3 4 5 6 7 8"""
+    )
 
 
 def test_tictactoe3p_board_is_four_by_four():
     game = load_game("tictactoe3p")
     board = board_of(game)
-    assert board.render(play(game)) == """\
+    assert (
+        board.render(play(game))
+        == """\
 4 . . . .
 3 . . . .
 2 . . . .
 1 . . . .
   1 2 3 4"""
-    assert board.render(play(game, (("mark", "1", "1"), "noop", "noop"))).splitlines()[3] \
+    )
+    assert (
+        board.render(play(game, (("mark", "1", "1"), "noop", "noop"))).splitlines()[3]
         == "1 r . . ."
+    )
 
 
 def test_lightsout_occupancy_grid():
@@ -156,8 +178,9 @@ def test_compiled_machine_gives_the_same_board(name):
     assert with_sm.render(facts) == without.render(facts)
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthrough", "tictactoe3p",
-                                  "lightsout", "nim", "kuhn"])
+@pytest.mark.parametrize(
+    "name", ["tictactoe", "connectfour", "breakthrough", "tictactoe3p", "lightsout", "nim", "kuhn"]
+)
 def test_domain_is_fast_on_our_games(name):
     game = load_game(name)
     start = time.perf_counter()
@@ -167,70 +190,99 @@ def test_domain_is_fast_on_our_games(name):
 
 # --- render(): the callers' entry point --------------------------------------------
 
+
 def test_render_with_game_draws_the_whole_board():
     game = load_game("connectfour")
     sm = game.state_machine()
     assert render(play(game), game, sm) == CONNECTFOUR_EMPTY
-    assert render(play(game), game) == CONNECTFOUR_EMPTY     # kept for the game
+    assert render(play(game), game) == CONNECTFOUR_EMPTY  # kept for the game
 
 
 def test_render_without_game_guesses_from_the_state():
     game = load_game("connectfour")
-    assert render(play(game)) is None           # no disc yet: nothing to guess from
-    assert render(play(game, (("drop", "3"), "noop"), ("noop", ("drop", "3")),
-                       (("drop", "5"), "noop"))) == """\
+    assert render(play(game)) is None  # no disc yet: nothing to guess from
+    assert (
+        render(
+            play(game, (("drop", "3"), "noop"), ("noop", ("drop", "3")), (("drop", "5"), "noop"))
+        )
+        == """\
 2 b . .
 1 r . r
   3 4 5"""
+    )
     tictactoe = load_game("tictactoe")
-    assert render(play(tictactoe)) == TICTACTOE_EMPTY      # it writes its empty cells
+    assert render(play(tictactoe)) == TICTACTOE_EMPTY  # it writes its empty cells
     assert render(play(load_game("nim"))) is None
 
 
 # --- shapes and symbols -------------------------------------------------------------
 
+
 def test_letters_numbers_and_symbols():
-    base = [("cell", f, r, c) for f in "abc" for r in "12" for c in ("b", "blackKing",
-                                                                     "blackKnight", "wp")]
+    base = [
+        ("cell", f, r, c)
+        for f in "abc"
+        for r in "12"
+        for c in ("b", "blackKing", "blackKnight", "wp")
+    ]
     board = Board.from_base(base + [("control", "white")])
     # word by word, the shortest prefixes that keep the words in that place apart
-    assert board.symbols == {("b",): ".", ("blackKing",): "bki", ("blackKnight",): "bkn",
-                             ("wp",): "w"}
-    assert board.render({("cell", "a", "2", "blackKing"), ("cell", "c", "1", "wp"),
-                         ("cell", "b", "1", "b")}) == """\
+    assert board.symbols == {
+        ("b",): ".",
+        ("blackKing",): "bki",
+        ("blackKnight",): "bkn",
+        ("wp",): "w",
+    }
+    assert (
+        board.render(
+            {("cell", "a", "2", "blackKing"), ("cell", "c", "1", "wp"), ("cell", "b", "1", "b")}
+        )
+        == """\
 2 bki   .   .
 1   .   .   w
     a   b   c"""
+    )
 
 
 def test_letter_rows_a_on_top_and_prefixed_numbers_highest_on_top():
     letters = Board.from_base([("cell", x, y, "x") for x in "ab" for y in "ab"])
     assert letters.rows == ("a", "b")
-    prefixed = Board.from_base([("cell", f"c{x}", f"r{y}", "x")
-                                for x in range(1, 11) for y in range(1, 4)])
+    prefixed = Board.from_base(
+        [("cell", f"c{x}", f"r{y}", "x") for x in range(1, 11) for y in range(1, 4)]
+    )
     assert prefixed.columns[-1] == "c10" and prefixed.rows == ("r3", "r2", "r1")
 
 
 def test_irregular_board_leaves_missing_cells_blank():
-    base = [("cell", x, y, c) for x in "123" for y in "123" for c in ("b", "x")
-            if (x, y) != ("3", "3")]
-    assert Board.from_base(base).render({("cell", "1", "1", "x")}) == """\
+    base = [
+        ("cell", x, y, c) for x in "123" for y in "123" for c in ("b", "x") if (x, y) != ("3", "3")
+    ]
+    assert (
+        Board.from_base(base).render({("cell", "1", "1", "x")})
+        == """\
 3 . .
 2 . . .
 1 x . .
   1 2 3"""
+    )
 
 
 def test_content_first_relation():
-    base = ([("location", who, x, y) for who in ("pacman", "pellet", "blinky")
-             for x in "123" for y in "12"])
+    base = [
+        ("location", who, x, y)
+        for who in ("pacman", "pellet", "blinky")
+        for x in "123"
+        for y in "12"
+    ]
     board = Board.from_base(base)
     assert board.at == (2, 3)
-    assert board.render({("location", "pacman", "1", "1"),
-                         ("location", "pellet", "2", "2")}) == """\
+    assert (
+        board.render({("location", "pacman", "1", "1"), ("location", "pellet", "2", "2")})
+        == """\
 2  . pe  .
 1 pa  .  .
    1  2  3"""
+    )
 
 
 def test_the_relation_with_most_cells_wins_and_edges_are_not_boards():
@@ -241,7 +293,7 @@ def test_the_relation_with_most_cells_wins_and_edges_are_not_boards():
     assert Board.from_base(boxes + lines).relation == "box"
     cells = [("cell", x, y, c) for x in "123" for y in "123" for c in "xob"]
     assert Board.from_base(boxes + cells).relation == "cell"
-    marks = [("mark", x, y) for x in "123" for y in "123"]     # as many cells, fewer facts
+    marks = [("mark", x, y) for x in "123" for y in "123"]  # as many cells, fewer facts
     assert Board.from_base(marks + cells).relation == "cell"
 
 
@@ -256,11 +308,14 @@ def test_coordinates_first_beats_contents_first_on_the_same_cells():
 
 def test_too_large_or_too_small_axes_are_not_grids():
     assert Board.from_base([("cell", str(x), "1", "x") for x in range(1, 10)]) is None
-    assert Board.from_base([("cell", str(x), str(y), "x")
-                            for x in range(1, 32) for y in range(1, 3)]) is None
+    assert (
+        Board.from_base([("cell", str(x), str(y), "x") for x in range(1, 32) for y in range(1, 3)])
+        is None
+    )
 
 
 # --- public games --------------------------------------------------------------------
+
 
 def public(name):
     return load_game(SHARED / "gdl1" / f"{name}.kif")
@@ -271,7 +326,8 @@ def test_public_connectfour_is_eight_by_six():
     game = public("connectFour")
     board = board_of(game)
     assert board.render(play(game)) == "\n".join(
-        [f"{r} . . . . . . . ." for r in range(6, 0, -1)] + ["  1 2 3 4 5 6 7 8"])
+        [f"{r} . . . . . . . ." for r in range(6, 0, -1)] + ["  1 2 3 4 5 6 7 8"]
+    )
     after = board.render(play(game, (("drop", "5"), "noop"))).splitlines()
     assert after[5] == "1 . . . . r . . ."
 
@@ -281,16 +337,23 @@ def test_public_tictactoe():
     game = public("ticTacToe")
     board = board_of(game)
     assert board.render(play(game)) == TICTACTOE_EMPTY
-    assert board.render(play(game, (("mark", "3", "2"), "noop"))).splitlines()[1] \
-        == "2 . . x"
+    assert board.render(play(game, (("mark", "3", "2"), "noop"))).splitlines()[1] == "2 . . x"
 
 
 @needs_shared()
-@pytest.mark.parametrize("name, relation, size", [
-    ("breakthrough", "cellHolds", (8, 8)), ("reversi", "cell", (8, 8)),
-    ("connect5", "cell", (8, 8)), ("speedChess", "cell", (8, 8)),
-    ("dotsAndBoxes", "box", (5, 5)), ("blocker", "cell", (4, 4)),
-    ("knightsTour", "cell", (6, 5)), ("pacman3p", "location", (8, 8))])
+@pytest.mark.parametrize(
+    "name, relation, size",
+    [
+        ("breakthrough", "cellHolds", (8, 8)),
+        ("reversi", "cell", (8, 8)),
+        ("connect5", "cell", (8, 8)),
+        ("speedChess", "cell", (8, 8)),
+        ("dotsAndBoxes", "box", (5, 5)),
+        ("blocker", "cell", (4, 4)),
+        ("knightsTour", "cell", (6, 5)),
+        ("pacman3p", "location", (8, 8)),
+    ],
+)
 def test_public_grid_games(name, relation, size):
     board = board_of(public(name))
     assert (board.relation, len(board.columns), len(board.rows)) == (relation, *size)

@@ -1,4 +1,5 @@
 """The `ggp` command: exit status, one-line errors, and the --json shapes."""
+
 import itertools
 import json
 import re
@@ -7,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import brute_force
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import brute_force
 import players
 from matches.cli import main
 
@@ -25,8 +26,11 @@ GOOD = """
 """
 
 BROKEN = {
-    "syntax": ("(role a)\n(<= (legal a go)\n    (true (step 0))\n(goal a 100)\n",
-               2, "never closed"),
+    "syntax": (
+        "(role a)\n(<= (legal a go)\n    (true (step 0))\n(goal a 100)\n",
+        2,
+        "never closed",
+    ),
     "unsafe": (GOOD + "(<= (goal a ?x) (true (step 1)))\n", 8, "unsafe"),
     "unstratified": (GOOD + "(<= p (not q))\n(<= q p)\n", 8, "stratified"),
     "no goal": (GOOD.replace("(goal a 100)", ""), 2, "no goal"),
@@ -34,8 +38,9 @@ BROKEN = {
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "matches.cli", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "matches.cli", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(BROKEN))
@@ -61,13 +66,23 @@ def test_check_finds_a_role_without_legal_moves(tmp_path):
     result = run("check", str(path))
     assert result.returncode == 1
     assert not result.stdout and "Traceback" not in result.stderr
-    assert result.stderr == (f"ggp: {path}:2:1: error[legal]: role a has no legal move in a "
-                             f"reachable non-terminal state\n")
+    assert result.stderr == (
+        f"ggp: {path}:2:1: error[legal]: role a has no legal move in a "
+        f"reachable non-terminal state\n"
+    )
 
 
-@pytest.mark.parametrize("argv", [["play", "random"], ["match", "--player", "random"],
-                                  ["info", "--tree"], ["solve"], ["exploit", "--policy", "uniform"],
-                                  ["exploit", "--player", "smooth-uct", "--episodes", "10"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "random"],
+        ["match", "--player", "random"],
+        ["info", "--tree"],
+        ["solve"],
+        ["exploit", "--policy", "uniform"],
+        ["exploit", "--player", "smooth-uct", "--episodes", "10"],
+    ],
+)
 def test_every_command_rejects_an_unplayable_game_with_checks_line(tmp_path, argv):
     path = tmp_path / "stuck.kif"
     path.write_text(STUCK)
@@ -79,13 +94,16 @@ def test_every_command_rejects_an_unplayable_game_with_checks_line(tmp_path, arg
 
 def test_check_finds_no_termination(tmp_path):
     path = tmp_path / "loop.kif"
-    path.write_text(GOOD.replace("(<= (legal a go) (true (step 0)))", "(legal a go)")
-                    .replace("(<= (next (step 1)) (does a go))",
-                             "(<= (next (step 0)) (does a go))"))
+    path.write_text(
+        GOOD.replace("(<= (legal a go) (true (step 0)))", "(legal a go)").replace(
+            "(<= (next (step 1)) (does a go))", "(<= (next (step 0)) (does a go))"
+        )
+    )
     result = run("check", str(path), "--max-steps", "50")
     assert result.returncode == 1
-    assert result.stderr.startswith(f"ggp: {path}:6:1: error[terminal]: no terminal state "
-                                    "after 50 steps")
+    assert result.stderr.startswith(
+        f"ggp: {path}:6:1: error[terminal]: no terminal state after 50 steps"
+    )
 
 
 def test_check_valid_game(capsys):
@@ -103,8 +121,12 @@ def test_unknown_game_is_one_line():
 def test_count_json(capsys):
     assert main(["count", "tictactoe", "--depth", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert (data["nodes"], data["terminals"], data["distinct_states"], data["max_depth"]) \
-        == (1 + 9 + 72, 0, 1 + 9 + 72, 2)
+    assert (data["nodes"], data["terminals"], data["distinct_states"], data["max_depth"]) == (
+        1 + 9 + 72,
+        0,
+        1 + 9 + 72,
+        2,
+    )
 
 
 def test_info_json(capsys):
@@ -115,8 +137,10 @@ def test_info_json(capsys):
 
 
 def test_play_json(capsys):
-    assert main(["play", "tictactoe", "random", "legal", "--seed", "3", "--matches", "2",
-                 "--json"]) == 0
+    assert (
+        main(["play", "tictactoe", "random", "legal", "--seed", "3", "--matches", "2", "--json"])
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert len(data["matches"]) == 2
     for match in data["matches"]:
@@ -128,16 +152,20 @@ def test_play_json(capsys):
 PYTHON_VALUES = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|\('")
 
 
-@pytest.mark.parametrize("argv", [
-    ["info", "kuhn", "--tree", "--public"],     # a dict per role, a count not made
-    ["count", "rps"],                           # no --depth
-    ["solve", "kuhn", "--iterations", "20"],    # values per role, no --out or --curve
-    ["exploit", "kuhn", "--policy", "uniform"],
-    ["exploit", "kuhn", "--player", "smooth-uct", "--episodes", "100"],
-    ["exploit", "kuhn", "--player", "random", "--online", "--seeds", "1"],  # no budget
-    ["bench", "rps", "--seconds", "0.1"],       # no fault
-    ["players"],                                # parameters without a default, flags
-], ids=lambda argv: " ".join(argv[:2]))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "kuhn", "--tree", "--public"],  # a dict per role, a count not made
+        ["count", "rps"],  # no --depth
+        ["solve", "kuhn", "--iterations", "20"],  # values per role, no --out or --curve
+        ["exploit", "kuhn", "--policy", "uniform"],
+        ["exploit", "kuhn", "--player", "smooth-uct", "--episodes", "100"],
+        ["exploit", "kuhn", "--player", "random", "--online", "--seeds", "1"],  # no budget
+        ["bench", "rps", "--seconds", "0.1"],  # no fault
+        ["players"],  # parameters without a default, flags
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
 def test_text_output_shows_no_python_values(capsys, argv):
     """Issue 31: the text output printed Python's values, 'fault: None',
     '{'first': 6, 'second': 6}', 'seed=None'."""
@@ -150,7 +178,8 @@ def test_every_help_entry_gives_its_default_once(monkeypatch):
     """Issue 31: 26 entries of the commands' help gave two defaults, '(default
     1,000,000) (default: None)', and flags '(default: False)'."""
     from matches.cli import build_parser
-    monkeypatch.setenv("COLUMNS", "10000")          # an entry a line
+
+    monkeypatch.setenv("COLUMNS", "10000")  # an entry a line
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
     assert len(commands) >= 13
@@ -173,12 +202,14 @@ def test_play_is_reproducible(capsys):
 def test_play_prints_moves_and_board(capsys):
     assert main(["play", "tictactoe", "legal", "legal"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("tictactoe: xplayer legal, oplayer legal; start clock 3 s, play clock "
-                          "1 s\n3 . . .\n2 . . .\n1 . . .\n  1 2 3\n"
-                          "step 1: xplayer (mark 1 1), oplayer noop\n"
-                          "3 . . .\n2 . . .\n1 x . .\n  1 2 3\n"
-                          "step 2: xplayer noop, oplayer (mark 1 2)\n"
-                          "3 . . .\n2 o . .\n1 x . .\n  1 2 3\n")
+    assert out.startswith(
+        "tictactoe: xplayer legal, oplayer legal; start clock 3 s, play clock "
+        "1 s\n3 . . .\n2 . . .\n1 . . .\n  1 2 3\n"
+        "step 1: xplayer (mark 1 1), oplayer noop\n"
+        "3 . . .\n2 . . .\n1 x . .\n  1 2 3\n"
+        "step 2: xplayer noop, oplayer (mark 1 2)\n"
+        "3 . . .\n2 o . .\n1 x . .\n  1 2 3\n"
+    )
     assert out.endswith("goals: xplayer 100, oplayer 0\n")
 
 
@@ -186,6 +217,7 @@ def test_a_match_past_max_steps_is_aborted_and_its_record_replays(tmp_path, caps
     """Issue 31: ``ggp play`` and ``ggp match`` on a game whose terminal is
     never reached ran until the memory was gone."""
     from test_manager import ENDLESS
+
     game = tmp_path / "endless.kif"
     game.write_text(ENDLESS)
     reason = "aborted: the game did not end within 7 steps (the manager's step cap)"
@@ -193,8 +225,26 @@ def test_a_match_past_max_steps_is_aborted_and_its_record_replays(tmp_path, caps
     out = capsys.readouterr().out
     assert "step 7: " in out and "step 8: " not in out and out.endswith(reason + "\n")
     record = tmp_path / "m.json"
-    assert main(["match", str(game), "--player", "random", "--player", "random", "--quiet",
-                 "--max-steps", "7", "--out", str(record), "--db", str(tmp_path / "m.db")]) == 0
+    assert (
+        main(
+            [
+                "match",
+                str(game),
+                "--player",
+                "random",
+                "--player",
+                "random",
+                "--quiet",
+                "--max-steps",
+                "7",
+                "--out",
+                str(record),
+                "--db",
+                str(tmp_path / "m.db"),
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out == f"7 steps, 0 fault(s); {reason}\n"
     assert main(["replay", str(record)]) == 0
     assert capsys.readouterr().out.endswith(f"{reason}\nreplay: OK\n")
@@ -217,6 +267,7 @@ def test_bench_times_a_game_whose_goals_are_faulty_without_them():
     the playouts without their goals, where it stopped at the first fault."""
     from ggp import load_game
     from ggp.tools.bench import bench
+
     game = load_game("""(role p) (init (at 0)) (<= (legal p go) (true (at 0)))
         (<= (next (at 1)) (does p go)) (<= terminal (true (at 1)))
         (<= (goal p 100) (true (at 2)))""")
@@ -236,12 +287,12 @@ def test_bench_reports_a_goal_fault_on_every_reasoner(capsys, monkeypatch, reaso
     goals of the terminal states it reaches): the line ggp check prints."""
     monkeypatch.chdir(ROOT)
     with pytest.warns(RuntimeWarning, match="no goal values.*timing the playouts without"):
-        assert main(["bench", GOAL_NONE, "--reasoner", reasoner, "--seconds", "0.3",
-                     "--json"]) == 0
+        assert main(["bench", GOAL_NONE, "--reasoner", reasoner, "--seconds", "0.3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["reasoner"] == reasoner
-    assert data["fault"] == ("role b has no goal values in a terminal state; GDL requires "
-                             "exactly one")
+    assert data["fault"] == (
+        "role b has no goal values in a terminal state; GDL requires exactly one"
+    )
     assert data["playouts"] > 0 and data["mean_depth"] == 1
     assert main(["check", GOAL_NONE]) == 1
     assert capsys.readouterr().err.endswith(f"error[goal]: {data['fault']}\n")
@@ -249,11 +300,17 @@ def test_bench_reports_a_goal_fault_on_every_reasoner(capsys, monkeypatch, reaso
 
 @pytest.mark.parametrize("reasoner", ["compiled", "reference"])
 def test_bench_json(capsys, reasoner):
-    assert main(["bench", "tictactoe", "--seconds", "0.3", "--reasoner", reasoner,
-                 "--json"]) == 0
+    assert main(["bench", "tictactoe", "--seconds", "0.3", "--reasoner", reasoner, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) >= {"game", "reasoner", "playouts", "playouts_per_sec", "states_per_sec",
-                         "build_seconds", "peak_rss_mb"}
+    assert set(data) >= {
+        "game",
+        "reasoner",
+        "playouts",
+        "playouts_per_sec",
+        "states_per_sec",
+        "build_seconds",
+        "peak_rss_mb",
+    }
     assert data["reasoner"] == reasoner and data["playouts"] > 0
     # state changes per playout: the mean length of a uniformly random tic-tac-toe
     # game, computed exactly from the plain-Python twin (within 3 standard errors)
@@ -267,7 +324,7 @@ def random_game_length(game):
     uniformly random joint moves, by exact recursion over its states."""
     memo = {}
 
-    def moments(state):             # (E[length], E[length^2]) from ``state``
+    def moments(state):  # (E[length], E[length^2]) from ``state``
         if state not in memo:
             if game.terminal(state):
                 memo[state] = (0.0, 0.0)
@@ -289,12 +346,14 @@ def test_bench_a_search_player(capsys):
     assert main(["bench", "tictactoe", "--seconds", "0.3", "--player", "uct", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["player"] == "uct" and data["simulations"] > 0
-    assert data["simulations_per_sec"] == pytest.approx(data["simulations"] / data["seconds"],
-                                                        rel=0.01)
+    assert data["simulations_per_sec"] == pytest.approx(
+        data["simulations"] / data["seconds"], rel=0.01
+    )
 
 
-@pytest.mark.parametrize("spec, words", [("random", "does not search"),
-                                         ("nobody", "unknown player 'nobody'")])
+@pytest.mark.parametrize(
+    "spec, words", [("random", "does not search"), ("nobody", "unknown player 'nobody'")]
+)
 def test_bench_player_rejects_what_it_cannot_measure(spec, words):
     result = run("bench", "tictactoe", "--seconds", "0.1", "--player", spec)
     assert result.returncode == 1
@@ -304,24 +363,49 @@ def test_bench_player_rejects_what_it_cannot_measure(spec, words):
 # --- no traceback, whatever the numbers ----------------------------------------------------
 
 NUMBER_OPTIONS = [
-    ("check", "--playouts"), ("check", "--max-steps"), ("check", "--seconds"),
-    ("check", "--seed"), ("solve", "--iterations"), ("exploit", "--episodes"),
-    ("exploit", "--seed"), ("count", "--depth"), ("bench", "--seconds"), ("bench", "--seed"),
-    ("match", "--startclock"), ("match", "--playclock"), ("match", "--seed"),
-    ("match", "--max-steps"), ("play", "--seed"), ("play", "--matches"),
-    ("play", "--startclock"), ("play", "--playclock"), ("play", "--max-steps"),
-    ("study", "--workers"), ("serve", "--port"),
-    ("serve", "--margin")]
-FIRST = {"study": ["no/such/study.yaml"], "serve": ["nobody"], "exploit": ["nosuchgame",
-                                                                          "--policy", "uniform"],
-         "match": ["nosuchgame", "--player", "random"], "play": ["nosuchgame", "random"]}
+    ("check", "--playouts"),
+    ("check", "--max-steps"),
+    ("check", "--seconds"),
+    ("check", "--seed"),
+    ("solve", "--iterations"),
+    ("exploit", "--episodes"),
+    ("exploit", "--seed"),
+    ("count", "--depth"),
+    ("bench", "--seconds"),
+    ("bench", "--seed"),
+    ("match", "--startclock"),
+    ("match", "--playclock"),
+    ("match", "--seed"),
+    ("match", "--max-steps"),
+    ("play", "--seed"),
+    ("play", "--matches"),
+    ("play", "--startclock"),
+    ("play", "--playclock"),
+    ("play", "--max-steps"),
+    ("study", "--workers"),
+    ("serve", "--port"),
+    ("serve", "--margin"),
+]
+FIRST = {
+    "study": ["no/such/study.yaml"],
+    "serve": ["nobody"],
+    "exploit": ["nosuchgame", "--policy", "uniform"],
+    "match": ["nosuchgame", "--player", "random"],
+    "play": ["nosuchgame", "random"],
+}
 
-NUMBER_TEXT = (st.integers(-10**20, 10**20).map(str) | st.floats(allow_nan=True).map(str)
-               | st.text(max_size=12).filter(lambda t: not t.startswith("-")))
+NUMBER_TEXT = (
+    st.integers(-(10**20), 10**20).map(str)
+    | st.floats(allow_nan=True).map(str)
+    | st.text(max_size=12).filter(lambda t: not t.startswith("-"))
+)
 
 
-@settings(max_examples=400, deadline=None,     # capsys is read (so emptied) every example
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400,
+    deadline=None,  # capsys is read (so emptied) every example
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(option=st.sampled_from(NUMBER_OPTIONS), text=NUMBER_TEXT)
 def test_any_number_gives_one_line_and_exit_1(capsys, option, text):
     """Every numeric option of every command, given anything: one line on
@@ -336,22 +420,34 @@ def test_any_number_gives_one_line_and_exit_1(capsys, option, text):
     assert len(lines) == 1 and lines[0].startswith("ggp: ") and "Traceback" not in lines[0]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["count", "tictactoe", "--depth", "-1"], "count: argument --depth: expected an integer "
-                                              ">= 0, got '-1'"),
-    (["serve", "random", "--port", "70000"], "serve: argument --port: expected an integer in "
-                                             "[0, 65535], got '70000'"),
-    (["play", "tictactoe", "random", "random", "--playclock", "0"],
-     "play: argument --playclock: expected an integer >= 1, got '0'"),
-    (["match", "tictactoe", "--player", "random", "--startclock", "2.5"],
-     "match: argument --startclock: expected an integer >= 1, got '2.5'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["count", "tictactoe", "--depth", "-1"],
+            "count: argument --depth: expected an integer >= 0, got '-1'",
+        ),
+        (
+            ["serve", "random", "--port", "70000"],
+            "serve: argument --port: expected an integer in [0, 65535], got '70000'",
+        ),
+        (
+            ["play", "tictactoe", "random", "random", "--playclock", "0"],
+            "play: argument --playclock: expected an integer >= 1, got '0'",
+        ),
+        (
+            ["match", "tictactoe", "--player", "random", "--startclock", "2.5"],
+            "match: argument --startclock: expected an integer >= 1, got '2.5'",
+        ),
+    ],
+)
 def test_numbers_out_of_range(capsys, argv, message):
     assert main(argv) == 1
     assert capsys.readouterr().err == f"ggp: {message}\n"
     assert main(argv + ["--json"]) == 1
-    assert json.loads(capsys.readouterr().out) == {"error": {
-        "kind": "usage", "message": message, "file": None, "line": None, "column": None}}
+    assert json.loads(capsys.readouterr().out) == {
+        "error": {"kind": "usage", "message": message, "file": None, "line": None, "column": None}
+    }
 
 
 # --- bounds: the size of the input -------------------------------------------------------
@@ -364,53 +460,83 @@ def test_a_game_file_past_max_bytes_is_refused_in_one_line(tmp_path):
     reading it: parsing 5 MB of GDL took 95 s and 1.7 GB (issue 30)."""
     path = tmp_path / "big.kif"
     with open(path, "wb") as f:
-        f.truncate(5 * 2 ** 20)
+        f.truncate(5 * 2**20)
     result = run("check", str(path))
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == f"ggp: {path}: {TOO_LARGE.format('5,242,880', '1,048,576')}\n"
     result = run("info", str(path), "--json")
     assert (result.returncode, result.stderr) == (1, "")
-    assert json.loads(result.stdout) == {"error": {
-        "kind": "io", "message": TOO_LARGE.split(": ", 1)[1].format("5,242,880", "1,048,576"),
-        "file": str(path), "line": 0, "column": 0}}
-    assert run("check", str(path), "--max-bytes", str(5 * 2 ** 20)).stderr.startswith(
-        f"ggp: {path}:1:1: error[syntax]: control character U+0000")     # read: 5 MB of NULs
+    assert json.loads(result.stdout) == {
+        "error": {
+            "kind": "io",
+            "message": TOO_LARGE.split(": ", 1)[1].format("5,242,880", "1,048,576"),
+            "file": str(path),
+            "line": 0,
+            "column": 0,
+        }
+    }
+    assert run("check", str(path), "--max-bytes", str(5 * 2**20)).stderr.startswith(
+        f"ggp: {path}:1:1: error[syntax]: control character U+0000"
+    )  # read: 5 MB of NULs
 
 
 def test_a_stream_past_max_bytes_is_refused_after_reading_max_bytes(tmp_path):
     """A device or a pipe has no size: at most --max-bytes + 1 bytes are read."""
     result = run("info", "/dev/zero")
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("ggp: /dev/zero: error[io]: the file has more than the 1,048,576 "
-                             "bytes allowed (--max-bytes N allows more)\n")
-    result = subprocess.run([sys.executable, "-m", "matches.cli", "count", "/dev/stdin",
-                             "--max-bytes", "1000"], input="(role a) " * 10_000,
-                            capture_output=True, text=True, timeout=120)
+    assert result.stderr == (
+        "ggp: /dev/zero: error[io]: the file has more than the 1,048,576 "
+        "bytes allowed (--max-bytes N allows more)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "matches.cli", "count", "/dev/stdin", "--max-bytes", "1000"],
+        input="(role a) " * 10_000,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("ggp: /dev/stdin: error[io]: the file has more than the 1,000 "
-                             "bytes allowed (--max-bytes N allows more)\n")
+    assert result.stderr == (
+        "ggp: /dev/stdin: error[io]: the file has more than the 1,000 "
+        "bytes allowed (--max-bytes N allows more)\n"
+    )
 
 
-@pytest.mark.parametrize("argv", [
-    ["check", "tictactoe"], ["info", "tictactoe"], ["count", "tictactoe"],
-    ["bench", "tictactoe"], ["play", "tictactoe", "random", "random"],
-    ["match", "tictactoe", "--player", "random", "--player", "random"],
-    ["solve", "kuhn"], ["exploit", "kuhn", "--policy", "uniform"],
-    ["replay", "{record}", "--game", "tictactoe"]], ids=lambda argv: argv[0])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "tictactoe"],
+        ["info", "tictactoe"],
+        ["count", "tictactoe"],
+        ["bench", "tictactoe"],
+        ["play", "tictactoe", "random", "random"],
+        ["match", "tictactoe", "--player", "random", "--player", "random"],
+        ["solve", "kuhn"],
+        ["exploit", "kuhn", "--policy", "uniform"],
+        ["replay", "{record}", "--game", "tictactoe"],
+    ],
+    ids=lambda argv: argv[0],
+)
 def test_every_command_that_reads_a_game_takes_max_bytes(capsys, tmp_path, argv):
     record = tmp_path / "record.json"
     record.write_text("{}")
     argv = [str(record) if a == "{record}" else a for a in argv]
-    assert main([*argv, "--max-bytes", "100", "--db", str(tmp_path / "m.sqlite")]
-                if argv[0] == "match" else [*argv, "--max-bytes", "100"]) == 1
+    assert (
+        main(
+            [*argv, "--max-bytes", "100", "--db", str(tmp_path / "m.sqlite")]
+            if argv[0] == "match"
+            else [*argv, "--max-bytes", "100"]
+        )
+        == 1
+    )
     err = capsys.readouterr().err.splitlines()
     game = "tictactoe" if "tictactoe" in argv else "kuhn"
     size = (Path(__file__).parents[1] / "games_gdl" / f"{game}.kif").stat().st_size
-    assert err == [f"ggp: {ROOT / 'games_gdl' / game}.kif: "
-                   f"{TOO_LARGE.format(f'{size:,}', 100)}"]
+    assert err == [f"ggp: {ROOT / 'games_gdl' / game}.kif: {TOO_LARGE.format(f'{size:,}', 100)}"]
 
 
 # --- bounds: the work of an analysis --------------------------------------------------------
+
 
 def test_a_question_past_the_demand_reasoners_limit_is_one_line():
     """A role with 200^4 legal moves filled the memory answer by answer; the
@@ -419,13 +545,16 @@ def test_a_question_past_the_demand_reasoners_limit_is_one_line():
     path = str(ROOT / "tests" / "invalid" / "play" / "legal_too_many.kif")
     result = run("check", path, "--reasoner", "demand")
     assert (result.returncode, result.stdout) == (1, "")
-    message = ("(legal a ?) has more than 100,000 answers in one state, more than the "
-               "demand-driven reasoner holds")
+    message = (
+        "(legal a ?) has more than 100,000 answers in one state, more than the "
+        "demand-driven reasoner holds"
+    )
     assert result.stderr == f"ggp: {message}\n"
     result = run("count", path, "--reasoner", "demand", "--json")
     assert (result.returncode, result.stderr) == (1, "")
-    assert json.loads(result.stdout) == {"error": {"kind": "game", "message": message,
-                                                   "file": None, "line": None, "column": None}}
+    assert json.loads(result.stdout) == {
+        "error": {"kind": "game", "message": message, "file": None, "line": None, "column": None}
+    }
 
 
 # --- the README's table of bad inputs ------------------------------------------------------
@@ -447,14 +576,21 @@ def readme_bad_inputs():
 
 
 @pytest.mark.parametrize("command, line", readme_bad_inputs())
-def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(capsys, monkeypatch,
-                                                                    command, line):
+def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(
+    capsys, monkeypatch, command, line
+):
     monkeypatch.chdir(ROOT)
     # only the players of the package (other test modules register their own)
     players.registry.names()
-    monkeypatch.setattr(players.registry, "_REGISTRY", {
-        name: cls for name, cls in players.registry._REGISTRY.items()
-        if cls.__module__.startswith("players.")})
+    monkeypatch.setattr(
+        players.registry,
+        "_REGISTRY",
+        {
+            name: cls
+            for name, cls in players.registry._REGISTRY.items()
+            if cls.__module__.startswith("players.")
+        },
+    )
     argv = shlex.split(command)
     assert argv[0] == "ggp"
     assert main(argv[1:]) == 1
@@ -463,7 +599,8 @@ def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(capsys, monke
 
 
 LOOP = GOOD.replace("(<= (legal a go) (true (step 0)))", "(legal a go)").replace(
-    "(<= (next (step 1)) (does a go))", "(<= (next (step 0)) (does a go))")
+    "(<= (next (step 1)) (does a go))", "(<= (next (step 0)) (does a go))"
+)
 
 
 def test_count_with_a_depth_walks_a_game_whose_states_repeat(tmp_path, capsys):
@@ -514,23 +651,28 @@ def test_tree_commands_walk_histories_longer_than_the_recursion_limit(tmp_path, 
     assert data["values"]["white"] == pytest.approx(100 * 2 / 3)
     assert main(["solve", str(path), "--iterations", "20", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["values"]["white"] == pytest.approx(100, abs=1)      # white stops at once
+    assert data["values"]["white"] == pytest.approx(100, abs=1)  # white stops at once
 
 
 def test_a_tree_too_large_is_refused_in_one_line(capsys):
     """Past --max-histories the tree commands refuse in one line: at once
     when the random-path estimate is past twice the limit (connect four:
     about 10^35), else when the count reaches it."""
-    for argv in (["info", "connectfour", "--tree"], ["solve", "connectfour"],
-                 ["exploit", "connectfour", "--policy", "uniform"]):
+    for argv in (
+        ["info", "connectfour", "--tree"],
+        ["solve", "connectfour"],
+        ["exploit", "connectfour", "--policy", "uniform"],
+    ):
         assert main(argv) != 0
         err = capsys.readouterr().err.strip()
         assert "\n" not in err and "random paths), more than 500,000" in err
         assert err.endswith("(--max-histories N sets the limit)")
     assert main(["info", "kuhn", "--tree", "--max-histories", "40"]) != 0
     err = capsys.readouterr().err.strip()
-    assert err == ("ggp: the game's extensive form has more than 40 histories; it is too "
-                   "large to build whole (--max-histories N sets the limit)")
+    assert err == (
+        "ggp: the game's extensive form has more than 40 histories; it is too "
+        "large to build whole (--max-histories N sets the limit)"
+    )
     assert main(["info", "kuhn", "--tree", "--max-histories", "58"]) == 0
 
 
@@ -545,9 +687,11 @@ def test_info_counts_what_it_can_within_its_effort(capsys):
     assert main(["info", "breakthrough", "--ground-effort", "100", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["base_propositions"] is None and data["rules"] > 0
-    assert data["not_counted"] == ("the relaxed domain cannot be computed: the joins examined "
-                                   "more than 100 candidate atoms (at relation 'base') "
-                                   "(--ground-effort N allows more)")
+    assert data["not_counted"] == (
+        "the relaxed domain cannot be computed: the joins examined "
+        "more than 100 candidate atoms (at relation 'base') "
+        "(--ground-effort N allows more)"
+    )
 
 
 def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatch):
@@ -555,6 +699,7 @@ def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatc
     game's build is doing goes to stderr, a line a second at most; the
     grounding limits are options, past which the game falls back."""
     from matches import cli
+
     monkeypatch.setattr(cli._PROGRESS, "after", 0.0)
     assert main(["check", "breakthrough", "--playouts", "1"]) == 0
     err = capsys.readouterr().err.splitlines()
@@ -562,11 +707,16 @@ def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatc
     assert "grounding: the static relations" in err[0]
     monkeypatch.setattr(cli._PROGRESS, "after", 2.0)
     from ggp.game import GroundingWarning
-    with pytest.warns(GroundingWarning, match="breakthrough: the relaxed domain cannot be "
-                      "computed: the joins examined more than 1,000 candidate atoms"):
-        assert main(["bench", "breakthrough", "--seconds", "0.1", "--ground-effort", "1000",
-                     "--json"]) == 0
+
+    with pytest.warns(
+        GroundingWarning,
+        match="breakthrough: the relaxed domain cannot be "
+        "computed: the joins examined more than 1,000 candidate atoms",
+    ):
+        assert (
+            main(["bench", "breakthrough", "--seconds", "0.1", "--ground-effort", "1000", "--json"])
+            == 0
+        )
     assert json.loads(capsys.readouterr().out)["reasoner"] == "demand"
     with pytest.warns(GroundingWarning, match="more than 50 facts derived"):
         assert main(["count", "breakthrough", "--depth", "1", "--ground-limit", "100"]) == 0
-

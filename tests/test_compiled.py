@@ -5,6 +5,7 @@ compare legal moves per role (in order), the next state's facts, terminality,
 goals and percepts.  CI plays 200 playouts or as many as 8 s per game allow;
 the `slow` run plays 200 whatever the time.
 """
+
 import random
 import time
 import warnings
@@ -14,18 +15,24 @@ from conftest import SHARED, needs_shared, shared_games
 
 import gdl
 from ggp import GameError, RuleError, load_game
-from ggp.tools.count import count
 from ggp.game import GroundingWarning, game_names
+from ggp.tools.count import count
 
-GAMES = ([pytest.param(name, id=name) for name in game_names()]
-         + [pytest.param(p, id=f"{p.parent.name}/{p.stem}")
-            for p in shared_games("gdl1", "gdl2", "conformance")])
+GAMES = [pytest.param(name, id=name) for name in game_names()] + [
+    pytest.param(p, id=f"{p.parent.name}/{p.stem}")
+    for p in shared_games("gdl1", "gdl2", "conformance")
+]
 
 #: Public files the validator rejects (EXPECTED.md): nothing to compare.  We
 #: also reject test_invalid_sentence_arities_differ (a relation with two
 #: arities), which ggp-base, and so EXPECTED.md, accepts with a warning.
-INVALID = {"test_case_3b", "test_case_3e", "test_case_3f", "test_clean_not_distinct",
-           "test_invalid_sentence_arities_differ"}
+INVALID = {
+    "test_case_3b",
+    "test_case_3e",
+    "test_case_3f",
+    "test_clean_not_distinct",
+    "test_invalid_sentence_arities_differ",
+}
 
 #: Public games that do not ground within the default limits or within 60 s
 #: (README, "Coverage"); they fall back to the demand-driven reasoner
@@ -118,8 +125,9 @@ def test_differential(source):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("source", [pytest.param(p, id=f"corpus/{p.stem}")
-                                    for p in shared_games("corpus")])
+@pytest.mark.parametrize(
+    "source", [pytest.param(p, id=f"corpus/{p.stem}") for p in shared_games("corpus")]
+)
 def test_differential_corpus(source):
     """Every corpus game the grounder compiles, against the reference for a
     minute (some reference reasoners take minutes to compute their static
@@ -145,13 +153,25 @@ def test_differential_200_playouts(source):
 
 def test_count_tictactoe_compiled():
     assert count(load_game("tictactoe").state_machine("compiled")) == {
-        "nodes": 549946, "terminals": 255168, "distinct_states": 5478, "max_depth": 9}
+        "nodes": 549946,
+        "terminals": 255168,
+        "distinct_states": 5478,
+        "max_depth": 9,
+    }
 
 
 @needs_shared()
-@pytest.mark.parametrize("name, depth", [("montyhall", None), ("meier", 4), ("pennies", None),
-                                         ("kriegTTT_5x5", 1), ("transit", 4),
-                                         ("latenttictactoe", 3)])
+@pytest.mark.parametrize(
+    "name, depth",
+    [
+        ("montyhall", None),
+        ("meier", 4),
+        ("pennies", None),
+        ("kriegTTT_5x5", 1),
+        ("transit", 4),
+        ("latenttictactoe", 3),
+    ],
+)
 def test_count_gdl2_both_reasoners(name, depth):
     game = load_game(SHARED / "gdl2" / f"{name}.kif")
     fast = count(game.state_machine("compiled"), depth)
@@ -169,8 +189,13 @@ def test_moves_come_in_the_reference_order():
 def test_malformed_and_illegal_moves_are_refused():
     sm = load_game("tictactoe").state_machine("compiled")
     s = sm.initial_state()
-    for joint in [("noop", "noop"), (("mark", "1", "1"),), ([1, 2], "noop"),
-                  (("mark", "1", "1"), ("mark", "1", "1")), (None, "noop")]:
+    for joint in [
+        ("noop", "noop"),
+        (("mark", "1", "1"),),
+        ([1, 2], "noop"),
+        (("mark", "1", "1"), ("mark", "1", "1")),
+        (None, "noop"),
+    ]:
         with pytest.raises(GameError):
             sm.next_state(s, joint)
     with pytest.raises(GameError, match="no role"):
@@ -219,8 +244,11 @@ def test_terms_nested_without_bound_fall_back_at_once():
     (warning,) = caught
     assert str(warning.message).startswith(
         "<text>: the relaxed domain cannot be computed: relation 'next' builds terms nested "
-        "deeper than 100 levels, as (next (msg (wrap (wrap")
-    assert str(warning.message).endswith("...: they have no bound; using the demand-driven reasoner")
+        "deeper than 100 levels, as (next (msg (wrap (wrap"
+    )
+    assert str(warning.message).endswith(
+        "...: they have no bound; using the demand-driven reasoner"
+    )
     state = sm.initial_state()
     for _ in range(3):
         state = sm.next_state(state, ["go"])
@@ -234,6 +262,7 @@ def test_relations_called_with_constants_are_specialized_to_their_calls():
     game plays the same on both reasoners."""
     from gdl import Var
     from ggp.reasoners.rewrite import factor, specialize
+
     game = load_game("""(role a) (init (cell c1 on)) (init (cell c2 off))
 (<= (legal a (flip ?x)) (true (cell ?x ?s)))
 (<= (next (cell ?x on)) (does a (flip ?x)) (true (cell ?x off)))
@@ -256,6 +285,7 @@ def test_grounding_stops_at_its_effort_limit():
     # breakthrough's joins examine some 55,000 candidate atoms: a budget of
     # 1,000 stops them with a clear error, the default lets them through
     from ggp.reasoners.ground import EFFORT, GroundingTooLarge, ground
+
     game = load_game("breakthrough")
     with pytest.raises(GroundingTooLarge, match="more than 1,000 candidate atoms"):
         ground(game.rules, game.roles, effort=1_000)
@@ -269,7 +299,7 @@ def test_playouts_in_c_are_seeded():
     assert first == sm.playouts(root, 200, seed=5)
     steps, sums, cut = first
     assert cut == 0 and 200 * 7 <= steps <= 200 * 42
-    assert sum(sums) == 200 * 100         # connect four: the goals of a game add to 100
+    assert sum(sums) == 200 * 100  # connect four: the goals of a game add to 100
 
 
 FAULTY_GOALS = """(role a) (role b) (init (step 0))
@@ -280,13 +310,23 @@ FAULTY_GOALS = """(role a) (role b) (init (step 0))
     """
 
 
-@pytest.mark.parametrize("goals, message", [
-    ("(<= (goal b 50) (true (went left)))",
-     "role b has no goal values in a terminal state; GDL requires exactly one"),
-    ("(goal b 50) (<= (goal b 60) (true (went left)))",
-     "role b has 2 goal values (50, 60) in a terminal state; GDL requires exactly one"),
-    ("(<= (goal b 50) (true (went left))) (<= (goal b ?x) (score ?x) (true (went right)))",
-     "goal value '150' of role b is not an integer 0..100")])
+@pytest.mark.parametrize(
+    "goals, message",
+    [
+        (
+            "(<= (goal b 50) (true (went left)))",
+            "role b has no goal values in a terminal state; GDL requires exactly one",
+        ),
+        (
+            "(goal b 50) (<= (goal b 60) (true (went left)))",
+            "role b has 2 goal values (50, 60) in a terminal state; GDL requires exactly one",
+        ),
+        (
+            "(<= (goal b 50) (true (went left))) (<= (goal b ?x) (score ?x) (true (went right)))",
+            "goal value '150' of role b is not an integer 0..100",
+        ),
+    ],
+)
 @pytest.mark.parametrize("count", [10, 200], ids=["kernel", "lanes"])
 def test_playouts_in_c_check_the_goals_of_terminal_states(goals, message, count):
     """The sums of the C playouts cannot show a missing or doubled goal: the
@@ -307,7 +347,7 @@ def test_playouts_in_c_check_the_goals_of_terminal_states(goals, message, count)
 def test_the_random_role_needs_no_goal(count):
     """GDL-II's random role may have no goal: C playouts of kuhn raise nothing."""
     sm = load_game("kuhn").state_machine("compiled")
-    assert "random" in sm.roles      # and kuhn.kif gives it no goal
+    assert "random" in sm.roles  # and kuhn.kif gives it no goal
     steps, sums, cut = sm.playouts(sm.initial_state(), count, seed=3)
     assert cut == 0 and sums[sm.roles.index("random")] == 0
 
@@ -326,7 +366,7 @@ def test_seeded_playouts_depend_only_on_the_state_and_the_seed(name):
             if sm.is_terminal(state):
                 break
             state = sm.next_state(state, [rng.choice(m) for m in sm.all_legal_moves(state)])
-        sm.is_terminal(state)                   # the kernel now holds that state
+        sm.is_terminal(state)  # the kernel now holds that state
         assert sm.playouts(root, 20, seed=9) == first
 
 
@@ -362,8 +402,7 @@ def test_cycles_in_the_network_reach_the_least_fixpoint():
     assert done == 300
 
 
-@pytest.mark.parametrize("name", ["cyclic", "leduc", "kuhn", "liarsdice", "tictactoe3p",
-                                  "reversi"])
+@pytest.mark.parametrize("name", ["cyclic", "leduc", "kuhn", "liarsdice", "tictactoe3p", "reversi"])
 def test_a_kernel_with_lazy_goals_answers_as_the_eager_one(name):
     """Goal-only gates settled when goals are read (ggp.reasoners._propnet.Kernel, lazy
     goals; forced here on small games, which keep them eager by default):
@@ -372,6 +411,7 @@ def test_a_kernel_with_lazy_goals_answers_as_the_eager_one(name):
     goals read a cycle block (its least fixpoint)."""
     from ggp.reasoners._propnet import Kernel
     from ggp.reasoners.propnet import lazy_goals
+
     if name == "reversi":
         if not (SHARED / "gdl1" / "reversi.kif").exists():
             pytest.skip("needs ../shared/games")
@@ -382,7 +422,7 @@ def test_a_kernel_with_lazy_goals_answers_as_the_eager_one(name):
     arrays, program = lazy_goals(sm._arrays, [n for seen in sm._sees for n, _ in seen])
     assert len(program["node"]) > 0
     if name == "cyclic":
-        assert max(program["hi"]) >= 0          # a block among the lazy gates
+        assert max(program["hi"]) >= 0  # a block among the lazy gates
     lazy, eager = Kernel(**arrays, lazy=program), Kernel(**sm._arrays)
     rng = random.Random(2)
     roles = range(len(sm.roles))
@@ -410,6 +450,7 @@ def test_gated_kernel_answers_as_the_ungated_one(name):
     changes no answer: along random walks, the same legal moves, next states,
     terminal flags and goals as a kernel without gating."""
     from ggp.reasoners._propnet import Kernel
+
     sm = load_game(name).state_machine("compiled")
     gated, plain = Kernel(**sm._arrays, gating=sm.gating), Kernel(**sm._arrays)
     if name == "breakthrough":
@@ -430,8 +471,9 @@ def test_gated_kernel_answers_as_the_ungated_one(name):
             after = gated.next_state(state, joint)
             assert after == plain.next_state(state, joint)
             state = after
-        assert [gated.goals(r) for r in range(len(sm.roles))] == \
-            [plain.goals(r) for r in range(len(sm.roles))]
+        assert [gated.goals(r) for r in range(len(sm.roles))] == [
+            plain.goals(r) for r in range(len(sm.roles))
+        ]
 
 
 @pytest.mark.parametrize("name", ["breakthroughsmall", "connectfour", "tictactoe"])
@@ -442,6 +484,7 @@ def test_split_kernel_answers_as_the_whole_network(name):
     network catching up by comparing every base proposition, its playouts are
     still the game's (the reference replays them)."""
     from ggp.reasoners._propnet import Kernel
+
     game = load_game(name)
     sm, ref = game.state_machine("compiled"), game.state_machine("reference")
     assert {sm._base[c][0] for c in sm.controls} <= {"control", "turn"} and len(sm.controls) == 2
@@ -491,6 +534,7 @@ def test_an_or_of_most_moves_reads_the_rest():
     a few gates (the ORs of "no move touched this cell" read the moves that
     touch it), where the rules read each by 63."""
     import numpy as np
+
     arrays = load_game("breakthroughsmall").state_machine("compiled")._arrays
     reads = np.bincount(np.asarray(arrays["in_lit"]) >> 1, minlength=len(arrays["kind"]))
     assert reads[arrays["does_node"]].max() <= 8

@@ -1,5 +1,6 @@
 """The corpus harness (benchmarks/coverage.py): its rows, its table, resuming
 a killed run, --compare, and a fixed sample of the public corpus."""
+
 from __future__ import annotations
 
 import csv
@@ -10,14 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED, needs_shared
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "benchmarks" / "coverage.py"
 TICTACTOE = str(ROOT / "games_gdl" / "tictactoe.kif")
-UNSAFE = "tests/invalid/safety_negation.kif"         # static: unsafe rule, 7:20
-STUCK = "tests/invalid/play/legal_none.kif"          # in play: a role without a move
+UNSAFE = "tests/invalid/safety_negation.kif"  # static: unsafe rule, 7:20
+STUCK = "tests/invalid/play/legal_none.kif"  # in play: a role without a move
 #: Quick short-clock matches: a 5/1 s clock would make them minutes.
 FAST = ("--start-clock", "1", "--play-clock", "0.5", "--seconds", "0.2", "--playouts", "5")
 #: The CI sample of the corpus, quick to build and to play (about 60 steps in
@@ -28,17 +28,30 @@ FAST = ("--start-clock", "1", "--play-clock", "0.5", "--seconds", "0.2", "--play
 #: (4pttc, whose roles can be left without a legal move, is not in it: 20
 #: random playouts meet that or not as the order of the moves falls, which
 #: the grounder's version changes, and so does a match.)
-SAMPLE = ("corpus/blocks", "corpus/kitten_escapes_from_fire", "corpus/tictactoe-init1",
-          "corpus/chickentictactoe", "corpus/tron_10x10", "corpus/ticTicToe",
-          "corpus/blockerParallel", "corpus/switches", "corpus/smallest_4player",
-          "corpus/majorities")
+SAMPLE = (
+    "corpus/blocks",
+    "corpus/kitten_escapes_from_fire",
+    "corpus/tictactoe-init1",
+    "corpus/chickentictactoe",
+    "corpus/tron_10x10",
+    "corpus/ticTicToe",
+    "corpus/blockerParallel",
+    "corpus/switches",
+    "corpus/smallest_4player",
+    "corpus/majorities",
+)
 REJECTED = {"corpus/majorities": ("load", "stratification", "corpus/majorities.kif:205:7")}
 
 
 def harness(*args, timeout=600):
     """Run the harness; its exit status, stdout and stderr."""
-    return subprocess.run([sys.executable, str(HARNESS), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, str(HARNESS), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def rows_of(path) -> dict:
@@ -72,12 +85,17 @@ def test_a_goal_missing_in_a_rare_terminal_state_is_found_by_the_sweep(tmp_path)
     seven of the nine pairs): the check's 20 playouts miss it, the sweep's
     lane playouts (counted in steps, not seconds) find it."""
     table = tmp_path / "c.csv"
-    done = harness(str(SHARED / "corpus" / "asteroidsParallel.kif"), *FAST, "--no-match",
-                   "--csv", str(table))
+    done = harness(
+        str(SHARED / "corpus" / "asteroidsParallel.kif"), *FAST, "--no-match", "--csv", str(table)
+    )
     assert done.returncode == 0, done.stderr
     row = rows_of(table)["corpus/asteroidsParallel"]
-    assert (row["status"], row["stage"], row["rule"], row["where"]) == \
-        ("rejected", "check", "goal", "corpus/asteroidsParallel.kif:230:1"), row
+    assert (row["status"], row["stage"], row["rule"], row["where"]) == (
+        "rejected",
+        "check",
+        "goal",
+        "corpus/asteroidsParallel.kif:230:1",
+    ), row
     assert int(row["playouts"]) == 5 and 0 < int(row["sweep_steps"]) < 100_000
 
 
@@ -88,29 +106,52 @@ def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
     with an unsafe rule is rejected when loaded, one whose role has no move
     when played, each with its rule and line; the summary lists them."""
     table, md = tmp_path / "c.csv", tmp_path / "c.md"
-    done = harness(str(SHARED / "gdl1" / "ticTacToe.kif"), "gdl1/maze",     # a path, a name
-                   str(SHARED / "gdl2" / "montyhall.kif"), UNSAFE, STUCK, *FAST,
-                   "--jobs", "2", "--csv", str(table), "--md", str(md))
+    done = harness(
+        str(SHARED / "gdl1" / "ticTacToe.kif"),
+        "gdl1/maze",  # a path, a name
+        str(SHARED / "gdl2" / "montyhall.kif"),
+        UNSAFE,
+        STUCK,
+        *FAST,
+        "--jobs",
+        "2",
+        "--csv",
+        str(table),
+        "--md",
+        str(md),
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     rows = rows_of(table)
-    assert list(rows) == sorted(rows)               # the finished table is in order
-    for name, roles in (("gdl1/ticTacToe", "xplayer oplayer"), ("gdl1/maze", "robot"),
-                        ("gdl2/montyhall", "candidate random")):
+    assert list(rows) == sorted(rows)  # the finished table is in order
+    for name, roles in (
+        ("gdl1/ticTacToe", "xplayer oplayer"),
+        ("gdl1/maze", "robot"),
+        ("gdl2/montyhall", "candidate random"),
+    ):
         row = rows[name]
         assert_sound(row)
         assert row["status"] == "compiled" and row["roles"] == roles and row["clocks"] == "1/0.5"
         assert float(row["states_per_sec"]) > 0 and int(row["edges"]) > 0
     assert rows["gdl1/ticTacToe"]["players"].split() == [
         f"xplayer=uct:seed={rows['gdl1/ticTacToe']['seed']}",
-        f"oplayer=mast:seed={int(rows['gdl1/ticTacToe']['seed']) + 1}"]
+        f"oplayer=mast:seed={int(rows['gdl1/ticTacToe']['seed']) + 1}",
+    ]
     assert rows["gdl2/montyhall"]["gdl"] == "II"
-    assert rows["gdl2/montyhall"]["players"].startswith("candidate=uct:")   # not random
+    assert rows["gdl2/montyhall"]["players"].startswith("candidate=uct:")  # not random
     unsafe, stuck = rows[UNSAFE[:-4]], rows[STUCK[:-4]]
-    assert (unsafe["status"], unsafe["stage"], unsafe["rule"], unsafe["where"]) == \
-        ("rejected", "load", "safety", f"{UNSAFE}:7:20")
-    assert (stuck["status"], stuck["stage"], stuck["rule"], stuck["where"]) == \
-        ("rejected", "check", "legal", f"{STUCK}:4:1")
+    assert (unsafe["status"], unsafe["stage"], unsafe["rule"], unsafe["where"]) == (
+        "rejected",
+        "load",
+        "safety",
+        f"{UNSAFE}:7:20",
+    )
+    assert (stuck["status"], stuck["stage"], stuck["rule"], stuck["where"]) == (
+        "rejected",
+        "check",
+        "legal",
+        f"{STUCK}:4:1",
+    )
     assert stuck["reasoner"] == "compiled" and not stuck["match_seconds"]
     summary = md.read_text()
     assert f"| {UNSAFE[:-4]} | load | safety | {UNSAFE}:7:20 |" in summary
@@ -122,16 +163,19 @@ def test_a_fixed_sample_of_the_corpus(tmp_path):
     """The CI sample: every game sound (rejected with its place, or built and
     played to the end with no fault)."""
     table = tmp_path / "sample.csv"
-    done = harness(*(str(SHARED / f"{g}.kif") for g in SAMPLE), *FAST, "--jobs", "2",
-                   "--csv", str(table))
+    done = harness(
+        *(str(SHARED / f"{g}.kif") for g in SAMPLE), *FAST, "--jobs", "2", "--csv", str(table)
+    )
     assert done.returncode == 0, done.stderr
     rows = rows_of(table)
     assert sorted(rows) == sorted(SAMPLE)
     for name, row in rows.items():
         assert_sound(row)
         if name in REJECTED:
-            assert (row["status"], row["stage"], row["rule"], row["where"]) == \
-                ("rejected", *REJECTED[name])
+            assert (row["status"], row["stage"], row["rule"], row["where"]) == (
+                "rejected",
+                *REJECTED[name],
+            )
         else:
             assert row["status"] == "compiled" and row["match_seconds"], row
 
@@ -141,19 +185,36 @@ def test_a_killed_run_resumes(tmp_path):
     child at once, and says how to go on; the same command then checks only
     the games not in the table."""
     table = tmp_path / "c.csv"
-    command = [sys.executable, str(HARNESS), UNSAFE, TICTACTOE, "--csv", str(table),
-               "--start-clock", "1", "--play-clock", "1", "--seconds", "0.2", "--playouts", "5"]
-    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
+    command = [
+        sys.executable,
+        str(HARNESS),
+        UNSAFE,
+        TICTACTOE,
+        "--csv",
+        str(table),
+        "--start-clock",
+        "1",
+        "--play-clock",
+        "1",
+        "--seconds",
+        "0.2",
+        "--playouts",
+        "5",
+    ]
+    run = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not table.exists() or
-                                           len(table.read_text().splitlines()) < 2):
+    while time.monotonic() < deadline and (
+        not table.exists() or len(table.read_text().splitlines()) < 2
+    ):
         time.sleep(0.1)
     run.send_signal(signal.SIGTERM)
     out, err = run.communicate(timeout=20)
     assert run.returncode == 130
     assert err.strip().splitlines() == [
-        f"coverage: interrupted after 1 of 2 games; run again with --csv {table} to go on"]
+        f"coverage: interrupted after 1 of 2 games; run again with --csv {table} to go on"
+    ]
     assert list(rows_of(table)) == [UNSAFE[:-4]]
     first = table.read_text()
     done = harness(*command[2:])
@@ -161,7 +222,7 @@ def test_a_killed_run_resumes(tmp_path):
     assert done.stdout.startswith("1 of 2 games already in")
     rows = rows_of(table)
     assert sorted(rows) == sorted([UNSAFE[:-4], str(Path(TICTACTOE).relative_to(ROOT))[:-4]])
-    assert first.splitlines()[1] in table.read_text().splitlines()      # kept as it was
+    assert first.splitlines()[1] in table.read_text().splitlines()  # kept as it was
     again = harness(*command[2:])
     assert again.stdout.splitlines()[0] == f"2 of 2 games already in {table}; checking the other 0"
 
@@ -170,8 +231,9 @@ def test_compare_names_the_games_that_differ(tmp_path):
     """Two tables of the same games agree (exit 0); a game built to another
     network size, or missing from one, is printed (exit 1)."""
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    done = harness(TICTACTOE, UNSAFE, "--no-match", "--seconds", "0.2", "--playouts", "2",
-                   "--csv", str(a))
+    done = harness(
+        TICTACTOE, UNSAFE, "--no-match", "--seconds", "0.2", "--playouts", "2", "--csv", str(a)
+    )
     assert done.returncode == 0, done.stderr
     rows = rows_of(a)
     name = str(Path(TICTACTOE).relative_to(ROOT))[:-4]
@@ -195,8 +257,9 @@ def test_a_game_past_the_timeout_is_reported_not_hidden(tmp_path):
     """The timeout only ends the waiting: the row says timeout, the stage it
     was in, and keeps what the stages before it found."""
     table = tmp_path / "c.csv"
-    done = harness(TICTACTOE, "--no-match", "--seconds", "30", "--timeout", "6",
-                   "--csv", str(table))
+    done = harness(
+        TICTACTOE, "--no-match", "--seconds", "30", "--timeout", "6", "--csv", str(table)
+    )
     assert done.returncode == 0, done.stderr
     (row,) = rows_of(table).values()
     assert (row["status"], row["stage"]) == ("timeout", "bench")
@@ -208,14 +271,16 @@ def test_bad_arguments_give_one_line(tmp_path):
     """No traceback: an unknown folder, or a CSV of other columns."""
     done = harness("nosuchfolder")
     assert done.returncode == 1
-    assert done.stderr.strip() == (f"coverage: nosuchfolder: no such folder or file (here or "
-                                   f"under {SHARED})")
+    assert done.stderr.strip() == (
+        f"coverage: nosuchfolder: no such folder or file (here or under {SHARED})"
+    )
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n")
     done = harness(UNSAFE, "--csv", str(other))
     assert done.returncode == 1
-    assert done.stderr.strip() == (f"coverage: {other}: not a coverage table (other columns); "
-                                   f"give another --csv")
+    assert done.stderr.strip() == (
+        f"coverage: {other}: not a coverage table (other columns); give another --csv"
+    )
 
 
 @pytest.mark.slow
@@ -225,12 +290,24 @@ def test_every_public_game_is_sound(tmp_path):
     with them the run takes hours), is rejected with the rule and place it
     breaks, or built with no fault."""
     table = tmp_path / "all.csv"
-    done = harness("gdl1", "gdl2", "corpus", "--no-match", "--jobs", "2", "--seconds", "0.5",
-                   "--csv", str(table), timeout=4 * 3600)
+    done = harness(
+        "gdl1",
+        "gdl2",
+        "corpus",
+        "--no-match",
+        "--jobs",
+        "2",
+        "--seconds",
+        "0.5",
+        "--csv",
+        str(table),
+        timeout=4 * 3600,
+    )
     assert done.returncode == 0, done.stderr
     rows = rows_of(table)
-    assert len(rows) == sum(1 for f in ("gdl1", "gdl2", "corpus")
-                            for _ in (SHARED / f).glob("*.kif"))
+    assert len(rows) == sum(
+        1 for f in ("gdl1", "gdl2", "corpus") for _ in (SHARED / f).glob("*.kif")
+    )
     unsound = []
     for row in rows.values():
         try:
@@ -245,19 +322,41 @@ def test_the_summary_goes_between_the_marks_on_lines_of_their_own(tmp_path):
     the summary went there, between the prose's two mentions, and replaced
     the paragraph that explains the options."""
     md = tmp_path / "c.md"
-    md.write_text("Written between the `<!-- coverage: begin -->` and\n"
-                  "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
-                  "<!-- coverage: begin -->\nold\n<!-- coverage: end -->\nafter\n")
+    md.write_text(
+        "Written between the `<!-- coverage: begin -->` and\n"
+        "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
+        "<!-- coverage: begin -->\nold\n<!-- coverage: end -->\nafter\n"
+    )
     table = tmp_path / "c.csv"
     table.write_text("game,status\n")
-    done = subprocess.run([sys.executable, str(HARNESS), TICTACTOE, "--csv", str(table),
-                           "--md", str(md), "--no-match", "--seconds", "0.1",
-                           "--playouts", "1", "--sweep-steps", "1"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(HARNESS),
+            TICTACTOE,
+            "--csv",
+            str(table),
+            "--md",
+            str(md),
+            "--no-match",
+            "--seconds",
+            "0.1",
+            "--playouts",
+            "1",
+            "--sweep-steps",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     text = md.read_text()
-    assert text.startswith("Written between the `<!-- coverage: begin -->` and\n"
-                           "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
-                           "<!-- coverage: begin -->\n")
+    assert text.startswith(
+        "Written between the `<!-- coverage: begin -->` and\n"
+        "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
+        "<!-- coverage: begin -->\n"
+    )
     assert "\nold\n" not in text and "| **all** | 1 | 1 |" in text
     assert text.endswith("<!-- coverage: end -->\nafter\n")

@@ -6,6 +6,7 @@ terminality, goals and percepts must agree (tests/test_compiled.compare).
 CI plays for 2 s a game; the slow run plays 20 playouts whatever the time,
 and the games that do not ground (chess takes the reference ~30 s a step).
 """
+
 import warnings
 
 import pytest
@@ -38,7 +39,7 @@ def test_differential_20_playouts(source):
     if stem in INVALID:
         pytest.skip("invalid GDL (EXPECTED.md)")
     game = load_game(source)
-    if stem in UNGROUNDABLE:        # a few steps of one playout: the reference is slow
+    if stem in UNGROUNDABLE:  # a few steps of one playout: the reference is slow
         _, steps = compare(game, playouts=1, seconds=120.0, seed=3, reasoner="demand")
         assert steps >= 2
         return
@@ -93,6 +94,7 @@ def test_states_and_moves_are_kept_apart():
 
 def test_illegal_and_malformed_moves_are_refused():
     from ggp import GameError
+
     sm = load_game("tictactoe").state_machine("demand")
     s = sm.initial_state()
     for joint in [("noop", "noop"), (("mark", "1", "1"),), (("mark", "9", "9"), "noop")]:
@@ -159,13 +161,18 @@ def test_a_failed_question_leaves_no_half_filled_tables():
     import sys
 
     from ggp import GameError
-    game = load_game("""(role p) (init (n 0))
+
+    game = load_game(
+        """(role p) (init (n 0))
         (<= (chain ?x ?z) (succ ?x ?y) (true (n 0)) (chain ?y ?z))
         (<= (chain ?x ?x) (last ?x))
         (<= (legal p go) (true (n ?x)) (chain ?x ?y))
         (<= (next (n ?x)) (true (n ?x))) (<= terminal (true (n 1)))
         (<= (goal p 100) (true (n 0)))
-        """ + " ".join(f"(succ {i} {i + 1})" for i in range(100)) + " (last 100)")
+        """
+        + " ".join(f"(succ {i} {i + 1})" for i in range(100))
+        + " (last 100)"
+    )
     sm = game.state_machine("demand")
     state = sm.initial_state()
     limit = sys.getrecursionlimit()
@@ -186,15 +193,18 @@ def test_a_call_with_too_many_answers_fails_at_its_limit():
     from pathlib import Path
 
     from ggp.reasoners.demand import ANSWERS, TooManyAnswers
+
     path = Path(__file__).parent / "invalid" / "play" / "legal_too_many.kif"
     sm = load_game(path).state_machine("demand")
     state = sm.initial_state()
     with pytest.raises(TooManyAnswers) as info:
         sm.legal_moves(state, "a")
-    assert str(info.value) == ("(legal a ?) has more than 100,000 answers in one state, more "
-                               "than the demand-driven reasoner holds")
+    assert str(info.value) == (
+        "(legal a ?) has more than 100,000 answers in one state, more "
+        "than the demand-driven reasoner holds"
+    )
     assert ANSWERS == 100_000 and not sm._questions(state).state_tables
     assert not sm.is_terminal(state)
     rules = path.read_text().split("(number 1)")[0]
     few = load_game(rules + " ".join(f"(number {i})" for i in range(1, 18)))
-    assert len(few.state_machine("demand").legal_moves(state, "a")) == 17 ** 4 <= ANSWERS
+    assert len(few.state_machine("demand").legal_moves(state, "a")) == 17**4 <= ANSWERS

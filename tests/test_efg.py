@@ -1,12 +1,14 @@
 """The extensive-form view (ggp.solvers.efg), CFR / CFR+ and exploitability (ggp.solvers.cfr),
 checked on our GDL-II Kuhn poker against OpenSpiel's figures
 (/work/shared/REFERENCES.md), and the `ggp info --tree`, `solve`, `exploit` commands."""
+
 import json
 
 import pytest
 from conftest import in_unit, values_in_unit
 
-from ggp import cfr, load_game
+from ggp import load_game
+from ggp.solvers import cfr
 from ggp.solvers.efg import CHANCE, DECISION, Unit, build_tree
 from ggp.solvers.solve import make_solver
 from matches.cli import main
@@ -30,7 +32,7 @@ def test_kuhn_unit_and_zero_sum(kuhn):
 
 def test_information_states_hide_the_other_card(kuhn):
     for info in kuhn.infosets:
-        assert len(info.nodes) == 2            # the two cards the opponent may hold
+        assert len(info.nodes) == 2  # the two cards the opponent may hold
         assert info.key.startswith(kuhn.players[info.player] + ":")
 
 
@@ -39,10 +41,13 @@ def test_uniform_policy_exploitability(kuhn):
     assert gap == pytest.approx(0.458333, abs=1e-6)
 
 
-@pytest.mark.parametrize("algo, figures", [
-    ("cfr", {10: 0.0686988, 100: 0.00822598, 1000: 0.0009376}),
-    ("cfr+", {10: 0.0326871, 100: 0.0011944, 1000: 0.00008737}),
-])
+@pytest.mark.parametrize(
+    "algo, figures",
+    [
+        ("cfr", {10: 0.0686988, 100: 0.00822598, 1000: 0.0009376}),
+        ("cfr+", {10: 0.0326871, 100: 0.0011944, 1000: 0.00008737}),
+    ],
+)
 def test_cfr_exploitability_matches_openspiel(kuhn, algo, figures):
     solver = cfr.CFRSolver(kuhn, plus=algo == "cfr+")
     for iterations, expected in figures.items():
@@ -52,8 +57,9 @@ def test_cfr_exploitability_matches_openspiel(kuhn, algo, figures):
 
 
 def test_cfr_plus_value_is_kuhns(kuhn):
-    values = values_in_unit(kuhn, cfr.expected_values(
-        kuhn, make_solver(kuhn, "cfr+").run(1000).average_policy()))
+    values = values_in_unit(
+        kuhn, cfr.expected_values(kuhn, make_solver(kuhn, "cfr+").run(1000).average_policy())
+    )
     assert values[0] == pytest.approx(-1 / 18, abs=1e-3)
     assert values[1] == pytest.approx(1 / 18, abs=1e-3)
 
@@ -64,7 +70,8 @@ def test_policy_file_round_trip(kuhn, tmp_path):
     cfr.save_policy(kuhn, policy, path)
     loaded = cfr.load_policy(kuhn, path)
     assert [p for probs in loaded for p in probs] == pytest.approx(
-        [p for probs in policy for p in probs])
+        [p for probs in policy for p in probs]
+    )
     data = json.loads(path.read_text())
     del data[kuhn.infosets[0].key]
     with pytest.raises(ValueError, match="no entry"):
@@ -72,11 +79,11 @@ def test_policy_file_round_trip(kuhn, tmp_path):
 
 
 def test_simultaneous_moves_are_hidden_within_a_step():
-    tree = build_tree(load_game("rps"))      # GDL-I: every player sees past joint moves
+    tree = build_tree(load_game("rps"))  # GDL-I: every player sees past joint moves
     assert (tree.histories, tree.terminals) == (4 + 36 + 324 + 729, 729)
     assert tree.information_states() == {"left": 91, "right": 91}
     first_right = next(i for i in tree.infosets if i.player == 1)
-    assert len(first_right.nodes) == 3       # right does not see left's rock/paper/scissors
+    assert len(first_right.nodes) == 3  # right does not see left's rock/paper/scissors
     assert cfr.exploitability(tree, cfr.uniform_policy(tree)) == pytest.approx(0.0, abs=1e-9)
 
 
@@ -93,8 +100,9 @@ def test_cli_info_tree(capsys):
 
 def test_cli_solve_and_exploit(capsys, tmp_path):
     out = tmp_path / "kuhn.json"
-    data = run_json(capsys, "solve", "kuhn", "--algo", "cfr", "--iterations", "100",
-                    "--out", str(out))
+    data = run_json(
+        capsys, "solve", "kuhn", "--algo", "cfr", "--iterations", "100", "--out", str(out)
+    )
     # every command reports goal points and the game's unit, under the same keys
     assert data["unit"] == "chip"
     assert data["exploitability_unit"] == pytest.approx(0.00822598, abs=1e-6)
@@ -119,13 +127,15 @@ def test_cli_exploit_rejects_a_bad_policy(capsys, tmp_path):
 
 # --- Leduc hold'em and imperfect-information Goofspiel, written for this project ----------
 
+
 def test_leduc_matches_openspiel(leduc):
     assert (leduc.histories, leduc.terminals) == (9457, 5520)
     assert leduc.information_states() == {"first": 468, "second": 468}
     uniform = cfr.uniform_policy(leduc)
     assert in_unit(leduc, cfr.exploitability(leduc, uniform)) == pytest.approx(2.373611, abs=1e-6)
     assert values_in_unit(leduc, cfr.expected_values(leduc, uniform))[0] == pytest.approx(
-        -0.078125, abs=1e-9)
+        -0.078125, abs=1e-9
+    )
 
 
 @pytest.mark.parametrize("algo, figure", [("cfr", 0.888579), ("cfr+", 0.610439)])
@@ -164,6 +174,7 @@ def test_the_estimate_of_the_histories_is_near_the_count(name):
     """Knuth's estimator over 1,000 random paths lands within 10% of the
     tree's exact count on these games."""
     from ggp.solvers.efg import estimate_histories
+
     game = load_game(name)
     estimate, paths = estimate_histories(game, seconds=60)
     assert paths == 1000

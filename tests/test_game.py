@@ -1,5 +1,6 @@
 """``Game.build``: a state machine built in the background, shared by every
 caller, with the result ``Game.state_machine`` gives."""
+
 import threading
 import time
 import warnings
@@ -35,9 +36,10 @@ def test_callers_share_one_build(held_build, monkeypatch):
     """Every caller waits for the one build under way, state_machine too:
     one machine is built."""
     import ggp.reasoners.compiled
+
     built = []
 
-    class Counted(ggp.reasoners.compiled.CompiledMachine):        # the held one, counted
+    class Counted(ggp.reasoners.compiled.CompiledMachine):  # the held one, counted
         def __init__(self, *args, **kwargs):
             built.append(self)
             super().__init__(*args, **kwargs)
@@ -64,14 +66,14 @@ def test_a_game_too_large_in_the_process_falls_back_with_one_warning(monkeypatch
         assert game.build(limit=10).result(timeout=60) == "demand"
     grounding = [str(w.message) for w in caught if w.category is GroundingWarning]
     assert len(grounding) == 1 and grounding[0].startswith("tictactoe: ")
-    assert "more than 5 facts" in grounding[0]   # grounding's own words (facts: half of 10)
+    assert "more than 5 facts" in grounding[0]  # grounding's own words (facts: half of 10)
     assert grounding[0].endswith("; using the demand-driven reasoner")
     assert game.state_machine(limit=10).name == "demand"
 
 
 @needs_shared()
 def test_cancelled_builds_end_their_process_and_build_again_later(monkeypatch):
-    game = load_game(SHARED / "gdl1" / "chess.kif")        # grounds for seconds
+    game = load_game(SHARED / "gdl1" / "chess.kif")  # grounds for seconds
     build = game.build()
     time.sleep(1.0)
     started = time.monotonic()

@@ -8,6 +8,7 @@ agree on legal moves, terminality and goals, with exactly one goal per role at
 the end; and subtrees below random mid-game positions (where terminals are
 near) count the same in both.
 """
+
 from __future__ import annotations
 
 import random
@@ -27,15 +28,28 @@ ALL = sorted(brute_force.GAMES)
 
 # depth of the count comparison per game (None: the whole tree), chosen so that
 # the reference reasoner takes a few seconds at most; deeper ones are marked slow
-QUICK_DEPTH = {"nim": None, "rps": None, "lightsout": None, "kuhn": None, "iigs4": None,
-               "connectfour": 4, "breakthrough": 2, "breakthroughsmall": 3,
-               "tictactoe3p": 3}
-SLOW_DEPTH = {"connectfour": 5, "breakthrough": 3, "breakthroughsmall": 4,
-              "tictactoe3p": 4}
+QUICK_DEPTH = {
+    "nim": None,
+    "rps": None,
+    "lightsout": None,
+    "kuhn": None,
+    "iigs4": None,
+    "connectfour": 4,
+    "breakthrough": 2,
+    "breakthroughsmall": 3,
+    "tictactoe3p": 3,
+}
+SLOW_DEPTH = {"connectfour": 5, "breakthrough": 3, "breakthroughsmall": 4, "tictactoe3p": 4}
 
 # depth of the subtree walks below mid-game positions where the game can end
-MIDGAME = {"connectfour": 3, "breakthroughsmall": 2, "breakthrough": 2,
-           "tictactoe3p": 3, "tictactoe": 4, "nim": 6}
+MIDGAME = {
+    "connectfour": 3,
+    "breakthroughsmall": 2,
+    "breakthrough": 2,
+    "tictactoe3p": 3,
+    "tictactoe": 4,
+    "nim": 6,
+}
 
 _machines: dict = {}
 
@@ -77,6 +91,7 @@ def _same_moves(sm, state, game, bstate):
 
 # --- static checks -------------------------------------------------------------------
 
+
 def test_every_game_file_has_a_brute_force_twin():
     assert sorted(p.stem for p in GAMES_DIR.glob("*.kif")) == ALL
 
@@ -102,10 +117,12 @@ def test_tictactoe_initial_moves_spelled_out():
     s = sm.initial_state()
     assert sm.legal_moves(s, "oplayer") == ["noop"]
     assert sorted(sm.legal_moves(s, "xplayer")) == [
-        ("mark", str(r), str(c)) for r in range(1, 4) for c in range(1, 4)]
+        ("mark", str(r), str(c)) for r in range(1, 4) for c in range(1, 4)
+    ]
 
 
 # --- counts ----------------------------------------------------------------------------
+
 
 def test_tictactoe_exhaustive_figures():
     figures = {"nodes": 549946, "terminals": 255168, "distinct_states": 5478, "max_depth": 9}
@@ -114,10 +131,18 @@ def test_tictactoe_exhaustive_figures():
 
 
 def test_rps_exhaustive_figures():
-    assert brute_force.count(brute_force.make("rps")) == {"nodes": 820, "terminals": 729,
-                                                         "distinct_states": 20, "max_depth": 3}
-    assert count(machine("rps")) == {"nodes": 820, "terminals": 729,
-                                     "distinct_states": 20, "max_depth": 3}
+    assert brute_force.count(brute_force.make("rps")) == {
+        "nodes": 820,
+        "terminals": 729,
+        "distinct_states": 20,
+        "max_depth": 3,
+    }
+    assert count(machine("rps")) == {
+        "nodes": 820,
+        "terminals": 729,
+        "distinct_states": 20,
+        "max_depth": 3,
+    }
 
 
 @pytest.mark.parametrize("name", sorted(QUICK_DEPTH))
@@ -162,8 +187,14 @@ def test_midgame_subtree_counts(name):
 
 # --- random play -----------------------------------------------------------------------
 
-PLAYOUTS = {"breakthrough": 5, "breakthroughsmall": 10, "connectfour": 20, "tictactoe3p": 40,
-            "tictactoe": 40, "nim": 20}
+PLAYOUTS = {
+    "breakthrough": 5,
+    "breakthroughsmall": 10,
+    "connectfour": 20,
+    "tictactoe3p": 40,
+    "tictactoe": 40,
+    "nim": 20,
+}
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -184,7 +215,7 @@ def test_random_playouts_agree_with_brute_force(name):
             s, b = sm.next_state(s, joint), game.next(b, joint)
             steps += 1
             assert steps < 200
-        goals = sm.goals(s)      # raises GameError unless exactly one goal per role
+        goals = sm.goals(s)  # raises GameError unless exactly one goal per role
         assert all(0 <= g <= 100 for g in goals)
         assert goals == game.goals(b)
 

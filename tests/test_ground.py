@@ -5,6 +5,7 @@ Each rewrite is checked twice: on what it does to the rules or the domain,
 and on the game it builds, move by move against the reference reasoner
 (``compare`` of tests/test_compiled.py).
 """
+
 import time
 
 import numpy as np
@@ -101,8 +102,11 @@ def test_base_facts_that_only_keep_themselves_become_static():
     game = maze()
     rewritten = fix_constants(game.rules)
     bodies = [lit for r in rewritten for lit in r.body]
-    assert not any("wall" in str(lit) and "true" in str(lit) for lit in bodies
-                   if not isinstance(lit, tuple) or lit[0] != "true")
+    assert not any(
+        "wall" in str(lit) and "true" in str(lit)
+        for lit in bodies
+        if not isinstance(lit, tuple) or lit[0] != "true"
+    )
     keepers = [r for r in rewritten if r.head == ("next", ("wall", Var("?x"), Var("?y")))]
     assert keepers and keepers[0].body == (("true", ("wall", Var("?x"), Var("?y"))),)
     gp = ground(game.rules, game.roles)
@@ -114,9 +118,10 @@ def test_base_facts_that_only_keep_themselves_become_static():
 
 def test_a_fact_that_a_rule_can_make_stays_dynamic():
     """A wall that a move can build is not constant: nothing is rewritten."""
-    game = load_game(MAZE.format(succ="(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) "
-                                      "(succ 5 6)")
-                     + "(<= (next (wall 2 2)) (does r stay))")
+    game = load_game(
+        MAZE.format(succ="(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)")
+        + "(<= (next (wall 2 2)) (does r stay))"
+    )
     bodies = [lit for r in fix_constants(game.rules) for lit in r.body]
     assert not any(isinstance(lit, tuple) and lit[0] == "init" for lit in bodies)
     done, _ = compare(game, playouts=30, seconds=20.0)
@@ -154,6 +159,7 @@ def test_a_static_relation_too_large_is_answered_on_demand(monkeypatch):
     facts) is not computed whole: the joins ask it about the squares the
     relaxed domain reaches, and the game plays as the reference says."""
     import ggp.reasoners.domains
+
     monkeypatch.setattr(ggp.reasoners.domains, "DEMAND_FACTS", 1_000)
     game = load_game(DISTANCES.format(succ=" ".join(f"(succ {i} {i + 1})" for i in range(12))))
     domain = Domain(specialize(factor(fix_constants(game.rules))), 1_000_000, Effort(10**8))
@@ -169,17 +175,24 @@ def test_joins_are_planned_by_their_estimated_fanout():
     ``(at ?zx)`` binds the result, only the sums that give it: the planner
     puts the small relation first, and a literal whose variables nothing
     later reads is only tested."""
-    store = Store({"sum": [("sum", str(a), str(b), str(a + b)) for a in range(30)
-                           for b in range(30)],
-                   "at": [("at", "7")], "piece": [("piece", "p", "1"), ("piece", "q", "2")]})
+    store = Store(
+        {
+            "sum": [("sum", str(a), str(b), str(a + b)) for a in range(30) for b in range(30)],
+            "at": [("at", "7")],
+            "piece": [("piece", "p", "1"), ("piece", "q", "2")],
+        }
+    )
     x, dx, zx, p = Var("?x"), Var("?dx"), Var("?zx"), Var("?p")
     body = (("sum", x, dx, zx), ("at", zx), ("piece", p, dx))
     steps = plan(body, store, outputs=(x,))
     assert [s.lit[0] for s in steps] == ["at", "piece", "sum"]
     assert [s.kind for s in steps] == ["loop", "loop", "loop"]
     steps = plan(body, store, outputs=(zx,))
-    assert [(s.lit[0], s.kind) for s in steps] == [("at", "loop"), ("piece", "loop"),
-                                                   ("sum", "exists")]
+    assert [(s.lit[0], s.kind) for s in steps] == [
+        ("at", "loop"),
+        ("piece", "loop"),
+        ("sum", "exists"),
+    ]
 
 
 def test_a_join_of_four_roles_moves_stops_at_the_fact_limit():
@@ -225,11 +238,13 @@ def test_an_effort_object_names_its_limit():
 #: with it (mummymaze1p's 6.5 million static facts take it minutes,
 #: gt_two_thirds_4p's sums four; the slow run compares every corpus game,
 #: tests/test_compiled.py).
-FIXED = {"mummymaze1p": "a constant maze's walls and a demanded direction relation",
-         "gt_two_thirds_4p": "the chain of four sums condensed",
-         "quad_7x7": "joins ordered by fan-out",
-         "knightwar": "a role-less legal move",
-         "crossers3": "goals condensed"}
+FIXED = {
+    "mummymaze1p": "a constant maze's walls and a demanded direction relation",
+    "gt_two_thirds_4p": "the chain of four sums condensed",
+    "quad_7x7": "joins ordered by fan-out",
+    "knightwar": "a role-less legal move",
+    "crossers3": "goals condensed",
+}
 SLOW_REFERENCE = {"mummymaze1p", "gt_two_thirds_4p"}
 
 
@@ -252,6 +267,7 @@ def test_a_loaded_machine_builds_the_same_network():
     seconds)."""
     import subprocess
     import sys
+
     game = load_game("breakthrough")
     quiet = game.state_machine("compiled")
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]

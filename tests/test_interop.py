@@ -15,6 +15,7 @@ fault, and ``ggp serve`` must play a whole match for the minimal manager;
 and two players that use the whole play clock must take one clock a step,
 not two.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -55,7 +56,7 @@ class StrictPlayer(ThreadingHTTPServer):
         start = re.fullmatch(r"\(START (\S+) (\S+) \((.*)\) (\S+) (\S+)\)", text, re.S | re.I)
         if start:
             clocks = start.group(4, 5)
-            if not all(re.fullmatch(r"[0-9]+", c) for c in clocks):   # Integer.valueOf
+            if not all(re.fullmatch(r"[0-9]+", c) for c in clocks):  # Integer.valueOf
                 self.problems.append(f"START clocks {clocks} are not integers")
                 return None
             self.clocks = tuple(map(int, clocks))
@@ -81,7 +82,7 @@ class _StrictHandler(BaseHTTPRequestHandler):
             self.server.problems.append(f"Content-Type {self.headers.get('Content-Type')}")
         reply = self.server.reply(text)
         if reply is None:
-            time.sleep(30)              # never answers, as ggp-base after a bad START
+            time.sleep(30)  # never answers, as ggp-base after a bad START
             return
         body = reply.encode()
         self.send_response(200)
@@ -101,9 +102,23 @@ def ggp(*args, timeout=120):
 def test_ggp_match_drives_a_strict_independent_player(tmp_path):
     strict = [StrictPlayer(), StrictPlayer()]
     out = tmp_path / "match.json"
-    done = ggp("match", "rps", "--player", strict[0].url, "--player", strict[1].url,
-               "--startclock", "3", "--playclock", "2", "--json", "--out", str(out),
-               "--db", str(tmp_path / "m.sqlite"))
+    done = ggp(
+        "match",
+        "rps",
+        "--player",
+        strict[0].url,
+        "--player",
+        strict[1].url,
+        "--startclock",
+        "3",
+        "--playclock",
+        "2",
+        "--json",
+        "--out",
+        str(out),
+        "--db",
+        str(tmp_path / "m.sqlite"),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["faults"] == [] and result["moves"] == [["rock", "rock"]] * 3
@@ -115,22 +130,33 @@ def test_ggp_match_drives_a_strict_independent_player(tmp_path):
         assert re.fullmatch(r"\(PLAY \S+ NIL\)", player.messages[1])
         assert re.fullmatch(r"\(PLAY \S+ \(rock rock\)\)", player.messages[2])
     record = json.loads(out.read_text())
-    assert (record["startClock"], record["playClock"]) == (3, 2)     # integers, as ggp-base
+    assert (record["startClock"], record["playClock"]) == (3, 2)  # integers, as ggp-base
 
 
 def test_a_fault_at_start_is_reported_at_once_and_recorded(tmp_path):
-    with socket.socket() as s:          # a port where nothing listens
+    with socket.socket() as s:  # a port where nothing listens
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
     out = tmp_path / "match.json"
-    done = ggp("match", "rps", "--player", closed, "--player", "random", "--out", str(out),
-               "--db", str(tmp_path / "m.sqlite"), "--quiet")
+    done = ggp(
+        "match",
+        "rps",
+        "--player",
+        closed,
+        "--player",
+        "random",
+        "--out",
+        str(out),
+        "--db",
+        str(tmp_path / "m.sqlite"),
+        "--quiet",
+    )
     assert done.returncode == 0
     # the first warning (a slow build's progress lines may come before it)
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
     assert warnings[0].startswith(f"ggp: warning: left ({closed}): START: CE (cannot reach")
     record = json.loads(out.read_text())
-    assert record["errors"][0] == ["CE", ""]           # START's codes, as ggp-base records them
+    assert record["errors"][0] == ["CE", ""]  # START's codes, as ggp-base records them
     faults = record["faults"]
     assert faults[0]["phase"] == "start" and "cannot reach" in faults[0]["reason"]
     assert {f["phase"] for f in faults} == {"start", "play", "stop"}
@@ -141,8 +167,9 @@ def _post(port, text, timeout):
     """A manager's request: POST /, text/acl; the reply text."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        connection.request("POST", "/", text.encode(), {"Content-Type": "text/acl",
-                                                        "Sender": "GAMESERVER"})
+        connection.request(
+            "POST", "/", text.encode(), {"Content-Type": "text/acl", "Sender": "GAMESERVER"}
+        )
         response = connection.getresponse()
         assert response.status == 200
         return response.read().decode().strip()
@@ -156,6 +183,7 @@ def _round(ports, messages, timeout):
 
     def send(i):
         replies[i] = _post(ports[i], messages[i], timeout)
+
     threads = [threading.Thread(target=send, args=(i,)) for i in range(len(ports))]
     for t in threads:
         t.start()
@@ -171,12 +199,18 @@ def served(tmp_path):
 
     def start(spec):
         for _ in range(2):
-            process = subprocess.Popen(GGP + ["serve", spec, "--port", "0", "--json"],
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       text=True)
+            process = subprocess.Popen(
+                GGP + ["serve", spec, "--port", "0", "--json"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
             processes.append(process)
-        return [int(json.loads(p.stdout.readline())["url"].rsplit(":", 1)[1].strip("/"))
-                for p in processes]
+        return [
+            int(json.loads(p.stdout.readline())["url"].rsplit(":", 1)[1].strip("/"))
+            for p in processes
+        ]
+
     yield start
     for process in processes:
         process.terminate()
@@ -187,13 +221,15 @@ def test_ggp_serve_plays_for_a_minimal_independent_manager(served):
     ports = served("uct")
     rules = open(__import__("games_gdl").__path__[0] + "/rps.kif").read()
     rules = re.sub(r";[^\n]*", "", rules)
-    assert _round(ports, [f"(START m1 {role} ({rules}) 5 1)" for role in ("left", "right")],
-                  6) == ["ready", "ready"]
+    assert _round(ports, [f"(START m1 {role} ({rules}) 5 1)" for role in ("left", "right")], 6) == [
+        "ready",
+        "ready",
+    ]
     previous = "NIL"
     for _ in range(3):
         started = time.monotonic()
         moves = _round(ports, [f"(PLAY m1 {previous})"] * 2, 2)
-        assert time.monotonic() - started < 1.0         # within the clock
+        assert time.monotonic() - started < 1.0  # within the clock
         assert all(m.lower() in MOVES for m in moves)
         previous = f"({moves[0]} {moves[1]})"
     assert _round(ports, [f"(STOP m1 {previous})"] * 2, 2) == ["done", "done"]
@@ -204,12 +240,23 @@ def test_two_players_on_the_full_clock_take_one_clock_a_step(served, tmp_path):
     # forced move; the manager asks both at once, so a step takes one clock
     ports = served("uct")
     out = tmp_path / "match.json"
-    done = ggp("match", "tictactoe", "--startclock", "2", "--playclock", "2",
-               *[a for p in ports for a in ("--player", f"http://127.0.0.1:{p}")],
-               "--out", str(out), "--db", str(tmp_path / "m.sqlite"), "--quiet")
+    done = ggp(
+        "match",
+        "tictactoe",
+        "--startclock",
+        "2",
+        "--playclock",
+        "2",
+        *[a for p in ports for a in ("--player", f"http://127.0.0.1:{p}")],
+        "--out",
+        str(out),
+        "--db",
+        str(tmp_path / "m.sqlite"),
+        "--quiet",
+    )
     assert done.returncode == 0, done.stderr
     record = json.loads(out.read_text())
     assert not record["faults"]
-    times = record["stateTimes"][1:]        # the first is taken before START, as ggp-base does
+    times = record["stateTimes"][1:]  # the first is taken before START, as ggp-base does
     steps = [(b - a) / 1000 for a, b in zip(times, times[1:])]
-    assert all(1.5 < s < 3.0 for s in steps), steps        # one clock, not two
+    assert all(1.5 < s < 3.0 for s in steps), steps  # one clock, not two

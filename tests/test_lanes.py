@@ -12,6 +12,7 @@ incremental kernel.
 * networks with cycle blocks (in the legal, the move-dependent and the goal
   parts) still match the reference.
 """
+
 import math
 import random
 
@@ -77,8 +78,13 @@ def goal_sum(ref, state, role):
     try:
         return ref.goal(state, role)
     except GameError:
-        return sum({int(a[2]) for a in ref._state(state).get("goal")
-                    if a[1] == role and str(a[2]).isdigit()})
+        return sum(
+            {
+                int(a[2])
+                for a in ref._state(state).get("goal")
+                if a[1] == role and str(a[2]).isdigit()
+            }
+        )
 
 
 def replay(game, traces, max_steps):
@@ -94,8 +100,9 @@ def replay(game, traces, max_steps):
                 role, move = inputs[m]
                 assert role == ref.roles[r]
                 assert sm._moves[m] == move
-                assert move in ref.legal_moves(state, role), \
+                assert move in ref.legal_moves(state, role), (
                     f"playout {p}, step {d}: {move} is not legal for {role}"
+                )
             state = ref.next_state(state, tuple(inputs[m][1] for m in joint))
         if terminal:
             assert ref.is_terminal(state), f"playout {p} ends in a non-terminal state"
@@ -142,7 +149,7 @@ def test_cycle_blocks_in_every_part_match_the_reference():
     game = load_game(CYCLIC)
     sm, lanes = lanes_of(game)
     assert sm.network.blocks
-    assert all(lanes.sizes["blocks"]), lanes.sizes     # a block in phase 1, phase 2, goals
+    assert all(lanes.sizes["blocks"]), lanes.sizes  # a block in phase 1, phase 2, goals
     root = sm.initial_state()
     for seed in range(4):
         traces = lanes.traces(root, seed, max_steps=50, count=200)
@@ -161,7 +168,7 @@ def test_playouts_are_the_sum_of_the_traces(name, count):
     traces = lanes.traces(root, 11, max_steps=200, count=count)
     assert len(traces) == count
     assert lanes.playouts(root, count, 11, 200) == totals(traces, len(sm.roles))
-    if count == 64:     # lanes' first moves come before any restart draws numbers
+    if count == 64:  # lanes' first moves come before any restart draws numbers
         more = lanes.traces(root, 11, max_steps=200, count=200)
         assert [m[:1] for m, _, _ in traces] == [m[:1] for m, _, _ in more[:64]]
 
@@ -233,7 +240,7 @@ def test_statistics_agree_with_the_kernel(name):
     game = game_of(name) if name in PUBLIC else load_game(name)
     sm, lanes = lanes_of(game)
     root = sm.initial_state()
-    batches, size = 40, 500                    # 20,000 playouts each
+    batches, size = 40, 500  # 20,000 playouts each
     a = batch_means(lambda s, n: lanes.playouts(root, n, 1000 + s), batches, size)
     b = batch_means(lambda s, n: sm.kernel.playouts(root, n, 1000 + s), batches, size)
     for column, what in enumerate(["depth"] + [f"goal of {r}" for r in sm.roles]):

@@ -1,6 +1,7 @@
 """Local matches: faulty players get a legal move and the fault is logged;
 GDL-II players see only their own move and percepts; a compiled build
 slower than the start clock."""
+
 import logging
 import threading
 import time
@@ -48,18 +49,20 @@ class Spy(players.RandomPlayer):
         return super().play(obs)
 
 
-@pytest.mark.parametrize("faulty, code", [(Crashing, "CE"), (Illegal, "IL (mark 9 9)"),
-                                          (Silent, "IL nil")])
+@pytest.mark.parametrize(
+    "faulty, code", [(Crashing, "CE"), (Illegal, "IL (mark 9 9)"), (Silent, "IL nil")]
+)
 def test_faulty_player_gets_a_legal_move(faulty, code):
     game = load_game("tictactoe")
-    record = run_match(game, {"xplayer": faulty(), "oplayer": players.make("random:seed=1")},
-                       seed=5)
+    record = run_match(
+        game, {"xplayer": faulty(), "oplayer": players.make("random:seed=1")}, seed=5
+    )
     assert record.goals and set(record.goals) == {"xplayer", "oplayer"}
     x_turns = [e[0] for e in record.errors if e[0]]
     assert x_turns and all(e == code for e in x_turns)
     sm = game.state_machine()
     s = sm.initial_state()
-    for joint in record.moves:          # every move actually played was legal
+    for joint in record.moves:  # every move actually played was legal
         s = sm.next_state(s, joint)
     assert sm.is_terminal(s)
 
@@ -69,7 +72,7 @@ def test_gdl1_players_get_the_joint_move():
     spy = Spy(seed=2)
     record = run_match(game, {"xplayer": spy, "oplayer": players.make("legal")}, seed=1)
     assert spy.seen[0].joint is None
-    assert [o.joint for o in spy.seen[1:]] == record.moves[:len(spy.seen) - 1]
+    assert [o.joint for o in spy.seen[1:]] == record.moves[: len(spy.seen) - 1]
     assert all(o.percepts is None for o in spy.seen)
 
 
@@ -90,14 +93,17 @@ def test_gdl2_players_see_only_their_percepts():
 
 
 def test_registry_specs():
-    assert players.parse_spec("mast:policy=gibbs,tau=10") == ("mast", {"policy": "gibbs",
-                                                                        "tau": "10"})
+    assert players.parse_spec("mast:policy=gibbs,tau=10") == (
+        "mast",
+        {"policy": "gibbs", "tau": "10"},
+    )
     assert players.make("mast:policy=gibbs,tau=10").tau == 10.0
     assert players.make("random:seed=3").rng.random() == players.make("random:seed=3").rng.random()
     with pytest.raises(ValueError, match="unknown player"):
         players.make("nobody")
-    with pytest.raises(ValueError, match="player random: unknown parameter depth; known: "
-                                         "reasoner, seed"):
+    with pytest.raises(
+        ValueError, match="player random: unknown parameter depth; known: reasoner, seed"
+    ):
         players.make("random:depth=3")
     with pytest.raises(ValueError, match="not key=value"):
         players.make("random:seed")
@@ -116,11 +122,12 @@ class ClockUser(Player):
 
 def test_local_players_on_the_clock_are_asked_at_once():
     game = load_game("rps")
-    record = run_match(game, {"left": ClockUser(), "right": ClockUser()}, seed=1,
-                       start_clock=1, play_clock=1)
+    record = run_match(
+        game, {"left": ClockUser(), "right": ClockUser()}, seed=1, start_clock=1, play_clock=1
+    )
     times = record.state_times[1:]
     steps = [b - a for a, b in zip(times, times[1:])]
-    assert len(steps) == 2 and all(0.8 < s < 1.5 for s in steps), steps   # not 2 s
+    assert len(steps) == 2 and all(0.8 < s < 1.5 for s in steps), steps  # not 2 s
     assert not record.faults
 
 
@@ -132,15 +139,18 @@ def test_budgeted_local_players_are_asked_in_the_managers_thread():
 
 # --- a compiled build slower than the start clock -------------------------------------
 
+
 def _held_match(game, specs, held_build, release_after, **clocks):
     """A match whose compiled build is released after ``release_after`` steps;
     its record and JSON."""
+
     def on_step(record, sm, state):
         if len(record.moves) == release_after:
             held_build.set()
 
-    record = run_match(game, {r: players.make(s) for r, s in specs.items()}, seed=1,
-                       on_step=on_step, **clocks)
+    record = run_match(
+        game, {r: players.make(s) for r, s in specs.items()}, seed=1, on_step=on_step, **clocks
+    )
     return record, to_ggp_json(record)
 
 
@@ -149,8 +159,11 @@ def _moved_to_compiled(reasoners, first_steps: int) -> bool:
     reasoner, and never back."""
     kinds = [set(step) for step in reasoners]
     switched = [i for i, k in enumerate(kinds) if k == {"compiled"}]
-    return (all(k == {"demand"} for k in kinds[:first_steps]) and switched
-            and switched == list(range(switched[0], len(kinds))))
+    return (
+        all(k == {"demand"} for k in kinds[:first_steps])
+        and switched
+        and switched == list(range(switched[0], len(kinds)))
+    )
 
 
 def test_a_build_slower_than_the_start_clock(held_build, caplog):
@@ -159,10 +172,16 @@ def test_a_build_slower_than_the_start_clock(held_build, caplog):
     the compiled one; the record says which reasoner each move came from."""
     caplog.set_level(logging.INFO)
     game = load_game("tictactoe")
-    record, data = _held_match(game, {"xplayer": "uct:seed=1", "oplayer": "uct:seed=2"},
-                               held_build, 2, start_clock=1, play_clock=1)
+    record, data = _held_match(
+        game,
+        {"xplayer": "uct:seed=1", "oplayer": "uct:seed=2"},
+        held_build,
+        2,
+        start_clock=1,
+        play_clock=1,
+    )
     start_and_first_step = record.state_times[1] - record.state_times[0]
-    assert start_and_first_step < 2.5           # the two clocks, not the build
+    assert start_and_first_step < 2.5  # the two clocks, not the build
     assert not record.faults and record.goals
     assert _moved_to_compiled(data["reasoners"], 2), data["reasoners"]
     assert "the manager follows the match on the demand-driven reasoner" in caplog.text
@@ -177,8 +196,14 @@ def test_a_gdl2_player_replays_its_percepts_on_the_compiled_reasoner(held_build)
     """Phantom tic-tac-toe: each role rebuilds its belief on the compiled
     reasoner from its own moves and percepts, and plays on with no fault."""
     game = load_game("phantomttt")
-    record, data = _held_match(game, {"xplayer": "ismcts:seed=1", "oplayer": "ismcts:seed=2"},
-                               held_build, 3, start_clock=1, play_clock=0.5)
+    record, data = _held_match(
+        game,
+        {"xplayer": "ismcts:seed=1", "oplayer": "ismcts:seed=2"},
+        held_build,
+        3,
+        start_clock=1,
+        play_clock=0.5,
+    )
     assert not record.faults and record.goals
     assert _moved_to_compiled(data["reasoners"], 3), data["reasoners"]
     assert replay(data).ok
@@ -189,12 +214,17 @@ def test_a_player_not_on_the_clock_waits_for_the_build(held_build):
     manager waits for the build before START, and every move is compiled."""
     game = load_game("tictactoe")
     threading.Timer(1.5, held_build.set).start()
-    record, data = _held_match(game, {"xplayer": "uct:simulations=20,seed=1",
-                                      "oplayer": "uct"}, held_build, -1,
-                               start_clock=1, play_clock=1)
+    record, data = _held_match(
+        game,
+        {"xplayer": "uct:simulations=20,seed=1", "oplayer": "uct"},
+        held_build,
+        -1,
+        start_clock=1,
+        play_clock=1,
+    )
     assert not record.faults
     assert all(step == ["compiled", "compiled"] for step in data["reasoners"])
-    assert record.state_times[0] - record.start_time >= 1.4   # the wait came before START
+    assert record.state_times[0] - record.start_time >= 1.4  # the wait came before START
 
 
 #: A GDL-II game with a ``random`` role and no ``sees``: nobody sees anything.
@@ -244,8 +274,13 @@ def test_every_player_plays_a_gdl2_game_without_sees_on_a_split_kernel(name, bli
             break
         except ValueError:
             continue
-    record = run_match(game, {"first": player, "second": players.make("random:seed=2")},
-                       seed=1, start_clock=0.5, play_clock=0.3)
+    record = run_match(
+        game,
+        {"first": player, "second": players.make("random:seed=2")},
+        seed=1,
+        start_clock=0.5,
+        play_clock=0.3,
+    )
     assert record.faults == [] and len(record.moves) == 6
     assert sum(record.goals.values()) == 100
 
@@ -294,8 +329,11 @@ def test_a_match_that_never_ends_is_aborted_at_the_step_cap():
 
 
 def test_a_match_that_ends_is_not_aborted():
-    record = run_match(load_game("tictactoe"), {r: players.make("legal") for r in
-                                                ("xplayer", "oplayer")}, max_steps=9)
+    record = run_match(
+        load_game("tictactoe"),
+        {r: players.make("legal") for r in ("xplayer", "oplayer")},
+        max_steps=9,
+    )
     data = to_ggp_json(record)
     assert record.aborted == "" and data["isAborted"] is False and data["abortReason"] is None
     with pytest.raises(ValueError, match="max_steps must be an integer >= 1"):

@@ -1,6 +1,7 @@
 """The game manager over HTTP: `ggp serve` players driven by `ggp match`,
 what each GDL-II role receives on the wire, faulty remote players, and a
 study killed halfway."""
+
 from __future__ import annotations
 
 import http.client
@@ -50,17 +51,38 @@ def wait_for(port, seconds=30.0):
 
 def test_ggp_match_drives_two_ggp_serve_processes(tmp_path):
     ports = [free_port(), free_port()]
-    servers = [subprocess.Popen(GGP + ["serve", spec, "--port", str(port)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-               for spec, port in zip(["uct:simulations=30", "random"], ports)]
+    servers = [
+        subprocess.Popen(
+            GGP + ["serve", spec, "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for spec, port in zip(["uct:simulations=30", "random"], ports)
+    ]
     try:
         for port in ports:
             wait_for(port)
         out, db = tmp_path / "match.json", tmp_path / "m.sqlite"
-        done = subprocess.run(GGP + ["match", "tictactoe", "--json", "--startclock", "5",
-                                     "--playclock", "2", "--out", str(out), "--db", str(db)]
-                              + [arg for p in ports for arg in ("--player", f"http://127.0.0.1:{p}")],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            GGP
+            + [
+                "match",
+                "tictactoe",
+                "--json",
+                "--startclock",
+                "5",
+                "--playclock",
+                "2",
+                "--out",
+                str(out),
+                "--db",
+                str(db),
+            ]
+            + [arg for p in ports for arg in ("--player", f"http://127.0.0.1:{p}")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         assert sorted(result["goals"].values()) in ([0, 100], [50, 50])
@@ -84,17 +106,34 @@ def test_ggp_serve_uct_answers_start_in_time_on_chess(tmp_path):
     `ready` came 20 s after START): `ggp serve uct` answers START within a
     5 s start clock, and `ggp match` plays its first steps with no fault."""
     ports, logs = [free_port(), free_port()], [tmp_path / "uct.log", tmp_path / "random.log"]
-    servers = [subprocess.Popen(GGP + ["serve", spec, "--port", str(port)],
-                                stdout=subprocess.DEVNULL, stderr=log.open("w"))
-               for spec, port, log in zip(["uct", "random"], ports, logs)]
+    servers = [
+        subprocess.Popen(
+            GGP + ["serve", spec, "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=log.open("w"),
+        )
+        for spec, port, log in zip(["uct", "random"], ports, logs)
+    ]
     try:
         for port in ports:
             wait_for(port)
         match = subprocess.Popen(
-            GGP + ["match", str(SHARED / "gdl1" / "chess.kif"), "--startclock", "5",
-                   "--playclock", "3", "--db", str(tmp_path / "m.sqlite")]
+            GGP
+            + [
+                "match",
+                str(SHARED / "gdl1" / "chess.kif"),
+                "--startclock",
+                "5",
+                "--playclock",
+                "3",
+                "--db",
+                str(tmp_path / "m.sqlite"),
+            ]
             + [arg for p in ports for arg in ("--player", f"http://127.0.0.1:{p}")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         steps = _lines_until(match.stdout, "step 4:", 180)
         match.terminate()
         errors = match.communicate(timeout=30)[1]
@@ -109,7 +148,7 @@ def test_ggp_serve_uct_answers_start_in_time_on_chess(tmp_path):
     ready = re.search(r"START \S+: 200 ready \(arrived \S+, ([0-9.]+) s\)", log)
     assert ready and float(ready.group(1)) < 5, log
     assert "the compiled reasoner is still building" in log
-    assert not re.search(r"turn \d+: ", log), log       # every move the player's, in time
+    assert not re.search(r"turn \d+: ", log), log  # every move the player's, in time
     print(f"ggp serve uct answered START on chess.kif after {ready.group(1)} s")
 
 
@@ -193,8 +232,10 @@ def test_gdl2_players_receive_only_their_own_percepts_on_the_wire():
         servers = [PlayerServer("random", port=0).start() for _ in range(2)]
         recorders = [Recorder(s.server_address[1]) for s in servers]
         try:
-            seats = {role: RemoteSeat(f"http://127.0.0.1:{r.server_address[1]}")
-                     for role, r in zip(["alice", "bob"], recorders)}
+            seats = {
+                role: RemoteSeat(f"http://127.0.0.1:{r.server_address[1]}")
+                for role, r in zip(["alice", "bob"], recorders)
+            }
             record = run_match(game, seats, seed=seed, start_clock=5, play_clock=2)
         finally:
             for s in servers + recorders:
@@ -217,7 +258,7 @@ def test_gdl2_players_receive_only_their_own_percepts_on_the_wire():
             own = dealt[1] if role == "alice" else dealt[2]
             seen = {game.parse_move(to_kif(p)) for p in plays[1].percepts}
             assert ("card", own) in seen
-            if other != own:      # the other's card never reaches this role
+            if other != own:  # the other's card never reaches this role
                 assert ("card", other) not in seen
 
 
@@ -236,8 +277,14 @@ class FaultyRemote(ThreadingHTTPServer):
                 if message.name == "PLAY" and mode == "sleep":
                     time.sleep(4.0)
                 reply = {"START": "ready", "STOP": "done", "ABORT": "aborted"}.get(
-                    message.name, {"garbage": "((( not a move", "illegal": "(mark 9 9)",
-                                   "sleep": "noop", "crash": "noop"}[mode])
+                    message.name,
+                    {
+                        "garbage": "((( not a move",
+                        "illegal": "(mark 9 9)",
+                        "sleep": "noop",
+                        "crash": "noop",
+                    }[mode],
+                )
                 self.send_response(200)
                 self.send_header("Content-Type", "text/acl")
                 self.send_header("Content-Length", str(len(reply)))
@@ -251,19 +298,26 @@ class FaultyRemote(ThreadingHTTPServer):
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
 
-@pytest.mark.parametrize("mode, code", [("garbage", "CE"), ("sleep", "TO"),
-                                        ("crash", "CE"), ("illegal", "IL (mark 9 9)")])
+@pytest.mark.parametrize(
+    "mode, code",
+    [("garbage", "CE"), ("sleep", "TO"), ("crash", "CE"), ("illegal", "IL (mark 9 9)")],
+)
 def test_faulty_remote_players_get_legal_moves_and_the_match_goes_on(mode, code):
     game = load_game("tictactoe")
     faulty = FaultyRemote(mode)
     try:
         seat = RemoteSeat(f"http://127.0.0.1:{faulty.server_address[1]}")
-        record = run_match(game, {"xplayer": seat, "oplayer": make("random:seed=1")},
-                           seed=2, start_clock=2, play_clock=1)
+        record = run_match(
+            game,
+            {"xplayer": seat, "oplayer": make("random:seed=1")},
+            seed=2,
+            start_clock=2,
+            play_clock=1,
+        )
     finally:
         faulty.shutdown()
     x_faults = [step[0] for step in record.errors]
-    assert x_faults and all(f == code for f in x_faults)      # every x turn, named
+    assert x_faults and all(f == code for f in x_faults)  # every x turn, named
     assert all(step[1] == "" for step in record.errors)
     assert record.goals and replay(to_ggp_json(record)).ok
 
@@ -284,9 +338,12 @@ def test_a_killed_study_ends_with_exactly_its_matches_and_the_same_table(tmp_pat
     path.write_text(STUDY)
     killed_db, clean_db = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
     study = load_study(path)
-    run = subprocess.Popen(GGP + ["study", str(path), "--db", str(killed_db), "--workers", "2"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True)
+    run = subprocess.Popen(
+        GGP + ["study", str(path), "--db", str(killed_db), "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

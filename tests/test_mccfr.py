@@ -1,5 +1,6 @@
 """Monte Carlo CFR (ggp.solvers.mccfr, ggp.solvers._mccfr): convergence against the figures of
 OpenSpiel's solvers (REFERENCES.md), unbiased targeting, and ggp solve --algo mccfr."""
+
 from __future__ import annotations
 
 import csv
@@ -53,6 +54,7 @@ def test_regrets_are_unbiased_with_and_without_targeting(kuhn):
     full-width CFR's first iteration."""
     from ggp.solvers.cfr import CFRSolver
     from ggp.solvers.efg import flatten
+
     flat = flatten(kuhn)
     exact = np.concatenate([np.array(r) for r in CFRSolver(kuhn).run(1).regret])
     target_node = kuhn.infosets[3].nodes[0]
@@ -68,8 +70,13 @@ def test_regrets_are_unbiased_with_and_without_targeting(kuhn):
             total += np.concatenate([np.array(r) for r in solver.regret])
         # one CFR iteration updates player 0 then player 1 against player 0's
         # new policy; with alternating updates the second player's regrets differ
-        first = np.array([kuhn.infosets[i].player == 0 for i in range(len(kuhn.infosets))
-                          for _ in kuhn.infosets[i].moves])
+        first = np.array(
+            [
+                kuhn.infosets[i].player == 0
+                for i in range(len(kuhn.infosets))
+                for _ in kuhn.infosets[i].moves
+            ]
+        )
         assert np.allclose(total[first] / runs, exact[first], atol=0.06)
 
 
@@ -91,7 +98,9 @@ def _ancestors_and_below(tree, nodes):
 def test_parse_algo():
     assert parse_algo("cfr+") == ("cfr+", {})
     assert parse_algo("mccfr:sampling=external,epsilon=0.4") == (
-        "mccfr", {"sampling": "external", "epsilon": 0.4})
+        "mccfr",
+        {"sampling": "external", "epsilon": 0.4},
+    )
     for bad in ("mccfr:sampling=some", "mccfr:epsilon=0", "mccfr:eps=1", "cfr:x=1", "dcfr"):
         with pytest.raises(ValueError):
             parse_algo(bad)
@@ -99,28 +108,53 @@ def test_parse_algo():
 
 def test_cli_solve_mccfr_with_a_curve(capsys, tmp_path):
     out = tmp_path / "curve.csv"
-    assert main(["solve", "kuhn", "--algo", "mccfr", "--iterations", "20000", "--seed", "3",
-                 "--curve", str(out), "--json"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "kuhn",
+                "--algo",
+                "mccfr",
+                "--iterations",
+                "20000",
+                "--seed",
+                "3",
+                "--curve",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["iterations"] == 20000 and data["seed"] == 3
     rows = list(csv.DictReader(out.open()))
     assert [int(r["episodes"]) for r in rows] == [1000, 2000, 5000, 10000, 20000]
     assert float(rows[-1]["exploitability_unit"]) == pytest.approx(data["exploitability_unit"])
     assert float(rows[0]["exploitability_unit"]) < exploitability(
-        build_tree(load_game("kuhn")), uniform_policy(build_tree(load_game("kuhn"))))
+        build_tree(load_game("kuhn")), uniform_policy(build_tree(load_game("kuhn")))
+    )
     assert out.with_suffix(".png").stat().st_size > 0
 
 
 def test_cli_solve_for_seconds(capsys):
-    assert main(["solve", "kuhn", "--algo", "mccfr:sampling=external", "--seconds", "0.2",
-                 "--json"]) == 0
+    assert (
+        main(["solve", "kuhn", "--algo", "mccfr:sampling=external", "--seconds", "0.2", "--json"])
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["iterations"] > 1000 and data["iterations_per_sec"] > 0
 
 
-@pytest.mark.parametrize("argv", [
-    ["--algo", "mccfr:sampling=full"], ["--algo", "mccfr", "--iterations", "0"],
-    ["--iterations", "10", "--seconds", "1"], ["--algo", "mccfr:epsilon=2"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--algo", "mccfr:sampling=full"],
+        ["--algo", "mccfr", "--iterations", "0"],
+        ["--iterations", "10", "--seconds", "1"],
+        ["--algo", "mccfr:epsilon=2"],
+    ],
+)
 def test_cli_solve_rejects_bad_input_in_one_line(capsys, argv):
     assert main(["solve", "kuhn", *argv]) == 1
     err = capsys.readouterr().err

@@ -3,6 +3,7 @@ under a simulation budget, and answer within the play clock; UCB1 and the
 discounted backup agree with hand computations, decoupled UCT approaches the
 mixed equilibrium of matrix games, the policy learns from every simulation and
 decays once per decision."""
+
 import math
 import time
 import warnings
@@ -34,6 +35,7 @@ def fork_game(position=POSITION):
 
 def winning_moves(sm, state, me):
     """Moves of ``me`` that force a win within two of its moves (exhaustive)."""
+
     def wins(state, plies):
         if sm.is_terminal(state):
             return sm.goal(state, me) == 100
@@ -42,9 +44,10 @@ def winning_moves(sm, state, me):
         legal = sm.all_legal_moves(state)
         mine = sm.roles.index(me)
         options = [j for j in sm.joint_moves(state)]
-        if len(legal[mine]) > 1:       # our turn: some move wins
+        if len(legal[mine]) > 1:  # our turn: some move wins
             return any(wins(sm.next_state(state, j), plies - 1) for j in options)
         return all(wins(sm.next_state(state, j), plies - 1) for j in options)
+
     me_i = sm.roles.index(me)
     return [j[me_i] for j in sm.joint_moves(state) if wins(sm.next_state(state, j), 3)]
 
@@ -62,8 +65,7 @@ def test_finds_the_forced_win_in_two(spec):
 @pytest.mark.parametrize("spec", ["uct", "mast", "mast:policy=gibbs"])
 def test_finds_the_forced_win_on_the_reference_reasoner_too(spec):
     game = fork_game()
-    player = make(f"{spec}{',' if ':' in spec else ':'}simulations=3000,seed=7,"
-                  "reasoner=reference")
+    player = make(f"{spec}{',' if ':' in spec else ':'}simulations=3000,seed=7,reasoner=reference")
     player.start(game, "xplayer", 10, 10)
     assert player.play(Observation()) == ("mark", "1", "3")
 
@@ -76,7 +78,7 @@ def test_mast_learns_on_the_reference_reasoner():
     game = load_game("tictactoe")
     player = make("mast:simulations=200,seed=3,reasoner=reference")
     with warnings.catch_warnings():
-        warnings.simplefilter("error")          # MAST runs here: no fallback warning
+        warnings.simplefilter("error")  # MAST runs here: no fallback warning
         player.start(game, "xplayer", 10, 10)
         player.play(Observation())
     search = player.search
@@ -124,19 +126,28 @@ def test_a_slow_reasoner_keeps_twice_its_slowest_question_in_hand():
     assert search.playout(player.sm.initial_state(), [], [])[0] is not None
 
 
-@pytest.mark.parametrize("spec", ["uct", "mast:policy=gibbs,tau=10", "nst:transpositions=true",
-                                  "lgr:fallback=mast,final=average"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "uct",
+        "mast:policy=gibbs,tau=10",
+        "nst:transpositions=true",
+        "lgr:fallback=mast,final=average",
+    ],
+)
 def test_a_match_is_reproducible_move_for_move(spec):
     game = load_game("connectfour")
 
     def play(seed=3):
         sep = "," if ":" in spec else ":"
-        players = {"red": make(f"{spec}{sep}simulations=60,seed={seed}"),
-                   "black": make("uct:simulations=60,seed=4")}
+        players = {
+            "red": make(f"{spec}{sep}simulations=60,seed={seed}"),
+            "black": make("uct:simulations=60,seed=4"),
+        }
         return run_match(game, players, seed=5)
 
     first = play()
-    play(seed=99)       # the shared state machine goes through other states meanwhile
+    play(seed=99)  # the shared state machine goes through other states meanwhile
     second = play()
     assert first.moves == second.moves and first.goals == second.goals
     assert len(first.moves) >= 7
@@ -144,9 +155,16 @@ def test_a_match_is_reproducible_move_for_move(spec):
 
 def test_different_seeds_give_different_matches():
     game = load_game("connectfour")
-    records = [run_match(game, {"red": make(f"uct:simulations=30,seed={s}"),
-                                "black": make(f"uct:simulations=30,seed={s + 10}")})
-               for s in (1, 2)]
+    records = [
+        run_match(
+            game,
+            {
+                "red": make(f"uct:simulations=30,seed={s}"),
+                "black": make(f"uct:simulations=30,seed={s + 10}"),
+            },
+        )
+        for s in (1, 2)
+    ]
     assert records[0].moves != records[1].moves
 
 
@@ -180,13 +198,19 @@ def python_tree(monkeypatch):
     from dataclasses import replace
 
     from players.perfect.mcts import MCTSPlayer
+
     classes, todo = [], [MCTSPlayer]
     while todo:
         classes.append(todo.pop())
         todo.extend(classes[-1].__subclasses__())
     for cls in classes:
-        monkeypatch.setattr(cls, "params", type(cls.params)(
-            replace(p, default="python") if p.name == "engine" else p for p in cls.params))
+        monkeypatch.setattr(
+            cls,
+            "params",
+            type(cls.params)(
+                replace(p, default="python") if p.name == "engine" else p for p in cls.params
+            ),
+        )
 
 
 def play_three_moves(game, spec):
@@ -204,20 +228,24 @@ def play_three_moves(game, spec):
         state = player.position()
         if player.sm.is_terminal(state):
             break
-        joint = tuple(move if r == game.roles[0] else player.sm.legal_moves(state, r)[0]
-                      for r in game.roles)
+        joint = tuple(
+            move if r == game.roles[0] else player.sm.legal_moves(state, r)[0] for r in game.roles
+        )
         player.observe(Observation(turn=turn + 1, joint=joint))
     return seen
 
 
-@pytest.mark.parametrize("name, spec", [
-    ("tictactoe", "uct:simulations=300,seed=3"),
-    ("connectfour", "mast:simulations=300,seed=4"),
-    ("connectfour", "nst:simulations=300,seed=5,final=mixed"),
-    ("breakthroughsmall", "lgr:simulations=300,seed=6"),
-    ("tictactoe3p", "lgr:simulations=300,seed=7,transpositions=true"),
-    ("nim", "uct:simulations=300,seed=8,transpositions=true,discount=0.9"),
-])
+@pytest.mark.parametrize(
+    "name, spec",
+    [
+        ("tictactoe", "uct:simulations=300,seed=3"),
+        ("connectfour", "mast:simulations=300,seed=4"),
+        ("connectfour", "nst:simulations=300,seed=5,final=mixed"),
+        ("breakthroughsmall", "lgr:simulations=300,seed=6"),
+        ("tictactoe3p", "lgr:simulations=300,seed=7,transpositions=true"),
+        ("nim", "uct:simulations=300,seed=8,transpositions=true,discount=0.9"),
+    ],
+)
 def test_the_c_tree_is_the_python_tree(name, spec):
     """Same seed, same simulations: the same moves, root statistics (visits,
     reward sums, best rewards of every role) and policy statistics, move after
@@ -260,9 +288,11 @@ def test_answers_within_a_one_second_play_clock_for_100_moves():
             move = original(obs)
             answers.append(time.monotonic() - started)
             return move
+
         player.play = play
-        record = run_match(game, {"white": player, "black": opponent}, seed=moves,
-                           start_clock=2.0, play_clock=1.0)
+        record = run_match(
+            game, {"white": player, "black": opponent}, seed=moves, start_clock=2.0, play_clock=1.0
+        )
         assert not [step[0] for step in record.errors if step[0]], record.errors
         late += [t for t in answers if t > 1.0]
         moves += len(answers)
@@ -273,16 +303,21 @@ def test_answers_within_a_one_second_play_clock_for_100_moves():
 def matrix_game(payoff):
     """A one-step simultaneous game: left and right choose at once, left's
     goal is ``payoff[(left's move, right's move)]``, right's 100 minus it."""
-    lines = ["(role left)", "(role right)", "(init start)",
-             "(<= (legal ?p ?m) (role ?p) (choice ?m))",
-             "(<= (next (played ?p ?m)) (does ?p ?m))",
-             "(<= (next done) (true start))",
-             "(<= terminal (true done))"]
+    lines = [
+        "(role left)",
+        "(role right)",
+        "(init start)",
+        "(<= (legal ?p ?m) (role ?p) (choice ?m))",
+        "(<= (next (played ?p ?m)) (does ?p ?m))",
+        "(<= (next done) (true start))",
+        "(<= terminal (true done))",
+    ]
     lines += [f"(choice {m})" for m in sorted({a for a, _ in payoff})]
     for (a, b), v in payoff.items():
         for role, goal in (("left", v), ("right", 100 - v)):
-            lines.append(f"(<= (goal {role} {goal}) (true (played left {a})) "
-                         f"(true (played right {b})))")
+            lines.append(
+                f"(<= (goal {role} {goal}) (true (played left {a})) (true (played right {b})))"
+            )
     return load_game("\n".join(lines))
 
 
@@ -294,8 +329,12 @@ RPS = {(a, b): 50 if a == b else 100 if (a, b) in BEATS else 0 for a in WEAPONS 
 #: 1/3 for both: then left's heads (100 q) and tails (50 (1 - q)) are worth the
 #: same for q = 1/3, and right's heads (100 (1 - p)) and tails (100 p + 50 (1 - p))
 #: for p = 1/3.
-PENNIES = {("heads", "heads"): 100, ("heads", "tails"): 0, ("tails", "heads"): 0,
-           ("tails", "tails"): 50}
+PENNIES = {
+    ("heads", "heads"): 100,
+    ("heads", "tails"): 0,
+    ("tails", "heads"): 0,
+    ("tails", "tails"): 50,
+}
 
 
 def started(spec, game, role):
@@ -324,11 +363,15 @@ def test_ucb1_picks_the_hand_computed_move(python_tree):
     right: rock 45 + 40 sqrt(3.689 / 4) = 83.41, paper 55 + 40 sqrt(3.689 / 16) = 74.21,
            scissors 60 + 40 sqrt(3.689 / 20) = 77.18: rock, the worst average.
     With C = 10: left 63.84, 48.59, 58.07: rock; right 54.60, 59.80, 64.30: scissors."""
-    stats = [{"rock": (25, 60.0), "paper": (5, 40.0), "scissors": (10, 52.0)},
-             {"rock": (4, 45.0), "paper": (16, 55.0), "scissors": (20, 60.0)}]
+    stats = [
+        {"rock": (25, 60.0), "paper": (5, 40.0), "scissors": (10, 52.0)},
+        {"rock": (4, 45.0), "paper": (16, 55.0), "scissors": (20, 60.0)},
+    ]
     assert math.log(40) == pytest.approx(3.689, abs=1e-3)
-    for spec, expected in [("uct:simulations=1", ("scissors", "rock")),
-                           ("uct:c=10,simulations=1", ("rock", "scissors"))]:
+    for spec, expected in [
+        ("uct:simulations=1", ("scissors", "rock")),
+        ("uct:c=10,simulations=1", ("rock", "scissors")),
+    ]:
         player = started(spec, matrix_game(RPS), "left")
         set_statistics(player, player.root, stats)
         assert player.root.n == 40
@@ -339,8 +382,15 @@ def test_ucb1_picks_the_hand_computed_move(python_tree):
 #: x to move with two squares left:   x x .   (mark 1 3) wins at once (100, 0);
 #:                                    o o x   (mark 3 3) leaves o the forced
 #:                                    x o .   (mark 1 3): a full board, a draw.
-ENDGAME = {(1, 1): "x", (1, 2): "x", (2, 1): "o", (2, 2): "o", (2, 3): "x",
-           (3, 1): "x", (3, 2): "o"}
+ENDGAME = {
+    (1, 1): "x",
+    (1, 2): "x",
+    (2, 1): "o",
+    (2, 2): "o",
+    (2, 3): "x",
+    (3, 1): "x",
+    (3, 2): "o",
+}
 
 
 def test_backup_discounts_by_gamma_to_the_power_of_the_plies(python_tree):
@@ -354,10 +404,14 @@ def test_backup_discounts_by_gamma_to_the_power_of_the_plies(python_tree):
     player = started("uct:simulations=40,discount=0.5,seed=3", game, "xplayer")
     assert player.play(Observation()) == ("mark", "1", "3")
     root, move = player.root, player.search.move
-    stats = {move(0, m): (v, s, t) for m, v, s, t in
-             zip(root.legal[0], root.visits[0], root.sums[0], root.tops[0])}
-    (wins, win_sum, win_top), (draws, draw_sum, draw_top) = \
-        stats[("mark", "1", "3")], stats[("mark", "3", "3")]
+    stats = {
+        move(0, m): (v, s, t)
+        for m, v, s, t in zip(root.legal[0], root.visits[0], root.sums[0], root.tops[0])
+    }
+    (wins, win_sum, win_top), (draws, draw_sum, draw_top) = (
+        stats[("mark", "1", "3")],
+        stats[("mark", "3", "3")],
+    )
     assert wins + draws == 40 and wins > 1 and draws > 1
     assert (win_sum, win_top) == (50.0 * wins, 50.0)
     assert (draw_sum, draw_top) == (12.5 * draws, 12.5)
@@ -367,9 +421,11 @@ def test_backup_discounts_by_gamma_to_the_power_of_the_plies(python_tree):
     assert (child.visits[1], child.sums[1]) == ([draws - 1], [25.0 * (draws - 1)])
 
 
-@pytest.mark.parametrize("payoff, frequencies", [
-    (RPS, {m: 1 / 3 for m in WEAPONS}),
-    (PENNIES, {"heads": 1 / 3, "tails": 2 / 3})], ids=["rps", "biased-pennies"])
+@pytest.mark.parametrize(
+    "payoff, frequencies",
+    [(RPS, {m: 1 / 3 for m in WEAPONS}), (PENNIES, {"heads": 1 / 3, "tails": 2 / 3})],
+    ids=["rps", "biased-pennies"],
+)
 def test_decoupled_uct_approaches_the_mixed_equilibrium(payoff, frequencies):
     """Each role's root visit frequencies after 20,000 simulations are within
     0.04 of its equilibrium strategy (UCB1 cycles around it and gets closer
@@ -393,8 +449,12 @@ def test_final_move_choices(python_tree):
         return player.search.move(0, player._best(0, set(player.root.legal[0])))
 
     game = matrix_game(RPS)
-    for final, expected in [("visits", "scissors"), ("average", "rock"), ("best", "paper"),
-                            ("mixed", None)]:
+    for final, expected in [
+        ("visits", "scissors"),
+        ("average", "rock"),
+        ("best", "paper"),
+        ("mixed", None),
+    ]:
         player = started(f"uct:final={final},seed=5,simulations=1", game, "left")
         set_statistics(player, player.root, [left, {m: (100 / 3, 50.0) for m in WEAPONS}])
         for j, m in enumerate(player.root.legal[0]):
@@ -405,8 +465,10 @@ def test_final_move_choices(python_tree):
     for move, (visits, _) in left.items():
         assert drawn[move] / 5000 == pytest.approx(visits / 100, abs=0.03)
     game = matrix_game(RPS)
-    played = Counter(started(f"uct:final=mixed,simulations=1000,seed={s}", game,
-                             "left").play(Observation()) for s in range(30))
+    played = Counter(
+        started(f"uct:final=mixed,simulations=1000,seed={s}", game, "left").play(Observation())
+        for s in range(30)
+    )
     assert set(played) == set(WEAPONS)
 
 
@@ -444,6 +506,7 @@ def test_the_policy_is_credited_at_terminal_tree_leaves(spec, python_tree):
         goals, depth = playout(*args)
         playout_steps.append(depth)
         return goals, depth
+
     player.search.playout = counted
     player.play(Observation())
     tree_steps, todo = 0, list(player.root.children.values())
@@ -451,7 +514,7 @@ def test_the_policy_is_credited_at_terminal_tree_leaves(spec, python_tree):
         node = todo.pop()
         tree_steps += node.n
         todo.extend(node.children.values())
-    assert tree_steps >= 2000 and len(playout_steps) < 200     # most end in the tree
+    assert tree_steps >= 2000 and len(playout_steps) < 200  # most end in the tree
     policy = player.search.policy
     credited = sum(policy.mast(m)[1] for m in range(len(player.sm._moves)))
     assert credited == 2 * (tree_steps + sum(playout_steps))
@@ -468,9 +531,11 @@ def test_decay_runs_once_per_decision_of_ours():
         meta_game(deadline)
         decay = player.search.decay
         player.search.decay = lambda factor: (decays.append(factor), decay(factor))
+
     player.meta_game = watched
-    record = run_match(load_game("tictactoe"), {"xplayer": player, "oplayer": make("random:seed=1")},
-                       seed=1)
+    record = run_match(
+        load_game("tictactoe"), {"xplayer": player, "oplayer": make("random:seed=1")}, seed=1
+    )
     decisions = sum(1 for joint in record.moves if joint[0] != "noop")
     assert len(record.moves) > decisions > 0
     assert decays == [0.2] * decisions
@@ -495,8 +560,9 @@ def test_root_parallel_trees_are_reproducible_and_summed():
     assert pair.last_simulations == 1001 == sum(pair._root_rows(0)[1])
     trees = pair.ctree.trees
     assert trees[0].root_moves(0) == alone._root_rows(0)
-    assert [sum(x) for x in zip(trees[0].root_moves(0)[1], trees[1].root_moves(0)[1])] == \
-        pair._root_rows(0)[1]
+    assert [
+        sum(x) for x in zip(trees[0].root_moves(0)[1], trees[1].root_moves(0)[1])
+    ] == pair._root_rows(0)[1]
 
 
 def test_root_parallel_search_plays_a_match_on_the_clock():
@@ -509,14 +575,18 @@ def test_root_parallel_search_plays_a_match_on_the_clock():
 
 # --- MCTS-Solver --------------------------------------------------------------------------
 
+
 def _minimax(sm, state, roles):
     """The goals under best play of a two-player turn-taking game, by brute
     force on the reference reasoner: the mover maximises its own goal."""
     if sm.is_terminal(state):
         return tuple(sm.goals(state))
     legal = sm.all_legal_moves(state)
-    mover = next(r for r, moves in enumerate(legal) if len(moves) > 1) \
-        if any(len(moves) > 1 for moves in legal) else 0
+    mover = (
+        next(r for r, moves in enumerate(legal) if len(moves) > 1)
+        if any(len(moves) > 1 for moves in legal)
+        else 0
+    )
     best = None
     for move in legal[mover]:
         joint = [moves[0] for moves in legal]
@@ -532,6 +602,7 @@ def test_the_solver_finds_the_value_under_best_play(seed):
     """From tic-tac-toe positions with five empty cells (reached by random
     moves), the solver proves the root, and its value is minimax's."""
     import random
+
     game = load_game("tictactoe")
     reference = game.state_machine("reference")
     rng = random.Random(seed)
@@ -543,8 +614,7 @@ def test_the_solver_finds_the_value_under_best_play(seed):
         player.observe(Observation(turn=turn + 1, joint=joint))
         state = reference.next_state(state, joint)
     assert not reference.is_terminal(state)
-    mover = next(r for r, moves in enumerate(reference.all_legal_moves(state))
-                 if len(moves) > 1)
+    mover = next(r for r, moves in enumerate(reference.all_legal_moves(state)) if len(moves) > 1)
     move = player.select(player.legal_moves(), math.inf)
     tree = player.ctree.trees[0]
     exact = player.ctree.root_exact(mover)
@@ -572,8 +642,9 @@ def first_search(game, spec):
     return sorted((str(m), v, a) for m, (v, a) in player.root_statistics().items())
 
 
-@pytest.mark.parametrize("option", ["threads=4", "solver=true", "leaf=64", "rave=500",
-                                    "heuristic=0.5"])
+@pytest.mark.parametrize(
+    "option", ["threads=4", "solver=true", "leaf=64", "rave=500", "heuristic=0.5"]
+)
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
     player = make(f"uct:simulations=10,seed=1,{option},engine=python")
@@ -592,8 +663,8 @@ def test_the_c_tree_options_dropped_are_one_warning_once():
         player.start(game, game.roles[0], 10, 10)
     assert [str(w.message) for w in caught] == [
         "uct: threads, rave need the tree in C (engine=c on the compiled reasoner); "
-        "searching without"]
-
+        "searching without"
+    ]
 
 
 def test_decisive_playouts_in_both_trees_and_a_warning_without_the_kernel():
@@ -653,10 +724,12 @@ def test_rave_credits_each_move_played_at_or_below_a_node():
 
     def playout(state, history, joints):
         context = history[-2:]
-        goals, depth, _, moves = search.policy.playout(state, context + joints, len(context),
-                                                       record=True)
+        goals, depth, _, moves = search.policy.playout(
+            state, context + joints, len(context), record=True
+        )
         sims.append((list(joints) + list(moves), goals, depth))
         return goals, depth
+
     search.playout = playout
     reference.play(Observation())
     assert len(sims) == 9
@@ -676,7 +749,7 @@ def test_rave_credits_each_move_played_at_or_below_a_node():
                     want_sum[j] += goals[r] * 0.999 ** (depth + 1)
         got_n, got_sum = tree.root_amaf(r)
         assert got_n == want_n and got_sum == pytest.approx(want_sum)
-    assert sum(tree.root_amaf(0)[0]) > 9      # later moves are credited too
+    assert sum(tree.root_amaf(0)[0]) > 9  # later moves are credited too
 
 
 def test_rave_and_leaf_parallelism_are_refused_together():
@@ -689,7 +762,9 @@ def test_the_learned_material_evaluation_prefers_having_more_pawns():
     """Breakthrough's pawns are found as its pieces (players.perfect.heuristic), and a
     position where black has lost a pawn is worth more to white, less to black."""
     import numpy as np
+
     from players.perfect.heuristic import content_features, material_evaluation
+
     sm = load_game("breakthrough").state_machine()
     assert set(content_features(sm.base_propositions)) == {("pawn", "white"), ("pawn", "black")}
     # 400 playouts, the count (not the clock) bounding the sample: with 100
@@ -698,8 +773,10 @@ def test_the_learned_material_evaluation_prefers_having_more_pawns():
     weights, bias = material_evaluation(sm, seconds=600, playouts=400, seed=1)
     start = sm.initial_state()
     fewer = sm.state_from_facts(sm.state_facts(start) - {("pawn", "1", "8", "black")})
-    value = {name: bias + weights @ np.frombuffer(state, np.uint8)
-             for name, state in (("start", start), ("fewer", fewer))}
+    value = {
+        name: bias + weights @ np.frombuffer(state, np.uint8)
+        for name, state in (("start", start), ("fewer", fewer))
+    }
     white, black = sm.roles.index("white"), sm.roles.index("black")
     assert value["fewer"][white] > value["start"][white]
     assert value["fewer"][black] < value["start"][black]
@@ -709,6 +786,7 @@ def test_the_heuristic_is_mixed_into_a_new_leaf_value():
     """With weight 1 and no discount, the move the one simulation tried holds
     the evaluation of the state it leads to."""
     import numpy as np
+
     game = load_game("breakthrough")
     sm = game.state_machine()
     player = make("uct:simulations=1,seed=4,heuristic=1,discount=1")
@@ -749,4 +827,6 @@ def test_a_terminal_state_without_a_goal_counts_zero_in_the_search(reasoner):
         warnings.simplefilter("always")
         player.start(game, "p", 10, 10)
         assert player.play(Observation()) == "go"
-    assert len([w for w in caught if "no goal values" in str(w.message)]) == (reasoner != "compiled")
+    assert len([w for w in caught if "no goal values" in str(w.message)]) == (
+        reasoner != "compiled"
+    )

@@ -1,4 +1,5 @@
 """Neural Fictitious Self-Play (players.learning.nfsp) and its numpy networks (players.learning.neural)."""
+
 import json
 import math
 
@@ -12,8 +13,15 @@ from ggp.solvers.efg import build_tree
 from ggp.solvers.features import Encoding
 from matches.cli import main
 from matches.manager import run_match
-from players.learning.neural import (Adam, Network, OneHot, Reservoir, policy_loss, policy_value_loss,
-                            q_loss)
+from players.learning.neural import (
+    Adam,
+    Network,
+    OneHot,
+    Reservoir,
+    policy_loss,
+    policy_value_loss,
+    q_loss,
+)
 from players.learning.nfsp import NFSP
 from players.learning.selfplay import train
 
@@ -64,7 +72,7 @@ def test_one_hot_rows_give_the_dense_outputs_and_gradients(sizes):
     the ones) against the same rows as a dense matrix, repeated rows included."""
     rng = np.random.default_rng(5)
     matrix = (rng.random((30, sizes[0])) < 0.15).astype(np.float32)
-    matrix[3] = 0.0                                    # a row without ones
+    matrix[3] = 0.0  # a row without ones
     table, net = OneHot(matrix), Network(sizes, rng, np.float32)
     assert np.array_equal(table.dense(), matrix)
     rows = np.array([3, 0, 7, 7, 29, 12])
@@ -72,8 +80,9 @@ def test_one_hot_rows_give_the_dense_outputs_and_gradients(sizes):
     loss = q_loss(actions, rng.normal(size=len(rows)))
     assert np.allclose(net.forward(table[rows]), net.forward(matrix[rows]), atol=1e-5)
     assert np.allclose(net.forward(table[2:9]), net.forward(matrix[2:9]), atol=1e-5)
-    for sparse, dense in zip(net.gradients(table[rows], loss)[1],
-                             net.gradients(matrix[rows], loss)[1]):
+    for sparse, dense in zip(
+        net.gradients(table[rows], loss)[1], net.gradients(matrix[rows], loss)[1]
+    ):
         assert sparse.dtype == np.float32 and np.allclose(sparse, dense, atol=1e-5)
 
 
@@ -102,8 +111,8 @@ def test_reservoir_keeps_every_offer_with_the_same_probability():
             r.add(s=i)
         kept[r.columns["s"]] += 1
     chi2 = float(((kept - 200) ** 2 / 200).sum())
-    assert chi2 < 148.2            # the 99.9% quantile of chi-square(99)
-    assert kept[:10].sum() < 2 * 200 * 10    # the first offers are not favoured
+    assert chi2 < 148.2  # the 99.9% quantile of chi-square(99)
+    assert kept[:10].sum() < 2 * 200 * 10  # the first offers are not favoured
 
 
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
@@ -134,15 +143,21 @@ def test_whole_tables_and_row_by_row_agree():
     learner = NFSP(build_tree(load_game("leduc")), {"seed": 2})
     assert all(a.whole for a in learner.agents)
     learner.run(3000)
-    assert all(a.updates > learner.params["refit"] for a in learner.agents)   # refitted
+    assert all(a.updates > learner.params["refit"] for a in learner.agents)  # refitted
     rows = np.arange(len(learner.agents[0].enc.infosets))
     for agent in learner.agents:
-        whole = ([agent.average_rows[r] for r in rows], [agent.greedy_rows[r] for r in rows],
-                 agent._target_best(rows))
+        whole = (
+            [agent.average_rows[r] for r in rows],
+            [agent.greedy_rows[r] for r in rows],
+            agent._target_best(rows),
+        )
         agent.whole = False
         agent.tabulate()
-        one = ([agent.average_rows[r] for r in rows], [agent.greedy_rows[r] for r in rows],
-               agent._target_best(rows))
+        one = (
+            [agent.average_rows[r] for r in rows],
+            [agent.greedy_rows[r] for r in rows],
+            agent._target_best(rows),
+        )
         assert np.allclose(whole[0], one[0], atol=1e-6)
         assert whole[1] == one[1]
         assert np.allclose(whole[2], one[2], atol=1e-5)
@@ -164,28 +179,47 @@ def test_a_resumed_learner_goes_on_as_if_never_stopped(kuhn_tree, tmp_path):
     straight = train(kuhn_tree, "nfsp:hidden=16,every=16", episodes=3000, points=[1500], seed=4)
     first = train(kuhn_tree, "nfsp:hidden=16,every=16", episodes=1500, seed=4)
     first.save(tmp_path / "run")
-    resumed = train(kuhn_tree, "nfsp", episodes=3000,
-                    learner=NFSP.load(kuhn_tree, tmp_path / "run"))
+    resumed = train(
+        kuhn_tree, "nfsp", episodes=3000, learner=NFSP.load(kuhn_tree, tmp_path / "run")
+    )
     assert resumed.curve[-1].exploitability == pytest.approx(straight.curve[-1].exploitability)
     assert [p.episodes for p in resumed.curve] == [1000, 1500, 2000, 3000]
 
 
 def test_cli_trains_saves_resumes_and_plays(tmp_path, capsys):
     folder, curve = tmp_path / "kuhn", tmp_path / "curve.csv"
-    args = ["exploit", "kuhn", "--player", "nfsp:hidden=16", "--curve", str(curve),
-            "--save", str(folder), "--json"]
+    args = [
+        "exploit",
+        "kuhn",
+        "--player",
+        "nfsp:hidden=16",
+        "--curve",
+        str(curve),
+        "--save",
+        str(folder),
+        "--json",
+    ]
     assert main(args + ["--episodes", "2000"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert first["episodes"] == 2000 and (folder / "nfsp.npz").is_file()
     assert main(args + ["--episodes", "3000", "--resume", "--append"]) == 0
     assert json.loads(capsys.readouterr().out)["episodes"] == 3000
-    assert [line.split(",")[-4] for line in curve.read_text().splitlines()[1:]] == \
-        ["1000", "2000", "3000"]
+    assert [line.split(",")[-4] for line in curve.read_text().splitlines()[1:]] == [
+        "1000",
+        "2000",
+        "3000",
+    ]
     assert main(["exploit", "kuhn", "--player", "smooth-uct", "--save", str(folder)]) == 1
     assert "only nfsp and mc-nfsp learners are saved" in capsys.readouterr().err
     game = load_game("kuhn")
-    record = run_match(game, {"first": players.make(f"nfsp:load={folder},seed=1"),
-                              "second": players.make("random:seed=2")}, seed=3)
+    record = run_match(
+        game,
+        {
+            "first": players.make(f"nfsp:load={folder},seed=1"),
+            "second": players.make("random:seed=2"),
+        },
+        seed=3,
+    )
     assert not [e for step in record.errors for e in step if e] and record.goals
 
 
@@ -202,6 +236,7 @@ def test_mc_nfsp_search_finds_the_plain_best_response(kuhn_tree, card, best):
     """Facing a bet, the king always wins a call and the jack always loses
     one, whatever the opponent's average policy: the search's visits say so."""
     from players.learning.nfsp import MCNFSP
+
     learner = MCNFSP(kuhn_tree, {"seed": 5, "simulations": 400})
     key = f"second: noop {{}} / noop {{(yourcard {card})}} / noop {{(did first bet)}} ? call fold"
     info = next(i for i, s in enumerate(kuhn_tree.infosets) if s.key == key)
@@ -218,16 +253,16 @@ def test_mc_nfsp_keeps_the_searchs_visit_distributions(kuhn_tree):
     (on the legal moves, summing to 1), and the networks learn every ``every``
     episodes; ``targets=move`` keeps the move drawn instead."""
     from players.learning.nfsp import MCNFSP
-    learner = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "every": 50,
-                                 "batch": 8})
+
+    learner = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "every": 50, "batch": 8})
     learner.run(49)
     assert [a.updates for a in learner.agents] == [0, 0]
     learner.run(1)
     assert [a.updates for a in learner.agents] == [1, 1]
     for agent in learner.agents:
         for memory in (agent.sl_memory, agent.rl):
-            targets = memory.columns["a"][:memory.size]
-            legal = agent.enc.legal[memory.columns["s"][:memory.size]]
+            targets = memory.columns["a"][: memory.size]
+            legal = agent.enc.legal[memory.columns["s"][: memory.size]]
             assert targets.ndim == 2 and np.allclose(targets.sum(axis=1), 1)
             assert not targets[~legal].any()
     moves = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "targets": "move"})
@@ -260,8 +295,15 @@ def test_a_long_interval_is_kept_as_it_goes(kuhn_tree):
     keep_seconds of training, without changing what is learned."""
     kept = []
     plain = train(kuhn_tree, "nfsp:hidden=16", episodes=3000, points=[], seed=8)
-    saved = train(kuhn_tree, "nfsp:hidden=16", episodes=3000, points=[], seed=8,
-                  keep=lambda learner: kept.append(learner.episodes), keep_seconds=0.001)
+    saved = train(
+        kuhn_tree,
+        "nfsp:hidden=16",
+        episodes=3000,
+        points=[],
+        seed=8,
+        keep=lambda learner: kept.append(learner.episodes),
+        keep_seconds=0.001,
+    )
     assert len(kept) > 2 and kept[-1] == 3000
     assert saved.curve[-1].exploitability == plain.curve[-1].exploitability
 
@@ -281,10 +323,12 @@ def test_the_torch_back_end_computes_what_numpy_computes(dtype):
     one-hot, for the losses NFSP and MC-NFSP use."""
     pytest.importorskip("torch")
     from players.learning.neural_torch import TorchNetwork
+
     rng = np.random.default_rng(3)
     matrix = (rng.random((30, 12)) < 0.2).astype(np.float32)
-    ours, theirs = (cls((12, 9, 5), np.random.default_rng(1), dtype)
-                    for cls in (Network, TorchNetwork))
+    ours, theirs = (
+        cls((12, 9, 5), np.random.default_rng(1), dtype) for cls in (Network, TorchNetwork)
+    )
     assert all(np.array_equal(a, b) for a, b in zip(ours.params, theirs.params))
     rows = rng.integers(0, 30, 16)
     legal = rng.random((16, 4)) < 0.7
@@ -308,7 +352,8 @@ def test_nfsp_learns_kuhn_on_the_torch_back_end(kuhn_tree):
 
 def test_the_torch_back_end_without_pytorch_says_so_in_one_line(kuhn_tree, monkeypatch, capsys):
     import sys
-    monkeypatch.setitem(sys.modules, "torch", None)        # import torch raises ImportError
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
     with pytest.raises(ValueError, match=r"backend=torch needs PyTorch: pip install"):
         NFSP(kuhn_tree, {"backend": "torch"})
     assert main(["exploit", "kuhn", "--player", "nfsp:backend=torch", "--episodes", "10"]) == 1

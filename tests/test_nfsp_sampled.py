@@ -2,17 +2,19 @@
 checked on small games against their trees: the features tell the trees'
 information states apart, the learner learns Kuhn without enumerating it,
 runs and resumes reproducibly, and plays IIGS-13 and phantom tic-tac-toe."""
+
 import json
 
 import numpy as np
-import players
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import players
 from ggp import load_game
 from ggp.solvers.cfr import exploitability, uniform_policy
 from ggp.solvers.efg import build_tree
 from ggp.solvers.features import StepEncoding
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from matches.cli import main
 from matches.manager import run_match
 from players.learning.nfsp_sampled import SampledNFSP
@@ -25,8 +27,11 @@ def tree_policy(learner, tree) -> list:
     for info in tree.infosets:
         r = steps.roles.index(tree.players[info.player])
         history = [(steps.move_id(r, m), steps.seen_ids(r, seen)) for m, seen in info.history]
-        policy.append(learner.policy(learner.players.index(r), history,
-                                     [steps.move_id(r, m) for m in info.moves]))
+        policy.append(
+            learner.policy(
+                learner.players.index(r), history, [steps.move_id(r, m) for m in info.moves]
+            )
+        )
     return policy
 
 
@@ -53,10 +58,15 @@ def test_the_features_tell_every_information_state_apart(name):
 
 
 @settings(max_examples=60, deadline=None)
-@given(moves=st.integers(1, 6), terms=st.integers(0, 6), depth=st.integers(1, 5),
-       history=st.lists(st.tuples(st.integers(0, 5), st.lists(st.integers(0, 5), max_size=3)),
-                        max_size=8),
-       legal=st.lists(st.integers(0, 5), min_size=1, max_size=6, unique=True))
+@given(
+    moves=st.integers(1, 6),
+    terms=st.integers(0, 6),
+    depth=st.integers(1, 5),
+    history=st.lists(
+        st.tuples(st.integers(0, 5), st.lists(st.integers(0, 5), max_size=3)), max_size=8
+    ),
+    legal=st.lists(st.integers(0, 5), min_size=1, max_size=6, unique=True),
+)
 def test_step_features_pack_and_unpack(moves, terms, depth, history, legal):
     """The packed features unpack to the slots of the history's moves and
     percepts (steps past the depth in its last block) and the legal moves."""
@@ -103,8 +113,9 @@ def test_a_run_is_reproducible_and_resumes_as_if_never_stopped(tmp_path):
         assert other.episodes == straight.episodes and other.steps == straight.steps
         for a, b in zip(straight.agents, other.agents):
             for name in a.nets:
-                assert all(np.array_equal(x, y) for x, y in zip(a.nets[name].params,
-                                                                   b.nets[name].params))
+                assert all(
+                    np.array_equal(x, y) for x, y in zip(a.nets[name].params, b.nets[name].params)
+                )
     with pytest.raises(ValueError, match="another game|whole tree"):
         SampledNFSP.load(load_game("phantomttt"), tmp_path / "run")
 
@@ -115,15 +126,13 @@ def test_nfsp_plays_a_game_too_large_for_its_tree(name):
     every move itself (no fault, no fallback to ismcts)."""
     game = load_game(name)
     nfsp = players.make("nfsp:iterations=50,tree=sampled,seed=1,hidden=16")
-    record = run_match(game, dict(zip(game.roles, [nfsp, players.make("random:seed=2")])),
-                       seed=3)
+    record = run_match(game, dict(zip(game.roles, [nfsp, players.make("random:seed=2")])), seed=3)
     assert not [e for step in record.errors for e in step if e] and record.goals
     assert nfsp.fallback is None and nfsp.trained.sampled
     assert nfsp.trained.episodes >= 50
 
 
-def test_exploit_on_a_game_too_large_trains_by_sampling_and_says_what_it_measures(
-        tmp_path, capsys):
+def test_exploit_on_a_game_too_large_trains_by_sampling_and_says_what_it_measures(tmp_path, capsys):
     folder = tmp_path / "iigs13"
     args = ["exploit", "iigs13", "--player", "nfsp:hidden=16", "--save", str(folder)]
     assert main(args + ["--episodes", "200", "--json"]) == 0
@@ -140,8 +149,14 @@ def test_exploit_on_a_game_too_large_trains_by_sampling_and_says_what_it_measure
     assert main(args + ["--curve", str(tmp_path / "c.csv")]) == 1
     assert "a curve or a policy file needs the tree" in capsys.readouterr().err
     game = load_game("iigs13")
-    record = run_match(game, {"first": players.make("random:seed=1"),
-                              "second": players.make(f"nfsp:load={folder},seed=2")}, seed=3)
+    record = run_match(
+        game,
+        {
+            "first": players.make("random:seed=1"),
+            "second": players.make(f"nfsp:load={folder},seed=2"),
+        },
+        seed=3,
+    )
     assert not [e for step in record.errors for e in step if e] and record.goals
 
 

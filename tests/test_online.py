@@ -1,10 +1,10 @@
 """Continual resolving and the solving players (seed 001): the gadget's value,
 the safety of resolving, the online players in matches, and the exploitability
 of online players (ggp exploit --online)."""
+
 from __future__ import annotations
 
 import json
-import logging
 import time
 
 import numpy as np
@@ -24,8 +24,14 @@ from players.imperfect.evaluation import online_policy
 from players.imperfect.online import Resolver, View
 from players.registry import player_class
 
-NEW_PLAYERS = ("mccr", "mccr:variant=reset", "oos", "oos:targeting=ist", "mccfr",
-               "ismcts:select=rm,final=sample")
+NEW_PLAYERS = (
+    "mccr",
+    "mccr:variant=reset",
+    "oos",
+    "oos:targeting=ist",
+    "mccfr",
+    "ismcts:select=rm,final=sample",
+)
 
 
 @pytest.fixture(scope="module", params=["kuhn", "leduc"])
@@ -69,12 +75,13 @@ def test_the_gadgets_value_is_the_kept_values(solved):
             if sum(weights) == 0:
                 continue
             expected = _cbr_values(tree, solver.average_policy(), tops, weights, sets, opponent)
-            assert values == pytest.approx(expected, abs=1e-12)       # what mccr keeps
+            assert values == pytest.approx(expected, abs=1e-12)  # what mccr keeps
             sub = gadget(flat, end, tops, weights, opponent, sets, values, 0.0)
             resolved = CFRSolver(tree, plus=True, flat=sub.flat).run(1000)
             _, value = _values(sub.flat, resolved.average_flat())
-            assert value[0, opponent] == pytest.approx(sum(values.values()) / sum(weights),
-                                                       abs=2e-3)
+            assert value[0, opponent] == pytest.approx(
+                sum(values.values()) / sum(weights), abs=2e-3
+            )
             checked += 1
     assert checked >= 5
 
@@ -87,8 +94,9 @@ def test_the_gadget_with_follow_is_the_subgame(solved):
     _, original = _values(flat, policy)
     state = len(public) - 1
     tops = public.top[state]
-    sub = gadget(flat, end, tops, [1.0] * len(tops), 1, [tree.augmented[t][1] for t in tops],
-                 {}, 0.0)
+    sub = gadget(
+        flat, end, tops, [1.0] * len(tops), 1, [tree.augmented[t][1] for t in tops], {}, 0.0
+    )
     mapped = np.zeros(int(sub.flat.move_start[-1]))
     inner = sub.move_origin >= 0
     mapped[inner] = policy[sub.move_origin[inner]]
@@ -109,8 +117,12 @@ def _continual(view, values, variant, root, iterations):
         return CFRSolver(tree, plus=True, flat=flat)
 
     mccr = player_class("mccr")
-    out = sum(mccr.online_strategy(view, me, 0, iterations, variant=variant, values=values,
-                                   root=root, solver=cfr_plus) for me in (0, 1))
+    out = sum(
+        mccr.online_strategy(
+            view, me, 0, iterations, variant=variant, values=values, root=root, solver=cfr_plus
+        )
+        for me in (0, 1)
+    )
     blueprint = Resolver(view, 0, variant, 0.6, values, solver=cfr_plus)
     blueprint.solve_root(0, lambda run: run(root))
     return out, blueprint.strategy
@@ -118,7 +130,7 @@ def _continual(view, values, variant, root, iterations):
 
 def _as_list(view, flat_policy):
     start = view.flat.move_start
-    return [flat_policy[start[i]:start[i + 1]].tolist() for i in range(len(start) - 1)]
+    return [flat_policy[start[i] : start[i + 1]].tolist() for i in range(len(start) - 1)]
 
 
 @pytest.mark.parametrize("game, root, iterations", [("iigs4", 300, 3000), ("leduc", 100, 1000)])
@@ -156,8 +168,10 @@ def test_new_players_play_our_games_without_faults(spec, name):
     roles = [r for r in game.roles if r != "random"]
     budget = "simulations" if spec.startswith("ismcts") else "iterations"
     joiner = "," if ":" in spec else ":"
-    seats = {roles[0]: players.make(f"{spec}{joiner}{budget}=100,seed=3"),
-             roles[1]: players.make("random:seed=4")}
+    seats = {
+        roles[0]: players.make(f"{spec}{joiner}{budget}=100,seed=3"),
+        roles[1]: players.make("random:seed=4"),
+    }
     record = run_match(game, seats, seed=5, start_clock=4)
     assert not [e for step in record.errors for e in step if e]
     assert set(record.goals) == set(roles)
@@ -168,9 +182,13 @@ SHARED_GDL2 = shared_games("gdl2")
 #: demand-driven reasoner at seconds a playout): the slow test below plays it
 #: mastermind448's tree does not build either, and a match on its sampled tree (or,
 #: for one-player mccr, as ismcts) takes 50 s: one of the three players is enough
-QUICK_GDL2 = [(p, spec) for p in SHARED_GDL2 if p.stem != "small_dominion"
-              for spec in ("mccr", "oos", "mccfr")
-              if p.stem != "mastermind448" or spec == "mccr"]
+QUICK_GDL2 = [
+    (p, spec)
+    for p in SHARED_GDL2
+    if p.stem != "small_dominion"
+    for spec in ("mccr", "oos", "mccfr")
+    if p.stem != "mastermind448" or spec == "mccr"
+]
 
 
 @needs_shared()
@@ -179,13 +197,14 @@ def test_new_players_play_the_shared_gdl2_games(path, spec):
     """Every seat a solving player with a budget (a game whose tree does not
     build in half of the 2 s start clock is played as ismcts)."""
     from ggp.statemachine import RuleError
+
     game = load_game(path)
     roles = [r for r in game.roles if r != "random"]
     seats = {r: players.make(f"{spec}:iterations=30,seed={i}") for i, r in enumerate(roles)}
     try:
         record = run_match(game, seats, seed=7, start_clock=2)
     except RuleError as exc:
-        assert path.stem == "kriegTTT_5x5" and exc.kind == "goal"    # its own fault
+        assert path.stem == "kriegTTT_5x5" and exc.kind == "goal"  # its own fault
         return
     assert not [e for step in record.errors for e in step if e]
 
@@ -198,9 +217,17 @@ def _one_second_cases():
     imperfect information online")."""
     for spec in ("mccr", "oos", "mccfr", "ismcts:select=rm"):
         for path in SHARED_GDL2:
-            marks = [pytest.mark.xfail(reason="small_dominion on the demand-driven reasoner: a "
-                                       "belief update may exceed a 1 s clock", strict=False)
-                     ] if path.stem == "small_dominion" else []
+            marks = (
+                [
+                    pytest.mark.xfail(
+                        reason="small_dominion on the demand-driven reasoner: a "
+                        "belief update may exceed a 1 s clock",
+                        strict=False,
+                    )
+                ]
+                if path.stem == "small_dominion"
+                else []
+            )
             yield pytest.param(path, spec, marks=marks, id=f"{spec}-{path.stem}")
 
 
@@ -209,10 +236,12 @@ def _one_second_cases():
 @pytest.mark.parametrize("path, spec", list(_one_second_cases()))
 def test_new_players_on_a_one_second_clock(path, spec):
     from ggp.statemachine import RuleError
+
     game = load_game(path)
     roles = [r for r in game.roles if r != "random"]
-    seats = {r: players.make(f"{spec}{',' if ':' in spec else ':'}seed={i}")
-             for i, r in enumerate(roles)}
+    seats = {
+        r: players.make(f"{spec}{',' if ':' in spec else ':'}seed={i}") for i, r in enumerate(roles)
+    }
     try:
         record = run_match(game, seats, seed=7, start_clock=10, play_clock=1)
     except RuleError as exc:
@@ -222,6 +251,7 @@ def test_new_players_on_a_one_second_clock(path, spec):
 
 
 # --- the exploitability of online players ----------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def kuhn_view():
@@ -263,11 +293,13 @@ def test_online_strategy_is_what_the_player_plays(kuhn_view):
         start = kuhn_view.flat.move_start
         for history, policy in seen:
             from ggp.solvers.efg import infostate_key
+
             key = infostate_key("first", history, ()).rpartition(" ? ")[0]
             i = kuhn_view.by_history[key]
             moves = kuhn_view.tree.infosets[i].moves
             assert [policy[m] for m in moves] == pytest.approx(
-                strategy[start[i]:start[i + 1]].tolist())
+                strategy[start[i] : start[i + 1]].tolist()
+            )
 
 
 def test_replayed_players_and_random(kuhn_view):
@@ -284,6 +316,7 @@ def test_depth_first_evaluation_equals_replaying_every_branch(kuhn_view, monkeyp
     """The copies of the process that go down the branches see what a player
     replayed from the start would see."""
     import players.imperfect.evaluation
+
     game = load_game("kuhn")
     monkeypatch.setattr(players.imperfect.evaluation, "FORK_SECONDS", 0.0)
     forked = online_policy(game, kuhn_view, "ismcts:select=rm,final=sample", 2, 200)
@@ -306,8 +339,25 @@ def test_thinking_on_the_clock_overruns_little_when_the_machine_slows():
 
 def test_cli_exploit_online(capsys, tmp_path):
     out = tmp_path / "online.csv"
-    assert main(["exploit", "kuhn", "--player", "mccr", "--online", "--seeds", "2",
-                 "--budgets", "30,3000", "--curve", str(out), "--json"]) == 0
+    assert (
+        main(
+            [
+                "exploit",
+                "kuhn",
+                "--player",
+                "mccr",
+                "--online",
+                "--seeds",
+                "2",
+                "--budgets",
+                "30,3000",
+                "--curve",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     rows = data["rows"]
     assert [r["budget"] for r in rows] == [30, 3000]
@@ -318,20 +368,38 @@ def test_cli_exploit_online(capsys, tmp_path):
 def test_cli_exploit_online_runs_the_specs_budget(capsys):
     """Issue 31: without --budgets, mccr:iterations=30 ran budgets 100, 1,000
     and 10,000."""
-    assert main(["exploit", "kuhn", "--player", "mccr:iterations=30", "--online", "--seeds",
-                 "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "exploit",
+                "kuhn",
+                "--player",
+                "mccr:iterations=30",
+                "--online",
+                "--seeds",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert [r["budget"] for r in json.loads(capsys.readouterr().out)["rows"]] == [30]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--player", "mccr:iterations=30", "--online", "--budgets", "10,20"],
-     "--budgets and iterations=30 in mccr:iterations=30 both set the budget a move"),
-    (["--player", "random", "--online", "--budgets", "10"], "random has no budget"),
-    (["--player", "mccr:variant=both", "--online"], "variant"),
-    (["--player", "mccr", "--online", "--budgets", "0"], "budgets"),
-    (["--player", "mccr", "--online", "--episodes", "5"], "self-play"),
-    (["--policy", "uniform", "--seeds", "3"], "--online"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--player", "mccr:iterations=30", "--online", "--budgets", "10,20"],
+            "--budgets and iterations=30 in mccr:iterations=30 both set the budget a move",
+        ),
+        (["--player", "random", "--online", "--budgets", "10"], "random has no budget"),
+        (["--player", "mccr:variant=both", "--online"], "variant"),
+        (["--player", "mccr", "--online", "--budgets", "0"], "budgets"),
+        (["--player", "mccr", "--online", "--episodes", "5"], "self-play"),
+        (["--policy", "uniform", "--seeds", "3"], "--online"),
+    ],
+)
 def test_cli_exploit_online_rejects_bad_input(capsys, argv, message):
     assert main(["exploit", "kuhn", *argv]) == 1
     err = capsys.readouterr().err
@@ -339,8 +407,9 @@ def test_cli_exploit_online_rejects_bad_input(capsys, argv, message):
 
 
 def test_online_on_too_large_a_tree_is_one_line(capsys):
-    assert main(["exploit", "leduc", "--player", "mccr", "--online",
-                 "--max-histories", "1000"]) == 1
+    assert (
+        main(["exploit", "leduc", "--player", "mccr", "--online", "--max-histories", "1000"]) == 1
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "too large" in err
 
@@ -360,6 +429,8 @@ def test_the_root_budget_is_set_apart_from_a_moves(kuhn_view):
     start = kuhn_view.flat.move_start
 
     def gap(flat):
-        return exploitability(tree, [flat[start[i]:start[i + 1]].tolist()
-                                     for i in range(len(start) - 1)])
+        return exploitability(
+            tree, [flat[start[i] : start[i + 1]].tolist() for i in range(len(start) - 1)]
+        )
+
     assert gap(deep) < gap(plain)

@@ -1,8 +1,9 @@
 """The reader and the printer: round trips, case, comments, dialects, odd corners."""
+
 from __future__ import annotations
 
 import time
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -28,18 +29,41 @@ CONNECTIVES = {"<=", "not", "or", "and", "distinct"}
 LOWER = "abcdefghijklmnopqrstuvwxyz"
 names = st.one_of(
     st.builds(str.__add__, st.sampled_from(LOWER), st.text(LOWER + "0123456789_-", max_size=6)),
-    st.sampled_from(["role", "true", "does", "next", "legal", "goal", "init", "sees",
-                     "terminal", "random", "+", "a.b", "x*y", "<", ">=", "1st", "c3po"]),
+    st.sampled_from(
+        [
+            "role",
+            "true",
+            "does",
+            "next",
+            "legal",
+            "goal",
+            "init",
+            "sees",
+            "terminal",
+            "random",
+            "+",
+            "a.b",
+            "x*y",
+            "<",
+            ">=",
+            "1st",
+            "c3po",
+        ]
+    ),
 ).filter(lambda s: s not in CONNECTIVES)
 numbers = st.integers(min_value=-5, max_value=1000).map(str)
 constants = st.one_of(names, numbers, st.sampled_from(sorted(CONNECTIVES)))
-variables = st.builds(lambda a, b: Var("?" + a + b), st.sampled_from(LOWER),
-                      st.text(LOWER + "0123456789_", max_size=4))
+variables = st.builds(
+    lambda a, b: Var("?" + a + b),
+    st.sampled_from(LOWER),
+    st.text(LOWER + "0123456789_", max_size=4),
+)
 
 terms = st.recursive(
     st.one_of(constants, variables),
-    lambda inner: st.builds(lambda f, args: (f,) + tuple(args), names,
-                            st.lists(inner, min_size=1, max_size=3)),
+    lambda inner: st.builds(
+        lambda f, args: (f,) + tuple(args), names, st.lists(inner, min_size=1, max_size=3)
+    ),
     max_leaves=8,
 )
 atoms = st.one_of(
@@ -55,8 +79,10 @@ literals = st.recursive(
     ),
     max_leaves=6,
 )
-rules = st.builds(lambda head, body: Rule(head, tuple(body)), atoms,
-                  st.lists(literals, min_size=0, max_size=4))
+rules = st.builds(
+    lambda head, body: Rule(head, tuple(body)), atoms, st.lists(literals, min_size=0, max_size=4)
+)
+
 
 # Generating nested rules is what costs time: keep the whole module to a few seconds.
 def fast(n):
@@ -107,6 +133,7 @@ def test_validator_accepts_anything_the_parser_reads(rs):
 
 # --- round trips of real files ------------------------------------------------------
 
+
 def kif_files():
     out = sorted((REPO / "games_gdl").glob("*.kif"))
     if SHARED.is_dir():
@@ -114,7 +141,7 @@ def kif_files():
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def parsed(path: Path):
     return gdl.parse_file(path)
 
@@ -123,7 +150,7 @@ def parsed(path: Path):
 def test_round_trip_game_files(path):
     desc = parsed(path)
     text = gdl.to_kif(desc)
-    assert gdl.to_kif(desc.rules) == text       # the rules tuple prints as the description
+    assert gdl.to_kif(desc.rules) == text  # the rules tuple prints as the description
     again = gdl.parse(text, str(path))
     assert again.rules == desc.rules
     # Printing is stable, and the spelling of every symbol survives.
@@ -133,19 +160,28 @@ def test_round_trip_game_files(path):
 
 # --- case ----------------------------------------------------------------------------
 
+
 def test_symbols_are_case_insensitive_first_spelling_wins():
     d = gdl.parse("(ROLE X) (role x) (Role xPlayer) (init (Cell 1 1 B)) (init (CELL 1 2 b))")
     assert [r.head for r in d.rules] == [
-        ("role", "X"), ("role", "X"), ("role", "xPlayer"),
-        ("init", ("Cell", "1", "1", "B")), ("init", ("Cell", "1", "2", "B"))]
+        ("role", "X"),
+        ("role", "X"),
+        ("role", "xPlayer"),
+        ("init", ("Cell", "1", "1", "B")),
+        ("init", ("Cell", "1", "2", "B")),
+    ]
     assert d.symbols["x"] == "X" and d.symbols["cell"] == "Cell"
 
 
 def test_keywords_are_lower_case_whatever_the_spelling():
-    upper = gdl.parse("(<= (LEGAL ?P NOOP) (ROLE ?P) (TRUE (CONTROL ?P)) (NOT TERMINAL) "
-                      "(DISTINCT ?P RANDOM) (OR (DOES ?P X) (AND (INIT Y) (NEXT Z))))")
-    lower = gdl.parse("(<= (legal ?P NOOP) (role ?P) (true (CONTROL ?P)) (not terminal) "
-                      "(distinct ?P random) (or (does ?P X) (and (init Y) (next Z))))")
+    upper = gdl.parse(
+        "(<= (LEGAL ?P NOOP) (ROLE ?P) (TRUE (CONTROL ?P)) (NOT TERMINAL) "
+        "(DISTINCT ?P RANDOM) (OR (DOES ?P X) (AND (INIT Y) (NEXT Z))))"
+    )
+    lower = gdl.parse(
+        "(<= (legal ?P NOOP) (role ?P) (true (CONTROL ?P)) (not terminal) "
+        "(distinct ?P random) (or (does ?P X) (and (init Y) (next Z))))"
+    )
     assert upper.rules == lower.rules
     rule = upper.rules[0]
     assert rule.head[0] == "legal"
@@ -161,8 +197,9 @@ def test_variables_are_case_insensitive_first_spelling_wins():
 
 
 def test_parse_term_spells_as_the_rules_do():
-    d = gdl.parse("(role xPlayer) (init (cell 1 1 b)) (<= (legal xPlayer (Mark ?x ?y)) "
-                  "(true (cell ?x ?y b)))")
+    d = gdl.parse(
+        "(role xPlayer) (init (cell 1 1 b)) (<= (legal xPlayer (Mark ?x ?y)) (true (cell ?x ?y b)))"
+    )
     assert gdl.parse_term("(MARK 1 1)", d.symbols) == ("Mark", "1", "1")
     assert gdl.parse_term("XPLAYER", d.symbols) == "xPlayer"
     assert gdl.parse_term("(cell 1 1 B)", d.symbols) == ("cell", "1", "1", "b")
@@ -179,16 +216,21 @@ def test_parse_term_spells_as_the_rules_do():
 
 # --- comments, numbers, odd corners -------------------------------------------------
 
+
 def test_comments_are_ignored():
-    text = ("; a header ( with a paren\n"
-            ";; another\n"
-            "(role robot) ; trailing (comment\n"
-            "(<= (legal robot go) ; inside a rule )\n"
-            "    (true (on a)))\n"
-            "; last line without a newline")
+    text = (
+        "; a header ( with a paren\n"
+        ";; another\n"
+        "(role robot) ; trailing (comment\n"
+        "(<= (legal robot go) ; inside a rule )\n"
+        "    (true (on a)))\n"
+        "; last line without a newline"
+    )
     d = gdl.parse(text)
-    assert d.rules == (Rule(("role", "robot")),
-                       Rule(("legal", "robot", "go"), (("true", ("on", "a")),)))
+    assert d.rules == (
+        Rule(("role", "robot")),
+        Rule(("legal", "robot", "go"), (("true", ("on", "a")),)),
+    )
     assert d.rules[1].pos.line == 4 and d.rules[1].literal_pos[0].line == 5
     assert gdl.parse("; nothing but a comment").rules == ()
     assert gdl.parse("").rules == ()
@@ -235,11 +277,14 @@ def test_keywords_as_function_symbols_inside_percepts():
 
 
 def test_connectives_print_and_read_back():
-    text = ("(<= (p ?x) (q ?x) (not (r ?x)) (distinct ?x a) "
-            "(or (s ?x) (and (t ?x) (not u))))")
+    text = "(<= (p ?x) (q ?x) (not (r ?x)) (distinct ?x a) (or (s ?x) (and (t ?x) (not u))))"
     (rule,) = gdl.parse(text).rules
-    assert rule.body == (("q", Var("?x")), Not(("r", Var("?x"))), Distinct(Var("?x"), "a"),
-                         Or((("s", Var("?x")), And((("t", Var("?x")), Not("u"))))))
+    assert rule.body == (
+        ("q", Var("?x")),
+        Not(("r", Var("?x"))),
+        Distinct(Var("?x"), "a"),
+        Or((("s", Var("?x")), And((("t", Var("?x")), Not("u"))))),
+    )
     assert gdl.parse(gdl.to_kif(rule)).rules == (rule,)
 
 
@@ -253,6 +298,7 @@ def test_kif_starting_with_a_constant_fact_is_not_taken_for_infix():
 
 # --- the infix dialect -------------------------------------------------------------------
 
+
 def test_infix_rule_reads_as_the_kif_equivalent():
     infix = gdl.parse("legal(P, mark(X,Y)) :- true(cell(X,Y,b)) & ~p(X)")
     kif = gdl.parse("(<= (legal ?P (mark ?X ?Y)) (true (cell ?X ?Y b)) (not (p ?X)))")
@@ -263,7 +309,8 @@ def test_infix_rule_reads_as_the_kif_equivalent():
 
 
 def test_infix_description_reads_as_the_kif_equivalent():
-    infix = gdl.parse("""
+    infix = gdl.parse(
+        """
         % tic-tac-toe fragment
         role(xplayer).
         init(control(xplayer)).
@@ -273,7 +320,9 @@ def test_infix_description_reads_as_the_kif_equivalent():
         done :- ~distinct(X, Y) & index(X) & index(Y).
         terminal :- ~open.
         goal(xplayer, 100) :- line(x).
-    """, "t.pl")
+    """,
+        "t.pl",
+    )
     kif = gdl.parse("""
         (role xplayer)
         (init (control xplayer))
@@ -290,8 +339,7 @@ def test_infix_description_reads_as_the_kif_equivalent():
 
 def test_infix_distinct_inside_negation_and_disjunction_is_distinct():
     infix = gdl.parse("r(X) :- q(X, Y) & (p(X) | distinct(X, Y)) & not(distinct(X, a))")
-    kif = gdl.parse("(<= (r ?X) (q ?X ?Y) (or (p ?X) (distinct ?X ?Y)) "
-                    "(not (distinct ?X a)))")
+    kif = gdl.parse("(<= (r ?X) (q ?X ?Y) (or (p ?X) (distinct ?X ?Y)) (not (distinct ?X a)))")
     assert infix.rules == kif.rules
 
 
@@ -309,9 +357,11 @@ def test_infix_errors_name_file_and_line():
 
 def test_infix_not_is_negation():
     kif = gdl.parse("(<= q (r ?X) (not (p ?X)) (not s) (or t (not u)))").rules
-    for text in ("q :- r(X) & not p(X) & not s & (t | not u).",
-                 "q :- r(X), not(p(X)), not(s), (t | not(u))",
-                 "q :- r(X) & ~p(X) & ~s & (t | ~u)"):
+    for text in (
+        "q :- r(X) & not p(X) & not s & (t | not u).",
+        "q :- r(X), not(p(X)), not(s), (t | not(u))",
+        "q :- r(X) & ~p(X) & ~s & (t | ~u)",
+    ):
         assert gdl.parse(text).rules == kif, text
 
 
@@ -320,23 +370,34 @@ def test_infix_not_is_a_plain_symbol_inside_terms():
     assert rule == Rule(("f", "not"), (("g", ("not", "x"), "nothing"), Not("nothing")))
 
 
-@pytest.mark.parametrize("text", [
-    "q :- not p.",
-    "% a (comment\nrole(r).\nq :-\n    not p.\n",
-    "q :- not p\np :- true(on(a))\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q :- not p.",
+        "% a (comment\nrole(r).\nq :-\n    not p.\n",
+        "q :- not p\np :- true(on(a))\n",
+    ],
+)
 def test_prolog_style_negation_is_read_as_infix(text):
     assert is_infix(text)
     assert Rule("q", (Not("p"),)) in gdl.parse(text).rules
 
 
-@pytest.mark.parametrize("text, line, column, message", [
-    ("q :- not.", 1, 9, "unexpected '.'"),
-    ("q :- not p q.", 1, 12, "unexpected 'q': a statement ends with '.' or at the end of its line"),
-    ("q :- p or r.", 1, 8, "unexpected 'or': a statement ends with '.'"),
-    ("q :- ~~p.", 1, 7, "unexpected '~'"),
-    ("role(r).\nq :- p\n   & r s\n", 3, 8, "unexpected 's'"),
-])
+@pytest.mark.parametrize(
+    "text, line, column, message",
+    [
+        ("q :- not.", 1, 9, "unexpected '.'"),
+        (
+            "q :- not p q.",
+            1,
+            12,
+            "unexpected 'q': a statement ends with '.' or at the end of its line",
+        ),
+        ("q :- p or r.", 1, 8, "unexpected 'or': a statement ends with '.'"),
+        ("q :- ~~p.", 1, 7, "unexpected '~'"),
+        ("role(r).\nq :- p\n   & r s\n", 3, 8, "unexpected 's'"),
+    ],
+)
 def test_infix_unreadable_body_is_a_located_syntax_error(text, line, column, message):
     with pytest.raises(gdl.GdlError) as info:
         gdl.parse(text, "bad.pl")
@@ -348,44 +409,57 @@ def test_infix_unreadable_body_is_a_located_syntax_error(text, line, column, mes
 DEEP = 200_000
 
 
-@pytest.mark.parametrize("text, line, column", [
-    ("(" * DEEP + ")" * DEEP, 1, MAX_NESTING + 1),
-    ("(" * DEEP, 1, MAX_NESTING + 1),
-    # Comments do not count; below one outer '(', the MAX_NESTING-th 'f(' crosses the limit.
-    ("; (((\n(role r)\n(init " + "(f " * DEEP + "a" + ")" * DEEP + ")",
-     3, 7 + 3 * (MAX_NESTING - 1)),
-    ("% (((\np :- q(" + "f(" * DEEP + "a" + ")" * DEEP + ")",
-     2, 9 + 2 * (MAX_NESTING - 1)),
-])
+@pytest.mark.parametrize(
+    "text, line, column",
+    [
+        ("(" * DEEP + ")" * DEEP, 1, MAX_NESTING + 1),
+        ("(" * DEEP, 1, MAX_NESTING + 1),
+        # Comments do not count; below one outer '(', the MAX_NESTING-th 'f(' crosses the limit.
+        (
+            "; (((\n(role r)\n(init " + "(f " * DEEP + "a" + ")" * DEEP + ")",
+            3,
+            7 + 3 * (MAX_NESTING - 1),
+        ),
+        ("% (((\np :- q(" + "f(" * DEEP + "a" + ")" * DEEP + ")", 2, 9 + 2 * (MAX_NESTING - 1)),
+    ],
+)
 def test_deep_nesting_is_a_located_error_at_once(text, line, column):
     start = time.perf_counter()
     with pytest.raises(gdl.GdlError) as info:
         gdl.parse(text, "deep.kif")
     elapsed = time.perf_counter() - start
-    assert str(info.value) == (f"deep.kif:{line}:{column}: error[syntax]: "
-                               f"parentheses nested deeper than {MAX_NESTING} levels")
-    assert elapsed < 5      # well under a second, unless the machine is very busy
+    assert str(info.value) == (
+        f"deep.kif:{line}:{column}: error[syntax]: "
+        f"parentheses nested deeper than {MAX_NESTING} levels"
+    )
+    assert elapsed < 5  # well under a second, unless the machine is very busy
 
 
-@pytest.mark.parametrize("text, column", [
-    ("(" * DEEP + ")" * DEEP, MAX_NESTING + 1),
-    ("(mark " + "(f " * DEEP + "1" + ")" * DEEP + ")", 7 + 3 * (MAX_NESTING - 1)),
-])
+@pytest.mark.parametrize(
+    "text, column",
+    [
+        ("(" * DEEP + ")" * DEEP, MAX_NESTING + 1),
+        ("(mark " + "(f " * DEEP + "1" + ")" * DEEP + ")", 7 + 3 * (MAX_NESTING - 1)),
+    ],
+)
 def test_parse_term_refuses_deep_nesting_at_once(text, column):
     start = time.perf_counter()
     with pytest.raises(gdl.GdlError) as info:
         gdl.parse_term(text)
     elapsed = time.perf_counter() - start
-    assert str(info.value) == (f"<term>:1:{column}: error[syntax]: "
-                               f"parentheses nested deeper than {MAX_NESTING} levels")
+    assert str(info.value) == (
+        f"<term>:1:{column}: error[syntax]: parentheses nested deeper than {MAX_NESTING} levels"
+    )
     assert elapsed < 5
 
 
 def test_nesting_up_to_the_limit_is_read_printed_and_validated():
-    n = MAX_NESTING - 2                 # (init (on ...)) takes two levels
+    n = MAX_NESTING - 2  # (init (on ...)) takes two levels
     deep = "(f " * n + "a" + ")" * n
-    text = (f"(role r)\n(init (on {deep}))\n(<= (legal r go) (true (on ?x)))\n"
-            "(<= (next (on ?x)) (true (on ?x)))\n(<= terminal (true (on a)))\n(goal r 100)")
+    text = (
+        f"(role r)\n(init (on {deep}))\n(<= (legal r go) (true (on ?x)))\n"
+        "(<= (next (on ?x)) (true (on ?x)))\n(<= terminal (true (on a)))\n(goal r 100)"
+    )
     desc = gdl.parse(text)
     assert gdl.parse(gdl.to_kif(desc)).rules == desc.rules
     assert gdl.validate(desc) == []
@@ -402,55 +476,63 @@ def test_parentheses_in_comments_do_not_count_as_nesting():
 
 # --- size ------------------------------------------------------------------------------
 
+
 def test_a_file_past_max_bytes_is_refused_before_it_is_read(tmp_path):
     """A regular file by its size on disk: a sparse 1 GB file is refused at
     once (reading it would take seconds and a gigabyte)."""
     path = tmp_path / "big.kif"
     with open(path, "wb") as f:
-        f.truncate(2 ** 30)
+        f.truncate(2**30)
     start = time.perf_counter()
     with pytest.raises(gdl.TooLarge) as info:
-        gdl.parse_file(path, max_bytes=2 ** 20)
+        gdl.parse_file(path, max_bytes=2**20)
     assert time.perf_counter() - start < 0.5
-    assert str(info.value) == (f"{path}: error[io]: the file has 1,073,741,824 bytes, more "
-                               f"than the 1,048,576 allowed")
+    assert str(info.value) == (
+        f"{path}: error[io]: the file has 1,073,741,824 bytes, more than the 1,048,576 allowed"
+    )
     assert isinstance(info.value, gdl.GdlError) and info.value.first.kind == "io"
 
 
 def test_a_stream_past_max_bytes_is_refused_after_max_bytes_and_one():
     """A character device (or a pipe) has no size: at most max_bytes + 1 bytes are read."""
-    with pytest.raises(gdl.TooLarge, match="^/dev/zero: error.io.: the file has more than "
-                       "the 1,000 bytes allowed$"):
+    with pytest.raises(
+        gdl.TooLarge, match="^/dev/zero: error.io.: the file has more than the 1,000 bytes allowed$"
+    ):
         gdl.parse_file("/dev/zero", max_bytes=1000)
 
 
 def test_reading_a_file_is_bounded_unless_told_otherwise():
     """Without max_bytes a reader of games is bounded all the same (gdl.MAX_BYTES):
     /dev/zero was read whole, to a MemoryError."""
-    with pytest.raises(gdl.TooLarge, match="^/dev/zero: error.io.: the file has more than "
-                       "the 1,048,576 bytes allowed$"):
+    with pytest.raises(
+        gdl.TooLarge,
+        match="^/dev/zero: error.io.: the file has more than the 1,048,576 bytes allowed$",
+    ):
         gdl.parse_file("/dev/zero")
 
 
 @pytest.mark.parametrize("char", ["\x00", "\x01", "\x08", "\x0e", "\x1b", "\x7f"])
-@pytest.mark.parametrize("text, line, column", [
-    ("(role x)\n(init (on a{c}))", 2, 12),       # in a symbol
-    ("(role x)\n(<= (p ?x{c}) (q ?x))", 2, 10),    # in a variable
-    ("(role x){c}(role y)", 1, 9),                 # between statements
-    ("{c}(role x)", 1, 1),
-])
+@pytest.mark.parametrize(
+    "text, line, column",
+    [
+        ("(role x)\n(init (on a{c}))", 2, 12),  # in a symbol
+        ("(role x)\n(<= (p ?x{c}) (q ?x))", 2, 10),  # in a variable
+        ("(role x){c}(role y)", 1, 9),  # between statements
+        ("{c}(role x)", 1, 1),
+    ],
+)
 def test_a_control_character_is_refused_where_it_stands(char, text, line, column):
     """NUL was read inside symbols and as a statement of its own, as were
     the other control characters but the few Python counts as whitespace."""
     with pytest.raises(gdl.GdlError) as info:
         gdl.parse(text.format(c=char), "g.kif")
-    assert str(info.value) == (f"g.kif:{line}:{column}: error[syntax]: control character "
-                               f"U+{ord(char):04X} is not allowed")
+    assert str(info.value) == (
+        f"g.kif:{line}:{column}: error[syntax]: control character U+{ord(char):04X} is not allowed"
+    )
 
 
 def test_tabs_form_feeds_and_line_ends_are_whitespace():
-    assert gdl.parse("(role\tx)\f\r\n(role y)").rules == (Rule(("role", "x")),
-                                                          Rule(("role", "y")))
+    assert gdl.parse("(role\tx)\f\r\n(role y)").rules == (Rule(("role", "x")), Rule(("role", "y")))
 
 
 def test_max_bytes_counts_bytes_and_keeps_line_ends(tmp_path):
@@ -463,10 +545,14 @@ def test_max_bytes_counts_bytes_and_keeps_line_ends(tmp_path):
     rules = gdl.parse_file(path, max_bytes=size).rules
     assert rules == gdl.parse(text.replace("\r\n", "\n").replace("\r", "\n")).rules
     assert [r.pos.line for r in rules] == [1, 2, 3]
-    with pytest.raises(gdl.TooLarge, match=f"the file has {size} bytes, more than the "
-                       f"{size - 1} allowed"):
+    with pytest.raises(
+        gdl.TooLarge, match=f"the file has {size} bytes, more than the {size - 1} allowed"
+    ):
         gdl.parse_file(path, max_bytes=size - 1)
     assert gdl.parse(text, max_bytes=size).rules == rules
-    with pytest.raises(gdl.TooLarge, match=f"^<string>: error.io.: the text has {size} bytes, "
-                       f"more than the {len(text)} allowed$"):
+    with pytest.raises(
+        gdl.TooLarge,
+        match=f"^<string>: error.io.: the text has {size} bytes, "
+        f"more than the {len(text)} allowed$",
+    ):
         gdl.parse(text, max_bytes=len(text))

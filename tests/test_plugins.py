@@ -1,6 +1,7 @@
 """Players and reasoners from a package outside the repository, found through
 the ``ggp.players`` and ``ggp.reasoners`` entry points with no list edited
 (tests/data/plugin: a package and its dist-info, on the path as if installed)."""
+
 import json
 import os
 import subprocess
@@ -14,10 +15,18 @@ PLUGIN = Path(__file__).parent / "data" / "plugin"
 
 
 def ggp(*args) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(PLUGIN), str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "matches.cli", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(PLUGIN), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "matches.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_plugin_player_is_listed_and_plays():
@@ -45,12 +54,19 @@ def test_a_plugin_reasoner_is_a_choice_and_reasons():
 def test_a_broken_plugin_is_one_line(tmp_path, bad):
     """An entry point that does not load names itself in one line."""
     import shutil
+
     broken = tmp_path / "plugin"
     shutil.copytree(PLUGIN, broken)
     points = broken / "ggp_example_plugin-0.1.dist-info" / "entry_points.txt"
     points.write_text(f"[ggp.players]\nbroken = {bad}\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(broken), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "matches.cli", "players"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "matches.cli", "players"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     assert "entry point 'broken'" in done.stderr and "Traceback" not in done.stderr

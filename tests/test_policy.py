@@ -2,6 +2,7 @@
 playouts, and the statistics of Tak, Winands & Björnsson (2012) as documented:
 MAST, NST (N-grams counted past k visits) and LGR (replies stored after a win,
 forgotten after a loss)."""
+
 import random
 from collections import Counter
 
@@ -10,11 +11,16 @@ import pytest
 from ggp import load_game
 from players._policy import Policy
 
-CONFIGS = [dict(kind="random"),
-           dict(kind="mast", select="egreedy"), dict(kind="mast", select="gibbs"),
-           dict(kind="nst", select="egreedy", k=2), dict(kind="nst", select="gibbs", k=2),
-           dict(kind="lgr", fallback="nst"), dict(kind="lgr", fallback="mast", select="gibbs"),
-           dict(kind="lgr", fallback="random")]
+CONFIGS = [
+    dict(kind="random"),
+    dict(kind="mast", select="egreedy"),
+    dict(kind="mast", select="gibbs"),
+    dict(kind="nst", select="egreedy", k=2),
+    dict(kind="nst", select="gibbs", k=2),
+    dict(kind="lgr", fallback="nst"),
+    dict(kind="lgr", fallback="mast", select="gibbs"),
+    dict(kind="lgr", fallback="random"),
+]
 _games = {}
 
 
@@ -50,8 +56,10 @@ def terminal_with(sm, wanted, seed=0):
 
 
 # --- playouts -------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthroughsmall", "nim",
-                                  "tictactoe3p", "lightsout", "rps"])
+@pytest.mark.parametrize(
+    "name",
+    ["tictactoe", "connectfour", "breakthroughsmall", "nim", "tictactoe3p", "lightsout", "rps"],
+)
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(map(str, c.values())))
 def test_playouts_are_legal_games(name, config):
     """Replayed with the reference reasoner, every recorded joint move is legal,
@@ -87,11 +95,12 @@ def test_same_seed_same_results(config):
     for seed in (5, 5, 6):
         sm = load_game("connectfour").state_machine()
         policy = Policy(sm.kernel, seed=seed, **config)
-        runs.append([policy.playout(sm.initial_state(), [], record=True) for _ in range(30)]
-                    + [[policy.mast(m) for m in range(len(sm._moves))]])
+        runs.append(
+            [policy.playout(sm.initial_state(), [], record=True) for _ in range(30)]
+            + [[policy.mast(m) for m in range(len(sm._moves))]]
+        )
     assert runs[0] == runs[1]
     assert runs[0] != runs[2]
-
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthroughsmall"])
@@ -142,8 +151,9 @@ def test_mast_counts_occurrences_of_credited_moves():
         state = sm.next_state(state, [sm._moves[m] for m in joint])
     count, reward = Counter(), Counter()
     for i in range(40):
-        goals, depth, cut, moves = policy.playout(state, [(x, o), (x2, o2)], credit_from=1,
-                                                  record=True)
+        goals, depth, cut, moves = policy.playout(
+            state, [(x, o), (x2, o2)], credit_from=1, record=True
+        )
         for joint in [(x2, o2)] + moves:
             for r, m in enumerate(joint):
                 count[m] += 1
@@ -161,8 +171,7 @@ def test_egreedy_with_epsilon_zero_picks_a_best_move():
     noop = move(sm, 1, "noop")
 
     def values():
-        q = {m: policy.mast(m)[0] / policy.mast(m)[1] if policy.mast(m)[1] else 100
-             for m in legal}
+        q = {m: policy.mast(m)[0] / policy.mast(m)[1] if policy.mast(m)[1] else 100 for m in legal}
         return q, max(q.values())
 
     for i in range(100):
@@ -171,7 +180,7 @@ def test_egreedy_with_epsilon_zero_picks_a_best_move():
         goals, depth, cut, moves = policy.playout(root, [], record=True)
         assert q[moves[0][0]] == best and moves[0][1] == noop
     q, best = values()
-    ties = {m for m in legal if q[m] == best}      # broken uniformly at random
+    ties = {m for m in legal if q[m] == best}  # broken uniformly at random
     assert {policy.choose(0, legal, []) for _ in range(100)} == ties
     fresh = Policy(sm.kernel, "mast", epsilon=0.0, seed=2)
     assert {fresh.choose(0, legal, []) for _ in range(200)} == set(legal)
@@ -181,8 +190,11 @@ def test_egreedy_explores_with_epsilon_one():
     g, sm, ref = game("tictactoe")
     policy = Policy(sm.kernel, "mast", epsilon=1.0, seed=2)
     root = sm.initial_state()
-    credit(policy, terminal_with(sm, [100, 0]), [(move(sm, 0, ("mark", "1", "1")),
-                                                      move(sm, 1, "noop"))])
+    credit(
+        policy,
+        terminal_with(sm, [100, 0]),
+        [(move(sm, 0, ("mark", "1", "1")), move(sm, 1, "noop"))],
+    )
     legal = [move(sm, 0, m) for m in sm.legal_moves(root, "xplayer")]
     assert len({policy.choose(0, legal, []) for _ in range(200)}) == 9
 
@@ -195,7 +207,7 @@ def test_gibbs_temperature():
     noop = move(sm, 1, "noop")
     for tau, check in [(1e-3, "greedy"), (1e6, "uniform")]:
         policy = Policy(sm.kernel, "mast", select="gibbs", tau=tau, seed=4)
-        for i, m in enumerate(legal):           # Q(legal[i]) = 100 * i / 9, all distinct
+        for i, m in enumerate(legal):  # Q(legal[i]) = 100 * i / 9, all distinct
             for j in range(9):
                 credit(policy, win if j < i else loss, [(m, noop)])
         picks = Counter(policy.choose(0, legal, []) for _ in range(4500))
@@ -229,17 +241,22 @@ def test_ngrams_are_consecutive_moves_of_consecutive_roles():
                 grams[(seq[t - 2][(r - 2) % n], seq[t - 1][(r - 1) % n], seq[t][r])] += 1
     for gram, c in grams.items():
         assert policy.ngram(gram)[1] == c
-    assert sum(policy.ngram((a, b))[1] for a in range(len(sm._moves))
-               for b in range(len(sm._moves))) == sum(c for gm, c in grams.items()
-                                                      if len(gm) == 2)
+    assert sum(
+        policy.ngram((a, b))[1] for a in range(len(sm._moves)) for b in range(len(sm._moves))
+    ) == sum(c for gm, c in grams.items() if len(gm) == 2)
 
 
 def scene(sm):
     """Moves for a tic-tac-toe scene: x's candidates A and B, o's move C,
     x's earlier move E, the noops."""
-    return dict(A=move(sm, 0, ("mark", "1", "1")), B=move(sm, 0, ("mark", "3", "3")),
-                C=move(sm, 1, ("mark", "2", "2")), E=move(sm, 0, ("mark", "1", "3")),
-                xn=move(sm, 0, "noop"), on=move(sm, 1, "noop"))
+    return dict(
+        A=move(sm, 0, ("mark", "1", "1")),
+        B=move(sm, 0, ("mark", "3", "3")),
+        C=move(sm, 1, ("mark", "2", "2")),
+        E=move(sm, 0, ("mark", "1", "3")),
+        xn=move(sm, 0, "noop"),
+        on=move(sm, 1, "noop"),
+    )
 
 
 def test_nst_counts_a_2gram_only_past_k():
@@ -249,19 +266,19 @@ def test_nst_counts_a_2gram_only_past_k():
     A, B, C, xn, on = M["A"], M["B"], M["C"], M["xn"], M["on"]
     win, loss = terminal_with(sm, [100, 0]), terminal_with(sm, [0, 100])
     policy = Policy(sm.kernel, "nst", epsilon=0.0, k=k, max_n=2, seed=1)
-    for i in range(3 * (k - 1)):                # A alone: 1-gram losses
+    for i in range(3 * (k - 1)):  # A alone: 1-gram losses
         credit(policy, loss, [(A, on)])
-    for i in range(k - 1):                      # A after C: 2-gram wins
+    for i in range(k - 1):  # A after C: 2-gram wins
         credit(policy, win, [(xn, C), (A, on)])
-    for outcome in [win, win, loss, loss, loss]:   # B: Q 40
+    for outcome in [win, win, loss, loss, loss]:  # B: Q 40
         credit(policy, outcome, [(B, on)])
     after_c = [(xn, C)]
     assert policy.ngram((C, A)) == (100 * (k - 1), k - 1)
-    assert policy.choose(0, [A, B], after_c) == B   # A: 25 (2-gram not counted yet)
+    assert policy.choose(0, [A, B], after_c) == B  # A: 25 (2-gram not counted yet)
     credit(policy, win, [(xn, C), (A, on)])
     assert policy.ngram((C, A)) == (100 * k, k)
-    assert policy.choose(0, [A, B], after_c) == A   # A: (33.3 + 100) / 2
-    assert policy.choose(0, [A, B], []) == B        # A without context: 33.3
+    assert policy.choose(0, [A, B], after_c) == A  # A: (33.3 + 100) / 2
+    assert policy.choose(0, [A, B], []) == B  # A without context: 33.3
     assert Policy(sm.kernel, "nst", k=k, max_n=1).ngram((C, A)) == (0, 0)
 
 
@@ -272,19 +289,19 @@ def test_nst_counts_a_3gram_only_past_k():
     A, B, C, E, xn, on = M["A"], M["B"], M["C"], M["E"], M["xn"], M["on"]
     win, loss = terminal_with(sm, [100, 0]), terminal_with(sm, [0, 100])
     policy = Policy(sm.kernel, "nst", epsilon=0.0, k=k, max_n=3, seed=1)
-    for i in range(3 * k):                      # A after C: wins
+    for i in range(3 * k):  # A after C: wins
         credit(policy, win, [(xn, C), (A, on)])
-    for i in range(k - 1):                      # A after E, C: losses
+    for i in range(k - 1):  # A after E, C: losses
         credit(policy, loss, [(E, on), (xn, C), (A, on)])
-    for i in range(20):                         # B: Q 65
+    for i in range(20):  # B: Q 65
         credit(policy, win if i < 13 else loss, [(B, on)])
     context = [(E, on), (xn, C)]
     assert policy.ngram((E, C, A)) == (0, k - 1)
-    assert policy.choose(0, [A, B], context) == A   # A: 81.8 (3-gram not counted)
+    assert policy.choose(0, [A, B], context) == A  # A: 81.8 (3-gram not counted)
     credit(policy, loss, [(E, on), (xn, C), (A, on)])
     assert policy.ngram((E, C, A)) == (0, k)
-    assert policy.choose(0, [A, B], context) == B   # A: (75 + 75 + 0) / 3
-    assert policy.choose(0, [A, B], context[1:]) == A   # A: (75 + 75) / 2
+    assert policy.choose(0, [A, B], context) == B  # A: (75 + 75 + 0) / 3
+    assert policy.choose(0, [A, B], context[1:]) == A  # A: (75 + 75) / 2
 
 
 # --- LGR ------------------------------------------------------------------------
@@ -299,13 +316,13 @@ def test_lgr_stores_replies_after_a_win_and_forgets_after_a_loss():
     assert policy.reply((C,)) == -1 and policy.reply((E, C)) == -1
     credit(policy, win, path)
     assert policy.reply((C,)) == A and policy.reply((E, C)) == A
-    assert policy.reply((on,)) == xn                # x's noop after o's noop at step 0
-    assert policy.reply((E,)) == -1                 # o lost: none of its replies stored
-    credit(policy, loss, [(E, on), (xn, C), (B, on)])   # B lost: A stays
+    assert policy.reply((on,)) == xn  # x's noop after o's noop at step 0
+    assert policy.reply((E,)) == -1  # o lost: none of its replies stored
+    credit(policy, loss, [(E, on), (xn, C), (B, on)])  # B lost: A stays
     assert policy.reply((C,)) == A and policy.reply((E, C)) == A
-    credit(policy, loss, path)                  # A lost: forgotten
+    credit(policy, loss, path)  # A lost: forgotten
     assert policy.reply((C,)) == -1 and policy.reply((E, C)) == -1
-    credit(policy, win, path, credit_from=2)    # only the last step is credited
+    credit(policy, win, path, credit_from=2)  # only the last step is credited
     assert policy.reply((C,)) == A and policy.reply((E, C)) == A
 
 
@@ -329,11 +346,12 @@ def test_lgr_keeps_the_replies_asked_for(replies, forget):
     for joint in history:
         state = sm.next_state(state, [sm._moves[m] for m in joint])
     firsts = set()
-    for seed in range(10):      # fresh policies: a playout's own result changes the replies
-        policy = Policy(sm.kernel, "lgr", fallback="random", replies=replies, forget=forget,
-                        seed=seed)
-        credit(policy, win, [(E, on), (xn, C), (M["B"], on)])   # LGR-2's reply to (E, C): B
-        credit(policy, win, [(xn, C), (A, on)])                  # LGR-1's reply to C: A
+    for seed in range(10):  # fresh policies: a playout's own result changes the replies
+        policy = Policy(
+            sm.kernel, "lgr", fallback="random", replies=replies, forget=forget, seed=seed
+        )
+        credit(policy, win, [(E, on), (xn, C), (M["B"], on)])  # LGR-2's reply to (E, C): B
+        credit(policy, win, [(xn, C), (A, on)])  # LGR-1's reply to C: A
         firsts.add(policy.playout(state, history, 2, record=True)[3][0][0])
     assert firsts == ({A} if replies == "1" else {M["B"]})
 
@@ -352,21 +370,28 @@ def test_credit_is_a_playout_from_the_terminal_state():
             state = sm.next_state(state, [sm._moves[m] for m in joint])
         walks.append((state, goals, moves, min(i % 4, len(moves))))
     for kind in ("mast", "nst", "lgr"):
-        played, credited = Policy(sm.kernel, kind, k=1, seed=1), Policy(sm.kernel, kind, k=1, seed=1)
+        played, credited = (
+            Policy(sm.kernel, kind, k=1, seed=1),
+            Policy(sm.kernel, kind, k=1, seed=1),
+        )
         for state, goals, moves, context in walks:
             credit(played, state, moves, context)
             credited.credit(moves, context, goals)
         moves = range(len(sm._moves))
         seqs = [w[2] for w in walks]
-        grams = {(s[t - 1][(r - 1) % 3], s[t][r]) for s in seqs for t in range(1, len(s))
-                 for r in range(3)}
+        grams = {
+            (s[t - 1][(r - 1) % 3], s[t][r])
+            for s in seqs
+            for t in range(1, len(s))
+            for r in range(3)
+        }
         for policy in (played, credited):
             assert sum(policy.mast(m)[1] for m in moves) > 0
         assert [played.mast(m) for m in moves] == [credited.mast(m) for m in moves]
         assert [played.ngram(gm) for gm in grams] == [credited.ngram(gm) for gm in grams]
         assert [played.reply((m,)) for m in moves] == [credited.reply((m,)) for m in moves]
     with pytest.raises(ValueError):
-        credited.credit(seqs[0], 0, [100, 0])           # goals for two roles of three
+        credited.credit(seqs[0], 0, [100, 0])  # goals for two roles of three
 
 
 def test_lgr_single_role_wins_with_100():
@@ -385,7 +410,7 @@ def test_lgr_playout_plays_a_legal_stored_reply():
     M = scene(sm)
     A, B, C, E, xn, on = M["A"], M["B"], M["C"], M["E"], M["xn"], M["on"]
     win = terminal_with(sm, [100, 0])
-    history = [(E, on), (xn, C)]                    # x marked E, o marked C: x to move
+    history = [(E, on), (xn, C)]  # x marked E, o marked C: x to move
     state = sm.initial_state()
     for joint in history:
         state = sm.next_state(state, [sm._moves[m] for m in joint])
@@ -402,20 +427,20 @@ def test_lgr_playout_plays_a_legal_stored_reply():
             moves.add(policy.playout(state, context, len(context), record=True)[3][0][0])
         return moves
 
-    assert len(first_moves(history)) > 1            # nothing stored: random
+    assert len(first_moves(history)) > 1  # nothing stored: random
     lgr2, lgr1 = [(E, on), (xn, C), (B, on)], [(xn, C), (A, on)]
     assert first_moves(history, lgr2, lgr1) == {B}
-    assert first_moves(history[1:], lgr2, lgr1) == {A}          # no LGR-2 context
-    assert first_moves(history, lgr1, lgr2) == {B}              # reply1[C] = B too
-    occupied = [(E, on), (xn, C), (E, on)]                       # replies E: illegal
+    assert first_moves(history[1:], lgr2, lgr1) == {A}  # no LGR-2 context
+    assert first_moves(history, lgr1, lgr2) == {B}  # reply1[C] = B too
+    occupied = [(E, on), (xn, C), (E, on)]  # replies E: illegal
     assert first_moves(history, lgr2, occupied, lgr1) == {A}
-    assert len(first_moves(history, occupied)) > 1               # the fallback
+    assert len(first_moves(history, occupied)) > 1  # the fallback
     policy = Policy(sm.kernel, "lgr", fallback="random", seed=1)
     for path in lgr2, lgr1:
         credit(policy, win, path)
     assert (policy.reply((E, C)), policy.reply((C,))) == (B, A)
     assert policy.choose(0, [A, B], history) == B
-    assert policy.choose(0, [A, E], history) == A               # B not a candidate
+    assert policy.choose(0, [A, E], history) == A  # B not a candidate
 
 
 # --- decay and arguments ----------------------------------------------------------
@@ -426,8 +451,11 @@ def test_decay_scales_mast_and_ngrams_and_keeps_replies():
     seqs = [policy.playout(root, [], record=True)[3] for _ in range(30)]
     moves = range(len(sm._moves))
     grams = {(s[t - 1][1 - r], s[t][r]) for s in seqs for t in range(1, len(s)) for r in (0, 1)}
-    before = ([policy.mast(m) for m in moves], [policy.ngram(gm) for gm in grams],
-              [policy.reply((m,)) for m in moves])
+    before = (
+        [policy.mast(m) for m in moves],
+        [policy.ngram(gm) for gm in grams],
+        [policy.reply((m,)) for m in moves],
+    )
     policy.decay(0.5)
     assert [policy.mast(m) for m in moves] == [(s / 2, c / 2) for s, c in before[0]]
     assert [policy.ngram(gm) for gm in grams] == [(s / 2, c / 2) for s, c in before[1]]
@@ -439,11 +467,20 @@ def test_decay_scales_mast_and_ngrams_and_keeps_replies():
     assert [policy.reply((m,)) for m in moves] == before[2]
 
 
-@pytest.mark.parametrize("kwargs", [dict(kind="ucb"), dict(select="softmax"),
-                                    dict(kind="lgr", fallback="lgr"), dict(max_n=4),
-                                    dict(replies="3", kind="lgr"),
-                                    dict(max_n=0), dict(epsilon=1.5), dict(tau=0.0),
-                                    dict(k=0)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(kind="ucb"),
+        dict(select="softmax"),
+        dict(kind="lgr", fallback="lgr"),
+        dict(max_n=4),
+        dict(replies="3", kind="lgr"),
+        dict(max_n=0),
+        dict(epsilon=1.5),
+        dict(tau=0.0),
+        dict(k=0),
+    ],
+)
 def test_bad_arguments(kwargs):
     g, sm, ref = game("tictactoe")
     with pytest.raises(ValueError, match=str(next(iter(kwargs.values())))):
@@ -455,9 +492,9 @@ def test_bad_moves():
     policy = Policy(sm.kernel, "nst")
     x, o = move(sm, 0, ("mark", "1", "1")), move(sm, 1, "noop")
     with pytest.raises(ValueError):
-        policy.playout(sm.initial_state(), [(o, x)])          # roles swapped
+        policy.playout(sm.initial_state(), [(o, x)])  # roles swapped
     with pytest.raises(ValueError):
         policy.choose(0, [x, x], [])
     with pytest.raises(ValueError):
         policy.choose(1, [x], [])
-    assert policy.choose(0, [x], []) == x                     # scratch left clean
+    assert policy.choose(0, [x], []) == x  # scratch left clean

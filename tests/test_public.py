@@ -1,12 +1,13 @@
 """Public states (ggp.solvers.public) against counts made by hand and by the plain-Python
 twins of tests/brute_force.py."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from brute_force import ImperfectGoofspiel
+
 from ggp import load_game
 from ggp.solvers.efg import TERMINAL, TreeTooLarge, build_tree
 from ggp.solvers.public import public_states
@@ -24,7 +25,7 @@ def test_kuhn_public_states_are_the_betting_histories():
     assert public.top[0] == [0]
     for s, members in enumerate(public.members[2:], start=2):
         betting = {tree.infosets[tree.infoset[n]].key.split("/", 2)[-1] for n in members}
-        assert len(betting) == 1          # one betting history (the deal differs)
+        assert len(betting) == 1  # one betting history (the deal differs)
 
 
 def test_leduc_public_states_are_betting_and_board():
@@ -34,7 +35,7 @@ def test_leduc_public_states_are_betting_and_board():
     # and the deals of second's card: 2 + 6 + 5 + 180
     public = public_states(build_tree(load_game("leduc")))
     assert len(public) == 193
-    assert public.largest() == 30         # 6 x 5 deals of the two private cards
+    assert public.largest() == 30  # 6 x 5 deals of the two private cards
 
 
 def test_iigs5_public_states_are_the_bid_results():

@@ -1,4 +1,5 @@
 """Match records: the ggp.org JSON shape, replay against the rules, the SQLite store."""
+
 import copy
 import json
 import signal
@@ -22,18 +23,40 @@ from matches.records import (
     write_json,
 )
 
-GGP_KEYS = {"matchId", "randomToken", "startTime", "gameMetaURL", "isCompleted", "isAborted",
-            "states", "moves", "stateTimes", "errors", "goalValues", "previewClock",
-            "startClock", "playClock", "playerNamesFromHost", "isPlayerHuman",
-            "tournamentNameFromHost", "scrambled"}
-OURS = {"gameName", "roles", "gameSource", "faults", "simulations", "reasoners",
-        "abortReason"}
+GGP_KEYS = {
+    "matchId",
+    "randomToken",
+    "startTime",
+    "gameMetaURL",
+    "isCompleted",
+    "isAborted",
+    "states",
+    "moves",
+    "stateTimes",
+    "errors",
+    "goalValues",
+    "previewClock",
+    "startClock",
+    "playClock",
+    "playerNamesFromHost",
+    "isPlayerHuman",
+    "tournamentNameFromHost",
+    "scrambled",
+}
+OURS = {"gameName", "roles", "gameSource", "faults", "simulations", "reasoners", "abortReason"}
 
 
 def play(game="tictactoe", seed=1):
     game = load_game(game)
-    return run_match(game, {r: players.make(f"random:seed={seed + i}")
-                            for i, r in enumerate(game.roles) if r != "random"}, seed=seed)
+    return run_match(
+        game,
+        {
+            r: players.make(f"random:seed={seed + i}")
+            for i, r in enumerate(game.roles)
+            if r != "random"
+        },
+        seed=seed,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -46,16 +69,16 @@ def test_ggp_json_shape(record, tmp_path):
     steps, roles = len(record["moves"]), record["roles"]
     assert roles == ["xplayer", "oplayer"] and record["gameSource"] == "tictactoe"
     assert len(record["states"]) == len(record["stateTimes"]) == steps + 1
-    assert len(record["errors"]) == steps + 1           # one per state, START's first
+    assert len(record["errors"]) == steps + 1  # one per state, START's first
     assert all(len(m) == len(e) == len(roles) for m, e in zip(record["moves"], record["errors"]))
     assert len(record["errors"][0]) == len(roles)
     assert len(record["goalValues"]) == len(record["playerNamesFromHost"]) == len(roles)
     assert record["isCompleted"] and not record["isAborted"]
     assert record["states"][0].startswith("( ( square 1 1 e ) ( square 1 2 e )")
     assert record["states"][0].endswith(" ( turn xplayer ) )")
-    assert record["stateTimes"][0] >= record["startTime"] > 1.5e12        # ms since the epoch
-    assert record["simulations"] == [[None, None]] * steps             # random does not search
-    assert record["reasoners"] == [["compiled", "compiled"]] * steps    # random waits for it
+    assert record["stateTimes"][0] >= record["startTime"] > 1.5e12  # ms since the epoch
+    assert record["simulations"] == [[None, None]] * steps  # random does not search
+    assert record["reasoners"] == [["compiled", "compiled"]] * steps  # random waits for it
     path = tmp_path / "match.json"
     write_json(record, path)
     assert read_json(path) == record
@@ -63,8 +86,16 @@ def test_ggp_json_shape(record, tmp_path):
 
 def test_search_players_simulations_are_recorded():
     game = load_game("tictactoe")
-    data = to_ggp_json(run_match(game, {"xplayer": players.make("uct:simulations=50,seed=1"),
-                                        "oplayer": players.make("random:seed=2")}, seed=1))
+    data = to_ggp_json(
+        run_match(
+            game,
+            {
+                "xplayer": players.make("uct:simulations=50,seed=1"),
+                "oplayer": players.make("random:seed=2"),
+            },
+            seed=1,
+        )
+    )
     assert data["simulations"] and all(x == 50 and o is None for x, o in data["simulations"])
 
 
@@ -78,7 +109,7 @@ def test_replay_of_a_good_record(record):
 def tampered(record, what):
     bad = copy.deepcopy(record)
     if what == "move":
-        bad["moves"][2][0] = "( mark 9 9 )"         # xplayer's third move
+        bad["moves"][2][0] = "( mark 9 9 )"  # xplayer's third move
     elif what == "goal":
         bad["goalValues"][0] += 1
     elif what == "state":
@@ -86,9 +117,14 @@ def tampered(record, what):
     return bad
 
 
-@pytest.mark.parametrize("what, words", [("move", "step 3: illegal move(s):"),
-                                         ("goal", "goal of xplayer: recorded"),
-                                         ("state", "step 3: state differs")])
+@pytest.mark.parametrize(
+    "what, words",
+    [
+        ("move", "step 3: illegal move(s):"),
+        ("goal", "goal of xplayer: recorded"),
+        ("state", "step 3: state differs"),
+    ],
+)
 def test_replay_finds_a_tampered_record(record, what, words):
     report = replay(tampered(record, what))
     assert not report.ok
@@ -117,9 +153,9 @@ def test_store(tmp_path, record):
     with MatchStore(tmp_path / "sub" / "m.sqlite") as store:
         assert store.add(record, study="s1", key="k1")
         again = dict(record, matchId="other")
-        assert not store.add(again, study="s1", key="k1")           # same (study, key)
+        assert not store.add(again, study="s1", key="k1")  # same (study, key)
         assert store.add(again, study="s1", key="k2")
-        assert not store.add(again)                                # same match id
+        assert not store.add(again)  # same match id
         assert store.add(to_ggp_json(play(seed=7)))
         assert store.keys("s1") == {"k1", "k2"} and store.keys("s2") == set()
         assert store.count() == 3 and store.count("s1") == 2
@@ -154,8 +190,9 @@ def test_store_survives_a_killed_writer(tmp_path, record):
     """A writer killed mid-way (SIGKILL) loses none of the matches it had added."""
     match, db = tmp_path / "match.json", tmp_path / "m.sqlite"
     write_json(record, match)
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(match), str(db)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(match), str(db)], stdout=subprocess.PIPE, text=True
+    )
     done = [int(proc.stdout.readline()) for _ in range(20)]
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)

@@ -1,5 +1,6 @@
 """The reference reasoner against the conformance cases of ggp-base
 (../shared/games/conformance/EXPECTED.md) and facts known independently."""
+
 import random
 
 import pytest
@@ -60,9 +61,15 @@ def test_doubled_up_variables():
 def test_recursive_smaller_gives_seven_moves():
     sm = machine("test_case_5e")
     moves = sm.legal_moves(sm.initial_state(), "robot")
-    assert moves == [("reduce", "a", "0"), ("reduce", "a", "1"), ("reduce", "c", "0"),
-                     ("reduce", "c", "1"), ("reduce", "c", "2"), ("reduce", "c", "3"),
-                     ("reduce", "c", "4")]
+    assert moves == [
+        ("reduce", "a", "0"),
+        ("reduce", "a", "1"),
+        ("reduce", "c", "0"),
+        ("reduce", "c", "1"),
+        ("reduce", "c", "2"),
+        ("reduce", "c", "3"),
+        ("reduce", "c", "4"),
+    ]
 
 
 def test_distinct_at_the_beginning_of_a_rule():
@@ -84,6 +91,7 @@ def test_public_tictactoe_line():
     s = sm.initial_state()
     assert len(list(sm.joint_moves(s))) == 9
     assert sm.legal_moves(s, "oplayer") == ["noop"]
+
     def x(m, n):
         return ("mark", str(m), str(n)), "noop"
 
@@ -98,7 +106,11 @@ def test_public_tictactoe_line():
 def test_public_tictactoe_counts():
     """REFERENCES.md: 549,946 nodes, 255,168 terminals, 5,478 distinct states."""
     assert count(machine("ticTacToe", "gdl1")) == {
-        "nodes": 549946, "terminals": 255168, "distinct_states": 5478, "max_depth": 9}
+        "nodes": 549946,
+        "terminals": 255168,
+        "distinct_states": 5478,
+        "max_depth": 9,
+    }
 
 
 def test_illegal_and_malformed_moves_are_refused():

@@ -1,5 +1,6 @@
 """MCCFR over a tree grown by sampling (players.imperfect.sampled) and the solving
 players on games whose whole tree is too large to build."""
+
 from __future__ import annotations
 
 import gc
@@ -103,11 +104,11 @@ def test_sampled_players_online_exploitability_falls_with_the_budget():
 def fresh_warnings(monkeypatch):
     """Forget the warnings given so far (each is given once per process)."""
     import players.imperfect.online
+
     monkeypatch.setattr(players.imperfect.online, "_WARNED", set())
 
 
-def test_a_game_too_large_is_solved_over_a_sampled_tree_with_one_warning(caplog,
-                                                                         fresh_warnings):
+def test_a_game_too_large_is_solved_over_a_sampled_tree_with_one_warning(caplog, fresh_warnings):
     game = load_game("iigs13")
     with caplog.at_level(logging.WARNING, logger="players.imperfect.online"):
         for seed in (1, 2):
@@ -124,11 +125,12 @@ def test_oos_public_targeting_on_a_sampled_tree_warns_once(caplog, fresh_warning
     game = load_game("iigs5")
     with caplog.at_level(logging.WARNING, logger="players.imperfect.online"):
         for seed in (1, 2):
-            seats = {"first": players.make(f"oos:tree=sampled,iterations=20,seed={seed}"),
-                     "second": players.make("random:seed=3")}
+            seats = {
+                "first": players.make(f"oos:tree=sampled,iterations=20,seed={seed}"),
+                "second": players.make("random:seed=3"),
+            }
             run_match(game, seats, seed=seed)
-    assert sum("targeting the information state" in r.message
-               for r in caplog.records) == 1
+    assert sum("targeting the information state" in r.message for r in caplog.records) == 1
 
 
 def test_mccr_plays_a_game_it_cannot_resolve_as_ismcts(caplog, fresh_warnings):

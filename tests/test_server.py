@@ -1,4 +1,5 @@
 """The HTTP player server, driven over loopback as a game manager drives it."""
+
 from __future__ import annotations
 
 import http.client
@@ -18,12 +19,22 @@ from contextlib import contextmanager
 import pytest
 
 import players
-from players.params import Param, extend
 from gdl import to_kif
 from ggp import load_game
-from matches.protocol import (Abort, Info, Play, PlayII, Preview, Start, Stop, StopII, parse_reply,
-                              print_message)
+from matches.protocol import (
+    Abort,
+    Info,
+    Play,
+    PlayII,
+    Preview,
+    Start,
+    Stop,
+    StopII,
+    parse_reply,
+    print_message,
+)
 from matches.server import PlayerServer
+from players.params import Param, extend
 
 TICTACTOE = load_game("tictactoe")
 RULES = "\n".join(to_kif(r) for r in TICTACTOE.rules)
@@ -57,10 +68,17 @@ class Faulty(players.Player):
     none: ``first`` answers the first legal move."""
 
     name = "faulty"
-    params = extend(players.Player.params,
-                    Param("mode", str, "raise", "the fault",
-                          choices=("raise", "none", "illegal", "sleep", "first")),
-                    Param("seconds", float, 0.0, "how long to sleep", low=0))
+    params = extend(
+        players.Player.params,
+        Param(
+            "mode",
+            str,
+            "raise",
+            "the fault",
+            choices=("raise", "none", "illegal", "sleep", "first"),
+        ),
+        Param("seconds", float, 0.0, "how long to sleep", low=0),
+    )
 
     def select(self, legal, deadline):
         if self.mode == "raise":
@@ -85,8 +103,12 @@ def post(url, text, timeout=10.0):
     started = time.monotonic()
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        connection.request("POST", "/", text.encode(), {
-            "Content-Type": "text/acl", "Sender": "GAMESERVER", "Receiver": "test"})
+        connection.request(
+            "POST",
+            "/",
+            text.encode(),
+            {"Content-Type": "text/acl", "Sender": "GAMESERVER", "Receiver": "test"},
+        )
         response = connection.getresponse()
         assert response.getheader("Content-Type") == "text/acl"
         assert response.getheader("Access-Control-Allow-Origin") == "*"
@@ -101,8 +123,7 @@ def send(url, message, **kw):
     return reply
 
 
-def play_tictactoe(url, role="xplayer", case=str, rules=RULES, match_id="m1",
-                   play_clock=5, seed=0):
+def play_tictactoe(url, role="xplayer", case=str, rules=RULES, match_id="m1", play_clock=5, seed=0):
     """A whole match of tictactoe against ``url``, the other role playing at
     random; every message goes through ``case`` (e.g. ``str.upper``).  Returns
     the replies to the PLAYs, checked legal and timely."""
@@ -124,14 +145,17 @@ def play_tictactoe(url, role="xplayer", case=str, rules=RULES, match_id="m1",
         legal = sm.legal_moves(state, role)
         assert reply in [to_kif(m) for m in legal], f"{reply} is not legal"
         replies.append(reply)
-        joint = tuple(game.parse_move(reply) if i == me else rng.choice(sm.legal_moves(state, r))
-                      for i, r in enumerate(sm.roles))
+        joint = tuple(
+            game.parse_move(reply) if i == me else rng.choice(sm.legal_moves(state, r))
+            for i, r in enumerate(sm.roles)
+        )
         state = sm.next_state(state, joint)
     assert say(Stop(match_id, joint), play_clock) == "done"
     return replies
 
 
 # --- whole matches --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("spec", ["random", "uct:simulations=50"])
 @pytest.mark.parametrize("role", ["xplayer", "oplayer"])
@@ -174,6 +198,7 @@ def test_get_and_options():
 
 # --- one match at a time ----------------------------------------------------------------
 
+
 def test_info_and_busy():
     with serving("random", name="tester") as server:
         assert send(server.url, Info()) == "((name tester) (status available))"
@@ -195,21 +220,24 @@ def test_an_abandoned_match_gives_way_to_a_new_start():
     with serving("random", abandon_grace=0.2) as server:
         assert send(server.url, Start("old", "xplayer", RULES, 0.1, 0.1)) == "ready"
         assert send(server.url, Start("new", "xplayer", RULES, 10, 5)) == "busy"
-        time.sleep(0.5)                 # 2 * start clock + grace, and a little more
+        time.sleep(0.5)  # 2 * start clock + grace, and a little more
         assert send(server.url, Start("new", "xplayer", RULES, 10, 5)) == "ready"
         send(server.url, Play("new", None))
 
 
 def test_bad_start_is_refused_and_the_server_stays_available():
     with serving("random") as server:
-        for start in (Start("m", "xplayer", "(role xplayer) (<= (legal ?p x))", 10, 5),
-                      Start("m", "nobody", RULES, 10, 5)):
+        for start in (
+            Start("m", "xplayer", "(role xplayer) (<= (legal ?p x))", 10, 5),
+            Start("m", "nobody", RULES, 10, 5),
+        ):
             status, reply, _ = post(server.url, print_message(start))
             assert status == 400 and "\n" not in reply
         assert send(server.url, Info()).endswith("(status available))")
 
 
 # --- faults: the server answers a legal move in time ------------------------------------
+
 
 @pytest.mark.parametrize("mode", ["raise", "none", "illegal"])
 def test_a_faulty_player_still_answers_legal_moves(mode, caplog):
@@ -236,7 +264,7 @@ def test_a_player_that_sleeps_past_the_clock(caplog):
         game = TICTACTOE
         sm = game.state_machine()
         state, joint = sm.initial_state(), None
-        for _ in range(3):               # replies keep coming in time while it sleeps
+        for _ in range(3):  # replies keep coming in time while it sleeps
             status, reply, seconds = post(server.url, print_message(Play("m", joint)))
             assert status == 200 and seconds < play_clock
             move = game.parse_move(reply)
@@ -268,7 +296,7 @@ def test_a_build_slower_than_the_start_clock(held_build, caplog):
     player searches on the demand-driven reasoner, moves to the compiled one
     once it is built, and every move is legal and in time, with no fault."""
     caplog.set_level(logging.INFO)
-    game, sm = TICTACTOE, TICTACTOE.state_machine("demand")     # not held
+    game, sm = TICTACTOE, TICTACTOE.state_machine("demand")  # not held
     with serving("uct:seed=1") as server:
         started = time.monotonic()
         assert send(server.url, Start("m", "xplayer", RULES, 2, 1)) == "ready"
@@ -284,16 +312,21 @@ def test_a_build_slower_than_the_start_clock(held_build, caplog):
             joint = (move, sm.legal_moves(state, "oplayer")[0])
             state, turn = sm.next_state(state, joint), turn + 1
         assert send(server.url, Stop("m", joint)) == "done"
-    assert ("the compiled reasoner is still building; role xplayer searches on the "
-            "demand-driven reasoner meanwhile") in caplog.text
-    moved = re.findall(r"the compiled reasoner is ready; role xplayer moved to it at turn (\d+)",
-                       caplog.text)
-    assert len(moved) == 1 and 2 <= int(moved[0]) < turn     # the first two on the fallback
-    assert not [r for r in caplog.records if r.name == "matches.server"
-                and r.levelno >= logging.WARNING], "a fault"
+    assert (
+        "the compiled reasoner is still building; role xplayer searches on the "
+        "demand-driven reasoner meanwhile"
+    ) in caplog.text
+    moved = re.findall(
+        r"the compiled reasoner is ready; role xplayer moved to it at turn (\d+)", caplog.text
+    )
+    assert len(moved) == 1 and 2 <= int(moved[0]) < turn  # the first two on the fallback
+    assert not [
+        r for r in caplog.records if r.name == "matches.server" and r.levelno >= logging.WARNING
+    ], "a fault"
 
 
 # --- GDL-II ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("spec", ["random", "faulty:mode=raise"])
 @pytest.mark.parametrize("card", ["red", "blue"])
@@ -312,6 +345,7 @@ def test_gdl2_match(spec, card):
 
 # --- robustness ---------------------------------------------------------------------------
 
+
 def _raw(address, data: bytes, close_write=True) -> bytes:
     """Send raw bytes on a fresh connection; what came back before it closed."""
     with socket.create_connection(address, timeout=10) as s:
@@ -326,38 +360,48 @@ def _raw(address, data: bytes, close_write=True) -> bytes:
 
 def _post_bytes(body: bytes, length=None) -> bytes:
     length = len(body) if length is None else length
-    return (b"POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: "
-            + str(length).encode() + b"\r\n\r\n" + body)
+    return (
+        b"POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: "
+        + str(length).encode()
+        + b"\r\n\r\n"
+        + body
+    )
 
 
 def test_survives_ten_thousand_bad_requests_then_plays(caplog):
     rng = random.Random(7)
-    valid = [print_message(m) for m in (Start("m", "xplayer", RULES, 10, 5), Play("m", None),
-                                        Play("m", (("mark", "1", "1"), "noop")),
-                                        PlayII("m", 3, "noop", (("seen", "x"),)))]
+    valid = [
+        print_message(m)
+        for m in (
+            Start("m", "xplayer", RULES, 10, 5),
+            Play("m", None),
+            Play("m", (("mark", "1", "1"), "noop")),
+            PlayII("m", 3, "noop", (("seen", "x"),)),
+        )
+    ]
     valid = [v.encode() for v in valid] + [b"(INFO)"]
 
     def bad_request():
         kind = rng.randrange(8)
-        if kind == 0:                                   # random bytes as body
+        if kind == 0:  # random bytes as body
             return _post_bytes(rng.randbytes(rng.randrange(200))), True
-        if kind == 1:                                   # a truncated valid message
+        if kind == 1:  # a truncated valid message
             text = rng.choice(valid)
-            return _post_bytes(text[:rng.randrange(len(text))]), True
-        if kind == 2:                                   # a bad Content-Length
+            return _post_bytes(text[: rng.randrange(len(text))]), True
+        if kind == 2:  # a bad Content-Length
             length = rng.choice([b"-5", b"abc", b"", b"99999999999999", b"1e3"])
             return (b"POST / HTTP/1.0\r\nContent-Length: " + length + b"\r\n\r\n(INFO)"), True
-        if kind == 3:                                   # longer than the body sent
+        if kind == 3:  # longer than the body sent
             return _post_bytes(b"(INFO)", length=50), True
-        if kind == 4:                                   # a wrong method
+        if kind == 4:  # a wrong method
             method = rng.choice([b"PUT", b"DELETE", b"HEAD", b"BREW", b"PATCH"])
             return method + b" / HTTP/1.0\r\n\r\n", True
-        if kind == 5:                                   # a mangled request line
+        if kind == 5:  # a mangled request line
             return rng.randbytes(rng.randrange(1, 80)) + b"\r\n\r\n", False
-        if kind == 6:                                   # a GET with a garbage path
+        if kind == 6:  # a GET with a garbage path
             path = urllib.parse.quote(rng.randbytes(rng.randrange(40)))
             return b"GET /" + path.encode() + b" HTTP/1.0\r\n\r\n", True
-        return _post_bytes(b"(PLAY nomatch NIL)"), True        # no such match
+        return _post_bytes(b"(PLAY nomatch NIL)"), True  # no such match
 
     with serving("random") as server:
         address = server.server_address
@@ -385,13 +429,15 @@ def _exchange_raw(address, head: bytes, body: bytes = b"", close_write=True):
                 s.sendall(body)
                 if close_write:
                     s.shutdown(socket.SHUT_WR)
-            except OSError:             # the server answered and closed first
+            except OSError:  # the server answered and closed first
                 pass
+
         sender = threading.Thread(target=rest, daemon=True)
         sender.start()
         answer = b""
         while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < int(
-                re.search(rb"Content-Length: (\d+)", answer)[1]):
+            re.search(rb"Content-Length: (\d+)", answer)[1]
+        ):
             chunk = s.recv(65536)
             if not chunk:
                 break
@@ -402,22 +448,27 @@ def _exchange_raw(address, head: bytes, body: bytes = b"", close_write=True):
 
 
 def _head(length, method=b"POST") -> bytes:
-    return method + b" / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: " + \
-        str(length).encode() + b"\r\n\r\n"
+    return (
+        method
+        + b" / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: "
+        + str(length).encode()
+        + b"\r\n\r\n"
+    )
 
 
 def test_an_oversized_body_is_refused_unread_in_under_a_second():
     """Bodies were read whole (up to 32 MB) and parsed before the message's
     head was looked at: 10 MB of garbage took 11-26 s to refuse."""
-    garbage = b"(" + b"x " * (5 * 2 ** 20)                     # 10 MB
-    start = b"(START m xplayer (" + b"(f a) " * (2 ** 20 // 6 * 10) + b") 10 10)"
+    garbage = b"(" + b"x " * (5 * 2**20)  # 10 MB
+    start = b"(START m xplayer (" + b"(f a) " * (2**20 // 6 * 10) + b") 10 10)"
     with serving("random") as server:
         for head, body, words in [
-                (_head(len(garbage)), garbage, "more than the 1,114,112 bytes"),
-                (_head(len(start)), start, "more than the 1,114,112 bytes"),
-                (_head(200_000), b"(PLAY m (" + b"x " * 99_995 + b"))", "a PLAY of 200,000"),
-                (_head(900_000), b"hello " * 150_000, "not a message"),
-                (_head(900_000), b"(FOO " * 180_000, "unknown message FOO")]:
+            (_head(len(garbage)), garbage, "more than the 1,114,112 bytes"),
+            (_head(len(start)), start, "more than the 1,114,112 bytes"),
+            (_head(200_000), b"(PLAY m (" + b"x " * 99_995 + b"))", "a PLAY of 200,000"),
+            (_head(900_000), b"hello " * 150_000, "not a message"),
+            (_head(900_000), b"(FOO " * 180_000, "unknown message FOO"),
+        ]:
             status, reply, seconds = _exchange_raw(server.server_address, head, body)
             assert status in (400, 413) and words in reply and seconds < 1, (reply, seconds)
         assert send(server.url, Info()).endswith("(status available))")
@@ -429,23 +480,30 @@ def test_a_new_games_rules_are_read_outside_the_running_matchs_lock(monkeypatch)
     (a 10 MB START of facts held the lock for 422 s while PLAYs waited); the
     match spoke meanwhile, so it goes on and the new START is busy."""
     from matches.server import PlayerService
+
     parse = PlayerService._game
 
     def slow(m):
         time.sleep(1.5)
         return parse(m)
+
     with serving("random", abandon_grace=0.2) as server:
         assert send(server.url, Start("old", "xplayer", RULES, 0.1, 1)) == "ready"
         monkeypatch.setattr(PlayerService, "_game", staticmethod(slow))
-        time.sleep(0.5)                 # silent for twice its start clock and the grace
+        time.sleep(0.5)  # silent for twice its start clock and the grace
         replies = {}
-        new = threading.Thread(target=lambda: replies.update(
-            new=post(server.url, print_message(Start("new", "xplayer", RULES, 10, 5)))))
+        new = threading.Thread(
+            target=lambda: replies.update(
+                new=post(server.url, print_message(Start("new", "xplayer", RULES, 10, 5)))
+            )
+        )
         new.start()
         time.sleep(0.3)
-        for message, expected in ((Info(), "((name random) (status busy))"),
-                                  (Start("other", "xplayer", RULES, 10, 5), "busy"),
-                                  (Play("old", None), "(mark")):
+        for message, expected in (
+            (Info(), "((name random) (status busy))"),
+            (Start("other", "xplayer", RULES, 10, 5), "busy"),
+            (Play("old", None), "(mark"),
+        ):
             status, reply, seconds = post(server.url, print_message(message))
             assert status == 200 and reply.startswith(expected) and seconds < 1, message
         new.join()
@@ -461,18 +519,32 @@ def test_survives_500_hostile_requests_at_once_then_plays(caplog):
     INFO answers, and a new match plays with no fault."""
     caplog.set_level(logging.INFO, "matches.server")
     rng = random.Random(31)
-    huge = b"(START x xplayer (" + b"(f a) " * 200_000 + b") 10 10)"       # 1.2 MB
-    fits = b"(START x xplayer (" + b"(f a) " * 150_000 + b") 10 10)"       # 0.9 MB
-    kinds = [   # (head, body, status, answered before the body is read)
+    huge = b"(START x xplayer (" + b"(f a) " * 200_000 + b") 10 10)"  # 1.2 MB
+    fits = b"(START x xplayer (" + b"(f a) " * 150_000 + b") 10 10)"  # 0.9 MB
+    kinds = [  # (head, body, status, answered before the body is read)
         lambda: (_head(n := rng.randrange(1, 4000)), rng.randbytes(n), 400, False),
-        lambda: (_head(10 * 2 ** 20), b"x" * 2 ** 16, 413, True),
+        lambda: (_head(10 * 2**20), b"x" * 2**16, 413, True),
         lambda: (_head(1000), b"(PLAY m NI", 400, False),
-        lambda: (rng.choice([b"PUT", b"DELETE", b"PATCH", b"BREW"]) + b" / HTTP/1.0\r\n"
-                 b"Content-Length: 6\r\n\r\n", b"(INFO)", 501, False),
-        lambda: (rng.choice([b"GARBAGE\r\n\r\n", b"POST / HTTP/1.0\r\n\r\n",
-                             b"POST / HTTP/1.0\r\nContent-Length: abc\r\n\r\n",
-                             b"POST / HTTP/1.0\r\nX: " + b"y" * 70_000 + b"\r\n\r\n"]),
-                 b"(INFO)", None, False),
+        lambda: (
+            rng.choice([b"PUT", b"DELETE", b"PATCH", b"BREW"]) + b" / HTTP/1.0\r\n"
+            b"Content-Length: 6\r\n\r\n",
+            b"(INFO)",
+            501,
+            False,
+        ),
+        lambda: (
+            rng.choice(
+                [
+                    b"GARBAGE\r\n\r\n",
+                    b"POST / HTTP/1.0\r\n\r\n",
+                    b"POST / HTTP/1.0\r\nContent-Length: abc\r\n\r\n",
+                    b"POST / HTTP/1.0\r\nX: " + b"y" * 70_000 + b"\r\n\r\n",
+                ]
+            ),
+            b"(INFO)",
+            None,
+            False,
+        ),
         lambda: (_head(500_000), rng.choice([b"(HELLO ", b"hello ("]) * 70_000, 400, True),
         lambda: (_head(len(huge)), huge, 413, True),
         lambda: (_head(len(fits)), fits, 200, True),
@@ -482,8 +554,9 @@ def test_survives_500_hostile_requests_at_once_then_plays(caplog):
         assert send(server.url, Start("m", "xplayer", RULES, 10, 5)) == "ready"
         started = time.monotonic()
         with ThreadPoolExecutor(8) as pool:
-            answers = list(pool.map(lambda r: _exchange_raw(server.server_address, *r[:2]),
-                                    requests))
+            answers = list(
+                pool.map(lambda r: _exchange_raw(server.server_address, *r[:2]), requests)
+            )
         assert time.monotonic() - started < 30
         for (head, _, expected, at_once), (status, reply, seconds) in zip(requests, answers):
             if expected is None:
@@ -502,13 +575,29 @@ def test_survives_500_hostile_requests_at_once_then_plays(caplog):
 
 # --- the command -------------------------------------------------------------------------
 
+
 def test_ggp_serve(capsys):
     from matches.cli import main
+
     assert main(["serve", "nosuch"]) == 1
     assert "unknown player 'nosuch'" in capsys.readouterr().err
-    process = subprocess.Popen([sys.executable, "-m", "matches.cli", "serve", "random",
-                                "--port", "0", "--name", "cli", "--json"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "matches.cli",
+            "serve",
+            "random",
+            "--port",
+            "0",
+            "--name",
+            "cli",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         started = json.loads(process.stdout.readline())
         assert started["name"] == "cli" and started["margin"] == 0.25

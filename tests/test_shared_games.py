@@ -1,6 +1,7 @@
 """Every public game (../shared/games/gdl1, gdl2) loads, validates and survives
 random playouts with the reference reasoner: 20 playouts, or as many steps as
 3 s per game allow (the first step is always taken, however long)."""
+
 import pytest
 from conftest import needs_shared, shared_games
 
@@ -15,8 +16,10 @@ GAMES = shared_games("gdl1", "gdl2")
 #: kriegTTT_5x5.kif: both players may complete a line in the same step (the
 #: moves are simultaneous); then xplayer's goals are 100 (its line) and 0 (the
 #: other's), and oplayer's too.
-KNOWN_FAULTS = {"pentago": "role black has 2 goal values (0, 100) in a terminal state",
-                "kriegTTT_5x5": "has 2 goal values (0, 100) in a terminal state"}
+KNOWN_FAULTS = {
+    "pentago": "role black has 2 goal values (0, 100) in a terminal state",
+    "kriegTTT_5x5": "has 2 goal values (0, 100) in a terminal state",
+}
 
 
 @needs_shared()
@@ -29,14 +32,16 @@ SLOW = {"chess"}
 
 
 @needs_shared()
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=[pytest.mark.slow]
-                                               if p.stem in SLOW else []) for p in GAMES])
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW else []) for p in GAMES],
+)
 def test_random_playouts(path):
     game = load_game(path)
     report = check_playouts(game.state_machine("reference"), playouts=20, seconds=3.0)
     assert report["steps"] >= 1
     if path.stem in KNOWN_FAULTS:
-        if report["error"]:         # random play may not reach the faulty state
+        if report["error"]:  # random play may not reach the faulty state
             assert KNOWN_FAULTS[path.stem] in str(report["error"])
         return
     assert report["error"] is None

@@ -2,6 +2,7 @@
 every solver, learner and search of imperfect information computes the same on
 a file with and without this project's ``; efg:`` header line; the header only
 names the unit figures are reported in."""
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,8 @@ import pytest
 
 from ggp import load_game
 from ggp.solvers.cfr import exploitability
-from ggp.solvers.solve import solve
 from ggp.solvers.efg import Unit, build_tree, utility_unit
+from ggp.solvers.solve import solve
 from players.imperfect.evaluation import online_policy
 from players.imperfect.online import View
 from players.learning.selfplay import learner_for
@@ -24,7 +25,7 @@ HEADER = re.compile(r"^\s*;+\s*efg:.*$", re.MULTILINE)
 def without_header(name: str, folder) -> str:
     """The path of a copy of ``games_gdl/NAME.kif`` without its header line."""
     source = open(load_game(name).description.path).read()
-    assert Unit.parse(source) != Unit()         # the file has one to take out
+    assert Unit.parse(source) != Unit()  # the file has one to take out
     path = folder / f"{name}.kif"
     path.write_text(HEADER.sub("; (the unit line taken out)", source))
     return str(path)
@@ -45,7 +46,7 @@ def trees(pair):
 
 def test_the_goal_range_is_read_from_the_rules():
     assert load_game("kuhn").goal_range == (0, 100)
-    assert load_game("leduc").goal_range == (11, 89)       # goals through a payoff table
+    assert load_game("leduc").goal_range == (11, 89)  # goals through a payoff table
     assert utility_unit(load_game("leduc")) == Unit("utility", 39.0, 50.0)
     assert load_game("""(role a) (role random) (init (s 0))
         (<= (legal a go) (true (s 0))) (<= (legal random go) (true (s 0)))
@@ -55,20 +56,21 @@ def test_the_goal_range_is_read_from_the_rules():
 
 def test_a_goal_range_past_the_limits_is_gdls_with_a_warning(monkeypatch):
     import ggp.game
+
     monkeypatch.setattr(ggp.game, "GOAL_FACTS", 3)
     game = load_game("leduc")
     with pytest.warns(UserWarning, match="goal values are not bounded.*0..100"):
         assert game.goal_range == (0, 100)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert game.goal_range == (0, 100)              # warned once
+        assert game.goal_range == (0, 100)  # warned once
 
 
 def test_the_tree_is_the_same_without_the_header(trees):
     marked, plain = trees
     assert marked.utility == plain.utility and marked.unit == plain.unit
     low, high = min(min(u) for u in marked.utility if u), max(max(u) for u in marked.utility if u)
-    assert low >= -1 and high <= 1 and max(-low, high) == 1       # the range is the game's
+    assert low >= -1 and high <= 1 and max(-low, high) == 1  # the range is the game's
     assert plain.display == Unit() and marked.display.name != "goal points"
     gap = 0.125
     assert plain.in_units(gap)["exploitability"] == marked.in_units(gap)["exploitability"]
@@ -81,8 +83,9 @@ def test_a_solver_solves_the_same_without_the_header(trees, algo):
     assert curves[0][-1][2] == curves[1][-1][2] > 0
 
 
-@pytest.mark.parametrize("spec, episodes", [("smooth-uct", 20_000), ("efg-uct", 20_000),
-                                            ("nfsp", 600), ("mc-nfsp", 60)])
+@pytest.mark.parametrize(
+    "spec, episodes", [("smooth-uct", 20_000), ("efg-uct", 20_000), ("nfsp", 600), ("mc-nfsp", 60)]
+)
 def test_a_learner_learns_the_same_without_the_header(trees, spec, episodes):
     policies = [learner_for(t, spec, {"seed": 5}).run(episodes).average_policy() for t in trees]
     assert policies[0] == policies[1] or np.array_equal(policies[0], policies[1])
@@ -90,8 +93,9 @@ def test_a_learner_learns_the_same_without_the_header(trees, spec, episodes):
     assert gaps[0] == gaps[1] > 0
 
 
-@pytest.mark.parametrize("spec, budget", [("mccr", 30), ("oos", 30), ("ismcts", 40),
-                                          ("smooth-uct", 40)])
+@pytest.mark.parametrize(
+    "spec, budget", [("mccr", 30), ("oos", 30), ("ismcts", 40), ("smooth-uct", 40)]
+)
 def test_an_online_player_plays_the_same_without_the_header(pair, trees, spec, budget):
     if pair[0].name != "kuhn":
         pytest.skip("Kuhn only: the online evaluation visits every decision")

@@ -1,5 +1,6 @@
 """What the browser viewer shows (matches.views) and its server's JSON (matches.viewer),
 without a browser: tests/test_viewer_browser.py drives the page itself."""
+
 import json
 import threading
 import urllib.request
@@ -12,8 +13,7 @@ from ggp import load_game
 from matches.manager import run_match
 from matches.records import MatchStore, to_ggp_json, write_json
 from matches.viewer import Viewer
-from matches.views import (Damaged, Library, Live, LiveMatch, match_view, read_record,
-                           study_view)
+from matches.views import Damaged, Library, Live, LiveMatch, match_view, read_record, study_view
 
 DATA = Path(__file__).with_name("data")
 OURS = ("gameName", "roles", "gameSource", "faults", "simulations")
@@ -21,9 +21,18 @@ OURS = ("gameName", "roles", "gameSource", "faults", "simulations")
 
 def play(name, seed=1, on_step=None):
     game = load_game(name)
-    return run_match(game, {r: players.make(f"random:seed={seed + i}")
-                            for i, r in enumerate(game.roles) if r != "random"},
-                     seed=seed, start_clock=1, play_clock=1, on_step=on_step)
+    return run_match(
+        game,
+        {
+            r: players.make(f"random:seed={seed + i}")
+            for i, r in enumerate(game.roles)
+            if r != "random"
+        },
+        seed=seed,
+        start_clock=1,
+        play_clock=1,
+        on_step=on_step,
+    )
 
 
 def ggp_base_shape(data: dict, url="http://games.ggp.org/base/games/ticTacToe/v0/") -> dict:
@@ -48,16 +57,20 @@ def test_steps_of_a_tictactoe_match(tictactoe):
     assert view["goals"] == dict(zip(tictactoe["roles"], tictactoe["goalValues"]))
     assert not view["gdl2"] and "percepts" not in steps[1]
     for step, joint in zip(steps[1:], tictactoe["moves"]):
-        assert list(step["moves"].values()) == [m.replace("( ", "(").replace(" )", ")")
-                                                for m in joint]
+        assert list(step["moves"].values()) == [
+            m.replace("( ", "(").replace(" )", ")") for m in joint
+        ]
     board = steps[-1]["board"]
     assert board["columns"] == ["1", "2", "3"] and board["rows"] == ["3", "2", "1"]
     marks = {}
     for fact in (f for f in steps[-1]["facts"] if f.startswith("(square ")):
         _, x, y, mark = fact.strip("()").split()
         marks[x, y] = "." if mark == "e" else mark
-    shown = {(c, r): board["cells"][i][j] for i, r in enumerate(board["rows"])
-             for j, c in enumerate(board["columns"])}
+    shown = {
+        (c, r): board["cells"][i][j]
+        for i, r in enumerate(board["rows"])
+        for j, c in enumerate(board["columns"])
+    }
     assert shown == marks
 
 
@@ -78,8 +91,14 @@ def test_a_game_without_a_grid_shows_its_facts_and_the_random_roles_moves():
 
 
 def test_a_match_stopped_before_its_first_move(tictactoe):
-    data = {**tictactoe, "states": tictactoe["states"][:1], "moves": [], "errors": [],
-            "goalValues": [], "isCompleted": False}
+    data = {
+        **tictactoe,
+        "states": tictactoe["states"][:1],
+        "moves": [],
+        "errors": [],
+        "goalValues": [],
+        "isCompleted": False,
+    }
     (step,) = match_view(data)["steps"]
     assert step["moves"] is None and step["legal"] == {"xplayer": 9, "oplayer": 1}
 
@@ -95,7 +114,9 @@ def test_a_record_of_an_unknown_game_is_shown_from_its_states(tictactoe):
     assert view["roles"] == ["role 1", "role 2"]
     assert "noSuch" in view["notes"][0]
     assert view["steps"][0]["legal"] is None
-    assert view["steps"][-1]["board"]["cells"] == match_view(tictactoe)["steps"][-1]["board"]["cells"]
+    assert (
+        view["steps"][-1]["board"]["cells"] == match_view(tictactoe)["steps"][-1]["board"]["cells"]
+    )
 
 
 def test_a_record_that_breaks_the_rules_is_noted(tictactoe):
@@ -122,18 +143,27 @@ def test_a_real_ggp_base_record_of_another_tictactoe():
     assert view["steps"][1]["moves"] == {"role 1": "(mark 2 2)", "role 2": "noop"}
     final = view["steps"][-1]["board"]
     assert final["rows"] == ["3", "2", "1"] and final["cells"] == [
-        ["o", ".", "x"], ["o", "x", "."], ["o", "x", "."]]
+        ["o", ".", "x"],
+        ["o", "x", "."],
+        ["o", "x", "."],
+    ]
 
 
-@pytest.mark.parametrize("text, why", [
-    ("{", "not JSON"),
-    ("[1, 2]", "it must be a JSON object, not a list"),
-    ('{"states": ["( )"]}', "'moves' is required"),
-    ('{"states": ["( )"], "moves": [[1]]}', r"moves\[0\]\[0\] is an integer"),
-    ('{"states": ["( )"], "moves": [], "roles": "white"}', "'roles' must be a list of role names"),
-    ('{"states": [], "moves": []}', "no states"),
-    ('{"states": ["( )"], "moves": [["a"], ["b"], ["c"]]}', "one more state than moves"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("{", "not JSON"),
+        ("[1, 2]", "it must be a JSON object, not a list"),
+        ('{"states": ["( )"]}', "'moves' is required"),
+        ('{"states": ["( )"], "moves": [[1]]}', r"moves\[0\]\[0\] is an integer"),
+        (
+            '{"states": ["( )"], "moves": [], "roles": "white"}',
+            "'roles' must be a list of role names",
+        ),
+        ('{"states": [], "moves": []}', "no states"),
+        ('{"states": ["( )"], "moves": [["a"], ["b"], ["c"]]}', "one more state than moves"),
+    ],
+)
 def test_damaged_records_say_why(tmp_path, text, why):
     path = tmp_path / "broken.json"
     path.write_text(text)
@@ -158,11 +188,20 @@ def test_the_library_keeps_a_damaged_file_beside_good_ones(tmp_path, tictactoe):
 
 
 def test_study_view_from_its_folder(tmp_path):
-    lines = [{"key": f"tictactoe|a|b|{i}", "game": "tictactoe", "pair": ["a", "b"],
-              "roles": {"a": "xplayer", "b": "oplayer"} if i % 2 == 0 else
-              {"a": "oplayer", "b": "xplayer"},
-              "goals": {"a": 100, "b": 0} if i < 3 else {"a": 0, "b": 100},
-              "steps": 7, "faults": 0} for i in range(4)]
+    lines = [
+        {
+            "key": f"tictactoe|a|b|{i}",
+            "game": "tictactoe",
+            "pair": ["a", "b"],
+            "roles": {"a": "xplayer", "b": "oplayer"}
+            if i % 2 == 0
+            else {"a": "oplayer", "b": "xplayer"},
+            "goals": {"a": 100, "b": 0} if i < 3 else {"a": 0, "b": 100},
+            "steps": 7,
+            "faults": 0,
+        }
+        for i in range(4)
+    ]
     (tmp_path / "matches.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (tmp_path / "summary.png").write_bytes(b"\x89PNG")
     doc = study_view(tmp_path)
@@ -179,20 +218,26 @@ def test_a_study_page_is_computed_once_per_state_of_its_file(tmp_path, monkeypat
     # the ranking's bootstrap of seed001_leduc's 18,000 matches took 50-62 s a page load
     # when recomputed on every request; now once per (path, mtime, size) of matches.jsonl
     from matches import study
+
     calls = []
     real = study.ranking
     monkeypatch.setattr(study, "ranking", lambda *a, **k: calls.append(1) or real(*a, **k))
-    line = {"key": "tictactoe|a|b|0", "game": "tictactoe", "pair": ["a", "b"],
-            "roles": {"a": "xplayer", "b": "oplayer", "null": "random"},
-            "goals": {"a": 100, "b": 0}, "steps": 7, "faults": 0}
+    line = {
+        "key": "tictactoe|a|b|0",
+        "game": "tictactoe",
+        "pair": ["a", "b"],
+        "roles": {"a": "xplayer", "b": "oplayer", "null": "random"},
+        "goals": {"a": 100, "b": 0},
+        "steps": 7,
+        "faults": 0,
+    }
     path = tmp_path / "matches.jsonl"
     path.write_text(json.dumps(line) + "\n")
     first = study_view(tmp_path)
     assert study_view(tmp_path) == first and len(calls) == 1
     # a label without a goal (the random role's, written as null) is not ranked
     assert [r["player"] for r in first["ranking"]] == ["a", "b"]
-    path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "key": "tictactoe|a|b|1"})
-                    + "\n")
+    path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "key": "tictactoe|a|b|1"}) + "\n")
     assert study_view(tmp_path)["finished"] == 2 and len(calls) == 2
 
 
@@ -269,8 +314,10 @@ def test_events_stream_each_version():
 
 # --- the commands ------------------------------------------------------------------------
 
+
 def test_view_names_what_is_missing(tmp_path, capsys):
     from matches.cli import main
+
     assert main(["view", "--db", str(tmp_path / "none.sqlite"), "--port", "0"]) == 1
     assert capsys.readouterr().err.strip().endswith("none.sqlite: no such database")
     assert main(["view", "--study", str(tmp_path / "nowhere"), "--port", "0"]) == 1
@@ -279,14 +326,32 @@ def test_view_names_what_is_missing(tmp_path, capsys):
 
 def test_view_on_a_port_in_use_is_one_line(tmp_path, capsys):
     import socket
+
     from matches.cli import main
+
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         assert main(["view", str(tmp_path / "none.json"), "--port", str(port)]) == 1
-        assert main(["match", "tictactoe", "--player", "random", "--player", "random",
-                     "--view", "--view-port", str(port), "--db", str(tmp_path / "m.sqlite")]) == 1
+        assert (
+            main(
+                [
+                    "match",
+                    "tictactoe",
+                    "--player",
+                    "random",
+                    "--player",
+                    "random",
+                    "--view",
+                    "--view-port",
+                    str(port),
+                    "--db",
+                    str(tmp_path / "m.sqlite"),
+                ]
+            )
+            == 1
+        )
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"ggp: cannot listen on 127.0.0.1:{port}: Address already in use"] * 2
 
@@ -295,6 +360,7 @@ def _interruptible():
     """In the child: Ctrl-C as at a terminal (a suite started in the background
     without job control runs with SIGINT ignored, and children inherit that)."""
     import signal
+
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -303,11 +369,17 @@ def watch(command, tmp_path):
     import os
     import subprocess
     import sys
+
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
-    process = subprocess.Popen([sys.executable, "-m", "matches.cli", *command,
-                                "--view", "--view-port", "0"], stderr=subprocess.PIPE,
-                               stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path,
-                               preexec_fn=_interruptible)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "matches.cli", *command, "--view", "--view-port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        preexec_fn=_interruptible,
+    )
     for line in process.stderr:
         if line.startswith("viewer: http"):
             return process, line.split()[1].split("#")[0]
@@ -316,6 +388,7 @@ def watch(command, tmp_path):
 
 def stop(process):
     import signal
+
     for line in process.stderr:
         if "stays up" in line:
             break
@@ -324,8 +397,23 @@ def stop(process):
 
 
 def test_match_view_serves_the_running_match_then_stays_up(tmp_path):
-    process, url = watch(["match", "tictactoe", "--player", "random", "--player", "random",
-                          "--seed", "2", "--startclock", "1", "--playclock", "1"], tmp_path)
+    process, url = watch(
+        [
+            "match",
+            "tictactoe",
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "--seed",
+            "2",
+            "--startclock",
+            "1",
+            "--playclock",
+            "1",
+        ],
+        tmp_path,
+    )
     try:
         with urllib.request.urlopen(url + "api/events", timeout=20) as stream:
             first = next(json.loads(line[6:]) for line in stream if line.startswith(b"data: "))
@@ -338,8 +426,10 @@ def test_match_view_serves_the_running_match_then_stays_up(tmp_path):
 
 def test_study_view_pushes_progress_and_ends_with_the_tables(tmp_path):
     study = tmp_path / "tiny.yaml"
-    study.write_text("name: tiny\ngames: [tictactoe]\nplayers: {a: random, b: legal}\n"
-                     "matches: 4\nseed: 1\nstartclock: 1\nplayclock: 1\n")
+    study.write_text(
+        "name: tiny\ngames: [tictactoe]\nplayers: {a: random, b: legal}\n"
+        "matches: 4\nseed: 1\nstartclock: 1\nplayclock: 1\n"
+    )
     process, url = watch(["study", str(study), "--workers", "1"], tmp_path)
     try:
         seen = []
@@ -365,9 +455,16 @@ def test_a_study_written_compressed_reads_as_the_plain_one(tmp_path):
     """``ggp study`` writes matches.jsonl.gz (the same bytes for the same
     matches); the viewer reads it, and a damaged one is one line."""
     import gzip
-    line = {"key": "tictactoe|a|b|0", "game": "tictactoe", "pair": ["a", "b"],
-            "roles": {"a": "xplayer", "b": "oplayer"}, "goals": {"a": 100, "b": 0},
-            "steps": 7, "faults": 0}
+
+    line = {
+        "key": "tictactoe|a|b|0",
+        "game": "tictactoe",
+        "pair": ["a", "b"],
+        "roles": {"a": "xplayer", "b": "oplayer"},
+        "goals": {"a": 100, "b": 0},
+        "steps": 7,
+        "faults": 0,
+    }
     plain, packed = tmp_path / "plain", tmp_path / "packed"
     plain.mkdir()
     packed.mkdir()

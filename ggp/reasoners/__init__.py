@@ -12,6 +12,7 @@ package, then the ``ggp.reasoners`` entry points of installed distributions,
 so that a package outside this repository adds a reasoner by declaring one
 (``ggp.reasoners = mine = mypackage.mine:MyMachine``).  Nothing lists them.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -37,6 +38,7 @@ def register(cls: type | None = None, name: str | None = None):
             raise TypeError(f"{cls!r} is not a StateMachine class")
         _REGISTRY[name or cls.name] = cls
         return cls
+
     return add if cls is None else add(cls)
 
 
@@ -51,9 +53,11 @@ def _discover() -> None:
     for point in entry_points(group=ENTRY_POINTS):
         try:
             loaded = point.load()
-        except Exception as exc:                # a broken plug-in is one line, not a crash
-            raise ValueError(f"the {ENTRY_POINTS} entry point {point.name!r} "
-                             f"({point.value}) could not be loaded: {exc}") from None
+        except Exception as exc:  # a broken plug-in is one line, not a crash
+            raise ValueError(
+                f"the {ENTRY_POINTS} entry point {point.name!r} "
+                f"({point.value}) could not be loaded: {exc}"
+            ) from None
         if isinstance(loaded, type):
             register(loaded, point.name)
 
@@ -70,5 +74,4 @@ def reasoner_class(name: str) -> type:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown reasoner {name!r}; choose from "
-                         f"{', '.join(names())}") from None
+        raise ValueError(f"unknown reasoner {name!r}; choose from {', '.join(names())}") from None

@@ -5,6 +5,7 @@ A state is a ``bytes`` object, one byte per base proposition (1 when true), in
 the order of ``GroundProgram.base``.  Moves come out in the same order as the
 reference reasoner's, so the two can be compared move by move.
 """
+
 from __future__ import annotations
 
 import copy
@@ -12,13 +13,12 @@ import time
 
 import numpy as np
 
+from ggp.reasoners import register
 from ggp.reasoners._propnet import Kernel, cone, gating_nodes
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT, GroundProgram, ground
 from ggp.reasoners.propnet import Network, lazy_goals
 from ggp.reasoners.reference import BUILD_LOG
 from ggp.statemachine import GameError, StateMachine, single_goal
-from ggp.reasoners import register
-
 
 #: Goal-only gates are evaluated lazily, when goals are read, once they have
 #: at least this many input edges: below it, settling them at the end of
@@ -46,11 +46,16 @@ class CompiledMachine(StateMachine):
 
     name = "compiled"
 
-    def __init__(self, rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT,
-                 program: GroundProgram | None = None):
+    def __init__(
+        self,
+        rules,
+        roles,
+        limit: int = GROUND_LIMIT,
+        effort: int = EFFORT,
+        program: GroundProgram | None = None,
+    ):
         start = time.perf_counter()
-        gp: GroundProgram = program if program is not None else ground(rules, roles, limit,
-                                                                        effort)
+        gp: GroundProgram = program if program is not None else ground(rules, roles, limit, effort)
         self.ground_program = gp
         #: candidate atoms grounding's joins examined (deterministic: the
         #: same on any machine, unlike ``build_seconds``)
@@ -71,8 +76,11 @@ class CompiledMachine(StateMachine):
         for node, r, percept in self.network.sees:
             self._sees[r].append((self.network.number[node], percept))
         self._initial = self.state_from_facts(gp.init)
-        BUILD_LOG.info("kernel: %s nodes, %s gate inputs", f"{len(self._arrays['kind']):,}",
-                       f"{self.network_edges:,}")
+        BUILD_LOG.info(
+            "kernel: %s nodes, %s gate inputs",
+            f"{len(self._arrays['kind']):,}",
+            f"{self.network_edges:,}",
+        )
         self.kernel, self.gating, self.controls = self._kernel()
         self.build_seconds = time.perf_counter() - start
 
@@ -142,8 +150,13 @@ class CompiledMachine(StateMachine):
             return ()
         does = np.asarray(arrays["does_node"], dtype=np.int64)
         for b in often:
-            reads = cone(arrays["kind"], arrays["in_start"], arrays["in_lit"],
-                         arrays["block_lo"], np.array([arrays["next_node"][b]], dtype=np.int64))
+            reads = cone(
+                arrays["kind"],
+                arrays["in_start"],
+                arrays["in_lit"],
+                arrays["block_lo"],
+                np.array([arrays["next_node"][b]], dtype=np.int64),
+            )
             if arrays["next_node"][b] < 0 or reads[does].any():
                 return ()
         if not kernel.one_of(self._initial, often, 2000, 2):
@@ -187,8 +200,9 @@ class CompiledMachine(StateMachine):
             except TypeError:
                 index = None
             if index is None or index not in self.kernel.legal(r):
-                raise GameError(f"move {move!r} is not legal for role "
-                                f"{self.roles[r]!r} in this state")
+                raise GameError(
+                    f"move {move!r} is not legal for role {self.roles[r]!r} in this state"
+                )
             out.append(index)
         return out
 
@@ -250,8 +264,9 @@ class CompiledMachine(StateMachine):
             state[self._base_index[fact]] = 1
         return bytes(state)
 
-    def playouts(self, state, count: int, seed: int = 0, max_steps: int = 100000,
-                 goals: bool = True):
+    def playouts(
+        self, state, count: int, seed: int = 0, max_steps: int = 100000, goals: bool = True
+    ):
         """``count`` random playouts from ``state``, run in C.
 
         Returns (total steps, summed final goals per role, playouts cut short).
@@ -271,7 +286,7 @@ class CompiledMachine(StateMachine):
         steps, sums, cut = kernel.playouts(state, count, seed, max_steps, fault, free)
         if fault:
             role, values = fault[0]
-            single_goal(self.roles[role], values)      # raises: the C loop found the rule broken
+            single_goal(self.roles[role], values)  # raises: the C loop found the rule broken
         return steps, sums if goals else None, cut
 
     def _use_lanes(self, count: int) -> bool:
@@ -293,6 +308,7 @@ class CompiledMachine(StateMachine):
         faster whatever flips: breakthrough 1.38x), with scratch of their own
         (for a search thread)."""
         from ggp.reasoners._lanes import Lanes
+
         if self._lanes_arrays is None:
             self._lanes_arrays = self.network.fixed({}).arrays()
         return Lanes(**self._lanes_arrays)
@@ -300,5 +316,7 @@ class CompiledMachine(StateMachine):
     def playout_trace(self, state, seed: int = 0, max_steps: int = 1000) -> list:
         """One random playout from ``state`` as the C loop plays it: per step,
         (the number of legal moves per role, the joint move chosen)."""
-        return [(tuple(k for k, _ in step), tuple(self._moves[m] for _, m in step))
-                for step in self.kernel.trace(state, seed, max_steps)]
+        return [
+            (tuple(k for k, _ in step), tuple(self._moves[m] for _, m in step))
+            for step in self.kernel.trace(state, seed, max_steps)
+        ]

@@ -32,13 +32,13 @@ variable they read (kept in the rule too), so that every rule stays safe.
 The helper's statistics, until it is computed, are estimated from those of
 its variables.
 """
+
 from __future__ import annotations
 
 import itertools
 
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
-
 from ggp.reasoners.joins import Store, plan, plan_cost
 
 #: Candidate atoms a rule's join may be expected to examine before it is condensed.
@@ -78,9 +78,14 @@ def _cost(head, body, store, exact) -> float:
     """Candidate atoms grounding the rule is expected to examine: its join
     enumerating the variables of the head and of every literal left in its
     ground rules (those of relations not in ``exact``)."""
-    outputs = _vars(head).union(*(_vars(lit) for lit in body if not isinstance(lit, Distinct)
-                                  and name_of(lit.literal if isinstance(lit, Not) else lit)
-                                  not in exact))
+    outputs = _vars(head).union(
+        *(
+            _vars(lit)
+            for lit in body
+            if not isinstance(lit, Distinct)
+            and name_of(lit.literal if isinstance(lit, Not) else lit) not in exact
+        )
+    )
     steps = plan(tuple(body), store, tuple(sorted(outputs)), exact=exact, negation=False)
     return plan_cost(steps)[0]
 
@@ -92,8 +97,11 @@ def _best_bucket(head, body, store, exact, names):
     the fewest atoms, then to cost least, the helper and the rule with it
     together; None if no variable can go."""
     head_vars = _vars(head)
-    local = [v for v in dict.fromkeys(itertools.chain.from_iterable(
-        variables(lit) for lit in body)) if v not in head_vars]
+    local = [
+        v
+        for v in dict.fromkeys(itertools.chain.from_iterable(variables(lit) for lit in body))
+        if v not in head_vars
+    ]
     best = None
     trial = "__trial"
     for v in local:
@@ -104,7 +112,7 @@ def _best_bucket(head, body, store, exact, names):
         rest = [lit for lit in body if lit not in core]
         bucket = core + suppliers
         if not any(_positive(lit) for lit in rest) or len(bucket) == len(body):
-            continue            # the helper would be the whole rule again
+            continue  # the helper would be the whole rule again
         outside = head_vars.union(*(_vars(lit) for lit in rest))
         kept = tuple(sorted(set().union(*(_vars(lit) for lit in bucket)) & outside))
         helper = (trial, *kept) if kept else trial
@@ -157,12 +165,13 @@ def _expected(helper, bucket, store: Store, exact) -> tuple:
     product = 1.0
     for d in domains.values():
         product *= d
-    return (max(1.0, min(plan_cost(steps)[1], product)),
-            {i: domains[v] for i, v in enumerate(kept, 1)})
+    return (
+        max(1.0, min(plan_cost(steps)[1], product)),
+        {i: domains[v] for i, v in enumerate(kept, 1)},
+    )
 
 
 def names():
     """A source of fresh relation names: ``__c0``, ``__c1``..."""
     counter = itertools.count()
     return lambda: f"__c{next(counter)}"
-

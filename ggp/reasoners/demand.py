@@ -35,6 +35,7 @@ Recursion
 Same answers, in the same order, as the reference reasoner (``tests/test_demand.py``
 compares them step by step on every game).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
@@ -42,11 +43,18 @@ from collections import OrderedDict, defaultdict
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
-
-from ggp.reasoners.reference import (Facts, LiteralStep, ReferenceMachine, extend, instantiate, match_term,
-                        recall, remember)
-from ggp.statemachine import GameError, single_goal, term_key
 from ggp.reasoners import register
+from ggp.reasoners.reference import (
+    Facts,
+    LiteralStep,
+    ReferenceMachine,
+    extend,
+    instantiate,
+    match_term,
+    recall,
+    remember,
+)
+from ggp.statemachine import GameError, single_goal, term_key
 
 
 def _key(t, b):
@@ -145,8 +153,10 @@ class TooManyAnswers(GameError):
     answers in one state, named as ``(legal a ?)`` (``?``: not bound)."""
 
     def __init__(self, k):
-        super().__init__(f"{_shown(k)} has more than {ANSWERS:,} answers in one state, more "
-                         "than the demand-driven reasoner holds")
+        super().__init__(
+            f"{_shown(k)} has more than {ANSWERS:,} answers in one state, more "
+            "than the demand-driven reasoner holds"
+        )
 
 
 def _shown(k) -> str:
@@ -199,11 +209,11 @@ class DemandMachine(ReferenceMachine):
         for rule in rules:
             for lits, _ in expand(rule):
                 self._clauses[name_of(rule.head)].append((rule.head, lits, _flat(rule.head)))
-        self._phase, self._component = {}, {}    # the reference's strata say both
+        self._phase, self._component = {}, {}  # the reference's strata say both
         for phase in ("static", "state", "move"):
             for stratum in self.program.strata(phase):
                 if phase == "static" and all(not c.body for c in stratum.clauses):
-                    continue                            # facts: held whole
+                    continue  # facts: held whole
                 for r in stratum.relations:
                     self._phase[r] = phase
                     if stratum.recursive:
@@ -274,8 +284,13 @@ class DemandMachine(ReferenceMachine):
         relation = k if isinstance(k, str) else k[0]
         q = self._q
         phase = self._phase.get(relation)
-        tables = q.tables if phase == "move" else \
-            self._static_tables if phase == "static" else q.state_tables
+        tables = (
+            q.tables
+            if phase == "move"
+            else self._static_tables
+            if phase == "static"
+            else q.state_tables
+        )
         t = tables.get(k)
         if t is not None:
             if t.done:
@@ -297,7 +312,7 @@ class DemandMachine(ReferenceMachine):
         outer, self._cycle = self._cycle, False
         try:
             self._fill(k, t)
-            while self._cycle:         # a call read answers of its own still being found
+            while self._cycle:  # a call read answers of its own still being found
                 size = (len(episode), sum(len(x.answers) for _, x in episode))
                 for j in range(len(episode)):
                     self._fill(*episode[j])
@@ -375,8 +390,10 @@ class DemandMachine(ReferenceMachine):
             self._episodes.clear()
             self._cycle = False
             if isinstance(exc, RecursionError):
-                raise GameError(f"the demand-driven reasoner recursed too deeply answering "
-                                f"{k if isinstance(k, str) else k[0]}") from None
+                raise GameError(
+                    f"the demand-driven reasoner recursed too deeply answering "
+                    f"{k if isinstance(k, str) else k[0]}"
+                ) from None
             raise
 
     # --- questions of a state and of a joint move ------------------------------
@@ -402,8 +419,9 @@ class DemandMachine(ReferenceMachine):
     def _legal(self, q, role):
         moves = q.legal.get(role)
         if moves is None:
-            moves = q.legal[role] = sorted((a[2] for a in self._ask(q, ("legal", role, None))),
-                                           key=term_key)
+            moves = q.legal[role] = sorted(
+                (a[2] for a in self._ask(q, ("legal", role, None))), key=term_key
+            )
         return moves
 
     def legal_moves(self, state, role):
@@ -417,8 +435,9 @@ class DemandMachine(ReferenceMachine):
         return bool(self._ask(self._questions(state), "terminal"))
 
     def goal(self, state, role):
-        return single_goal(role, (a[2] for a in self._ask(self._questions(state),
-                                                            ("goal", role, None))))
+        return single_goal(
+            role, (a[2] for a in self._ask(self._questions(state), ("goal", role, None)))
+        )
 
     def percepts(self, state, joint, role):
         q = self._move_questions(state, tuple(joint))

@@ -21,11 +21,11 @@ Sagiv and Ullman, "Magic sets and other strange ways to implement logic
 programs", PODS 1986), carried out by answering each call of the joins top
 down, with its bound arguments, and keeping the answers.
 """
+
 from __future__ import annotations
 
 from gdl import Distinct, Not, Rule, Var
 from gdl.ast import name_of
-
 from ggp.reasoners.condense import condense
 from ggp.reasoners.condense import names as condense_names
 from ggp.reasoners.joins import Evaluator, Store, Stratum, TooManyRows, index_builder
@@ -40,8 +40,9 @@ from ggp.statemachine import GameError, term_key
 DEMAND_FACTS = 500_000
 
 #: Relations a reasoner asks for by name: always computed whole.
-KEYWORDS = frozenset({"role", "init", "true", "does", "next", "legal", "goal", "terminal",
-                      "sees", "base", "input"})
+KEYWORDS = frozenset(
+    {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "sees", "base", "input"}
+)
 
 _X, _R, _M = Var("?x"), Var("?r"), Var("?m")
 
@@ -76,8 +77,12 @@ class Domain:
         self.names = condense_names()
         for stratum in static_strata:
             (relation, *more) = stratum.relations
-            if stratum.recursive or more or relation in KEYWORDS or not _too_many(
-                    self.evaluator, stratum.clauses, self.facts):
+            if (
+                stratum.recursive
+                or more
+                or relation in KEYWORDS
+                or not _too_many(self.evaluator, stratum.clauses, self.facts)
+            ):
                 self.evaluator.evaluate([stratum], self.facts)
             else:
                 self.facts.demanded[relation] = Demanded(relation, stratum.clauses, self)
@@ -100,16 +105,20 @@ class Domain:
             rules = condense(clause.head, clause.body, self.facts, self.static, self.names)
             for head, body in rules[:-1]:
                 out.extend(self.helper(head, body))
-            clauses.extend(Program([Rule(*rules[-1])]).strata()[0].clauses
-                           if len(rules) > 1 else [clause])
+            clauses.extend(
+                Program([Rule(*rules[-1])]).strata()[0].clauses if len(rules) > 1 else [clause]
+            )
         return out + [Stratum(stratum.relations, clauses, False)]
 
     def helper(self, head, body) -> list:
         """The stratum of a helper relation (static, and so exact, when
         every relation its body reads is)."""
         (stratum,) = Program([Rule(head, tuple(body))]).strata()
-        if all(name_of(lit.literal if isinstance(lit, Not) else lit) in self.static
-               for lit in body if not isinstance(lit, Distinct)):
+        if all(
+            name_of(lit.literal if isinstance(lit, Not) else lit) in self.static
+            for lit in body
+            if not isinstance(lit, Distinct)
+        ):
             self.static.add(name_of(head))
         return [stratum]
 
@@ -120,8 +129,9 @@ def _too_many(evaluator, clauses, store) -> bool:
     found = 0
     try:
         for clause in clauses:
-            found += evaluator.run(clause, store, clause.head, lambda atom: None,
-                                   rows=DEMAND_FACTS - found)
+            found += evaluator.run(
+                clause, store, clause.head, lambda atom: None, rows=DEMAND_FACTS - found
+            )
     except TooManyRows:
         return True
     return False
@@ -168,8 +178,9 @@ class Demanded:
         for clause in self.clauses:
             given = _pre_bind(clause.head, key_paths, key)
             if given is not None:
-                self.domain.evaluator.run(clause, self.domain.facts, clause.head,
-                                          found.setdefault, given=given)
+                self.domain.evaluator.run(
+                    clause, self.domain.facts, clause.head, found.setdefault, given=given
+                )
         return index_builder(shape, key_paths)(found).get(key, [])
 
 
@@ -216,9 +227,12 @@ def _bind(pattern, value, given) -> bool:
             return False
         return True
     if isinstance(pattern, tuple):
-        return (isinstance(value, tuple) and len(value) == len(pattern)
-                and value[0] == pattern[0]
-                and all(_bind(p, v, given) for p, v in zip(pattern[1:], value[1:])))
+        return (
+            isinstance(value, tuple)
+            and len(value) == len(pattern)
+            and value[0] == pattern[0]
+            and all(_bind(p, v, given) for p, v in zip(pattern[1:], value[1:]))
+        )
     return pattern == value
 
 
@@ -228,8 +242,9 @@ def relaxed_facts(rules, limit: int = 2_000_000, effort: Effort | None = None) -
     return Domain(rules, limit, effort).facts
 
 
-def base_and_input(rules, limit: int = 2_000_000,
-                   effort: Effort | None = None) -> tuple[list, list]:
+def base_and_input(
+    rules, limit: int = 2_000_000, effort: Effort | None = None
+) -> tuple[list, list]:
     """Base propositions (possible ``true`` facts) and inputs ((role, move)
     pairs); :class:`~ggp.statemachine.GameError` as :class:`Domain`."""
     try:
@@ -237,6 +252,7 @@ def base_and_input(rules, limit: int = 2_000_000,
     except GameError as exc:
         raise type(exc)(f"the relaxed domain cannot be computed: {exc}") from None
     base = sorted((a[1] for a in facts.get("true")), key=term_key)
-    inputs = sorted(((a[1], a[2]) for a in facts.get("does")),
-                    key=lambda rm: (term_key(rm[0]), term_key(rm[1])))
+    inputs = sorted(
+        ((a[1], a[2]) for a in facts.get("does")), key=lambda rm: (term_key(rm[0]), term_key(rm[1]))
+    )
     return base, inputs

@@ -14,6 +14,7 @@ General Games using Prolog or Dependency Graphs", KI 2010), which is also the
 usual first step of propositional-network reasoners (Schkufza, Love,
 Genesereth, "Propositional Automata and Cell Automata", 2008).
 """
+
 from __future__ import annotations
 
 from array import array
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 
 from gdl import Not
 from gdl.ast import name_of
-
 from ggp.reasoners.condense import condense
 from ggp.reasoners.domains import KEYWORDS, Domain
 from ggp.reasoners.joins import TooManyRows
@@ -89,23 +89,33 @@ def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> Gro
     rules = specialize(factor(fix_constants(rules)))
     BUILD_LOG.info("grounding: the static relations and the relaxed domain")
     try:
-        domain = Domain(rules, limit // 2, budget)      # facts: half the rules
+        domain = Domain(rules, limit // 2, budget)  # facts: half the rules
     except GameError as exc:
         raise GroundingTooLarge(f"the relaxed domain cannot be computed: {exc}") from None
     grounder = _Grounder(domain, limit)
     for stratum in domain.strata:
         for clause in stratum.clauses:
-            if clause.relation not in ("true", "does"):       # the relaxation's own
+            if clause.relation not in ("true", "does"):  # the relaxation's own
                 grounder.clause(clause)
     facts, static = domain.facts, domain.static
     base = sorted({a[1] for a in facts.get("true")}, key=term_key)
-    inputs = sorted({(a[1], a[2]) for a in facts.get("does")},
-                    key=lambda rm: (roles.index(rm[0]) if rm[0] in roles else len(roles),
-                                    term_key(rm[1])))
+    inputs = sorted(
+        {(a[1], a[2]) for a in facts.get("does")},
+        key=lambda rm: (roles.index(rm[0]) if rm[0] in roles else len(roles), term_key(rm[1])),
+    )
     init = sorted({a[1] for a in facts.get("init")}, key=term_key)
-    return GroundProgram(tuple(roles), base, inputs, init, grounder.atoms, grounder.heads,
-                         grounder.starts, grounder.lits, _StaticFacts(facts, static),
-                         budget.used)
+    return GroundProgram(
+        tuple(roles),
+        base,
+        inputs,
+        init,
+        grounder.atoms,
+        grounder.heads,
+        grounder.starts,
+        grounder.lits,
+        _StaticFacts(facts, static),
+        budget.used,
+    )
 
 
 class _Grounder:
@@ -132,22 +142,32 @@ class _Grounder:
                     if stratum.clauses[0].relation not in static:
                         self.clause(stratum.clauses[0])
             (clause,) = domain.helper(*rules[-1])[0].clauses
-        positive = tuple(lit for lit in clause.body
-                         if isinstance(lit, (str, tuple)) and name_of(lit) not in static)
-        negative = tuple(lit.literal for lit in clause.body
-                         if isinstance(lit, Not) and name_of(lit.literal) not in static)
+        positive = tuple(
+            lit
+            for lit in clause.body
+            if isinstance(lit, (str, tuple)) and name_of(lit) not in static
+        )
+        negative = tuple(
+            lit.literal
+            for lit in clause.body
+            if isinstance(lit, Not) and name_of(lit.literal) not in static
+        )
         self._relation = clause.relation
         try:
-            domain.evaluator.run(clause, facts, ("", clause.head, ("", *positive),
-                                                 ("", *negative)), self._rule)
+            domain.evaluator.run(
+                clause, facts, ("", clause.head, ("", *positive), ("", *negative)), self._rule
+            )
         except TooManyRows:
-            raise GroundingTooLarge(f"more than {4 * self.limit:,} ground rules before "
-                                    f"duplicates are dropped (at relation "
-                                    f"'{clause.relation}')") from None
+            raise GroundingTooLarge(
+                f"more than {4 * self.limit:,} ground rules before "
+                f"duplicates are dropped (at relation "
+                f"'{clause.relation}')"
+            ) from None
         except GameError as exc:
             raise GroundingTooLarge(str(exc)) from None
-        BUILD_LOG.info("grounding: %s ground rules (at relation '%s')", f"{len(self.heads):,}",
-                       clause.relation)
+        BUILD_LOG.info(
+            "grounding: %s ground rules (at relation '%s')", f"{len(self.heads):,}", clause.relation
+        )
 
     def _rule(self, row) -> None:
         """Number a ground rule (a join's row: head, positive and negative
@@ -166,7 +186,8 @@ class _Grounder:
             self.starts.append(len(self.lits))
             if len(self.heads) > self.limit:
                 raise GroundingTooLarge(
-                    f"more than {self.limit:,} ground rules (at relation '{self._relation}')")
+                    f"more than {self.limit:,} ground rules (at relation '{self._relation}')"
+                )
 
 
 class _StaticFacts:

@@ -41,13 +41,13 @@ Determinism
     string hashing.  Work is counted, never timed: every atom a lookup offers
     counts one against an :class:`ggp.reasoners.reference.Effort`.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
 
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
-
 from ggp.reasoners.reference import BUILD_LOG, MAX_DEPTH, Effort, refuse_deep
 from ggp.statemachine import GameError
 
@@ -101,7 +101,7 @@ def _get(atom, path):
 
 def _compile(source: str, name: str, label: str, scope: dict):
     """The function ``name`` defined by our generated ``source``."""
-    exec(compile(source, label, "exec"), scope)     # noqa: S102 - source we generated
+    exec(compile(source, label, "exec"), scope)  # noqa: S102 - source we generated
     return scope[name]
 
 
@@ -118,8 +118,10 @@ class Store:
     __slots__ = ("sets", "demanded", "virtual", "_indexes", "_stats")
 
     def __init__(self, sets: dict | None = None):
-        self.sets = {r: atoms if isinstance(atoms, dict) else dict.fromkeys(atoms)
-                     for r, atoms in (sets or {}).items()}
+        self.sets = {
+            r: atoms if isinstance(atoms, dict) else dict.fromkeys(atoms)
+            for r, atoms in (sets or {}).items()
+        }
         self.demanded: dict = {}
         #: relation -> (size, {argument index: distinct values}): the
         #: expected statistics of a relation not computed yet
@@ -157,7 +159,8 @@ class Store:
         index = by_shape.get((shape, key_paths))
         if index is None:
             index = by_shape[(shape, key_paths)] = index_builder(shape, key_paths)(
-                self.sets.get(relation, _EMPTY))
+                self.sets.get(relation, _EMPTY)
+            )
         return index
 
     def estimate(self, relation, shape, key_paths) -> float:
@@ -220,18 +223,21 @@ def index_builder(shape, key_paths):
     builder = _BUILDERS.get((shape, key_paths))
     if builder is None:
         key = "(" + "".join(_at("a", p) + ", " for p in key_paths) + ")"
-        source = "\n".join([
-            "def build(atoms):",
-            "    out = {}",
-            "    for a in atoms:",
-            f"        if {' and '.join(shape) or 'True'}:",
-            f"            k = {key}",
-            "            bucket = out.get(k)",
-            "            if bucket is None:",
-            "                out[k] = [a]",
-            "            else:",
-            "                bucket.append(a)",
-            "    return out"])
+        source = "\n".join(
+            [
+                "def build(atoms):",
+                "    out = {}",
+                "    for a in atoms:",
+                f"        if {' and '.join(shape) or 'True'}:",
+                f"            k = {key}",
+                "            bucket = out.get(k)",
+                "            if bucket is None:",
+                "                out[k] = [a]",
+                "            else:",
+                "                bucket.append(a)",
+                "    return out",
+            ]
+        )
         builder = _BUILDERS[(shape, key_paths)] = _compile(source, "build", "<index>", {})
     return builder
 
@@ -249,8 +255,10 @@ def _shape(lit, bound) -> tuple:
     for path, leaf in _leaves(lit):
         here = _at("a", path)
         if isinstance(leaf, tuple):
-            tests.append(f"type({here}) is tuple and len({here}) == {len(leaf)} "
-                         f"and {here}[0] == {str(leaf[0])!r}")
+            tests.append(
+                f"type({here}) is tuple and len({here}) == {len(leaf)} "
+                f"and {here}[0] == {str(leaf[0])!r}"
+            )
         elif isinstance(leaf, Var):
             if leaf in bound:
                 keys.append((path, leaf))
@@ -281,8 +289,9 @@ class Step:
         return self.kind, self.lit, self.shape, self.keys, self.delta
 
 
-def plan(body, store: Store, outputs, delta_at=None, exact=frozenset(),
-         negation: bool = True, given=()) -> list:
+def plan(
+    body, store: Store, outputs, delta_at=None, exact=frozenset(), negation: bool = True, given=()
+) -> list:
     """The literals of ``body`` in join order, as :class:`Step` s (module
     docstring, "Planning").
 
@@ -316,15 +325,18 @@ def plan(body, store: Store, outputs, delta_at=None, exact=frozenset(),
         for j in left:
             later.update(variables(body[j]))
         kind = "loop" if delta or any(v in later for v in fresh) else "exists"
-        fanout = store.estimate(name_of(lit), shape, tuple(p for p, _ in keys)) \
-            if kind == "loop" else 1.0
+        fanout = (
+            store.estimate(name_of(lit), shape, tuple(p for p, _ in keys))
+            if kind == "loop"
+            else 1.0
+        )
         steps.append(Step(kind, lit, shape, keys, delta, fanout))
         bound.update(fresh)
 
     if delta_at is not None:
         take(delta_at, delta=True)
     while left:
-        for i in list(left):            # negations and distinct as soon as they can
+        for i in list(left):  # negations and distinct as soon as they can
             if not _is_positive(body[i]) and set(variables(body[i])) <= bound:
                 take(i)
         positives = [i for i in left if _is_positive(body[i])]
@@ -341,7 +353,7 @@ def plan(body, store: Store, outputs, delta_at=None, exact=frozenset(),
             if best_cost is None or cost < best_cost:
                 best, best_cost = i, cost
         take(best)
-    for i in list(left):            # unsafe leftovers (the validator reports them)
+    for i in list(left):  # unsafe leftovers (the validator reports them)
         take(i)
     return steps
 
@@ -379,19 +391,25 @@ class Join:
 
     def __init__(self, steps, out, relation: str, given=()):
         self.steps, self.out, self.relation = steps, out, relation
-        self._tables: list = []        # per table argument: (step, kind)
+        self._tables: list = []  # per table argument: (step, kind)
         chunks: list = []
         self._chunk(0, {v: f"g{i}" for i, v in enumerate(given)}, chunks, "join")
         self.source = "\n\n".join(chunks)
-        self._run = _compile(self.source, "join", f"<join {relation}>",
-                             {"_EMPTY": _EMPTY, "_Over": _Over, "_Rows": _Rows})
+        self._run = _compile(
+            self.source,
+            "join",
+            f"<join {relation}>",
+            {"_EMPTY": _EMPTY, "_Over": _Over, "_Rows": _Rows},
+        )
 
     def _chunk(self, start, names, chunks, fname):
         """Add to ``chunks`` the source of the function ``fname`` that runs
         steps ``start``... (and of the functions it continues in)."""
         names = dict(names)
-        lines = [f"def {fname}({', '.join(['T', 'emit', 'lim', 'rlim', *names.values()])}):",
-                 "    n = r = 0"]
+        lines = [
+            f"def {fname}({', '.join(['T', 'emit', 'lim', 'rlim', *names.values()])}):",
+            "    n = r = 0",
+        ]
         depth, loops = 1, 0
         for k in range(start, len(self.steps)):
             step, pad = self.steps[k], "    " * depth
@@ -415,11 +433,13 @@ class Join:
                 if step.kind == "exists":
                     lines += [f"{pad}n += 1", f"{pad}if T[{t}].get({key}):"]
                 else:
-                    lines += [f"{pad}p{k} = T[{t}].get({key}, _EMPTY)",
-                              f"{pad}n += len(p{k})",
-                              f"{pad}if n > lim:",
-                              f"{pad}    raise _Over",
-                              f"{pad}for a{k} in p{k}:"]
+                    lines += [
+                        f"{pad}p{k} = T[{t}].get({key}, _EMPTY)",
+                        f"{pad}n += len(p{k})",
+                        f"{pad}if n > lim:",
+                        f"{pad}    raise _Over",
+                        f"{pad}for a{k} in p{k}:",
+                    ]
                     loops += 1
                     for path, leaf in _leaves(lit):
                         if isinstance(leaf, Var) and leaf not in names:
@@ -428,8 +448,12 @@ class Join:
             depth += 1
         else:
             pad = "    " * depth
-            lines += [f"{pad}r += 1", f"{pad}if r > rlim:", f"{pad}    raise _Rows",
-                      f"{pad}emit({_term(self.out, names)})"]
+            lines += [
+                f"{pad}r += 1",
+                f"{pad}if r > rlim:",
+                f"{pad}    raise _Rows",
+                f"{pad}emit({_term(self.out, names)})",
+            ]
         lines.append("    return n, r")
         chunks.insert(0, "\n".join(lines))
 
@@ -437,8 +461,15 @@ class Join:
         self._tables.append((k, kind))
         return len(self._tables) - 1
 
-    def run(self, store: Store, emit, effort: Effort | None = None, delta=None,
-            given=(), rows: float = float("inf")) -> int:
+    def run(
+        self,
+        store: Store,
+        emit,
+        effort: Effort | None = None,
+        delta=None,
+        given=(),
+        rows: float = float("inf"),
+    ) -> int:
         """Every solution, ``emit`` ted; ``delta`` holds the new atoms the
         delta step reads, ``given`` the values of the variables the plan was
         made with bound.  The atoms the lookups offer count against
@@ -453,8 +484,9 @@ class Join:
             elif kind == "delta":
                 tables.append(index_builder(step.shape, ())(delta))
             else:
-                tables.append(store.index(name_of(step.lit), step.shape,
-                                          tuple(p for p, _ in step.keys)))
+                tables.append(
+                    store.index(name_of(step.lit), step.shape, tuple(p for p, _ in step.keys))
+                )
         limit = effort.left if effort is not None else float("inf")
         try:
             work, found = self._run(tables, emit, limit, rows, *given)
@@ -512,8 +544,13 @@ class Evaluator:
     they fill the memory.
     """
 
-    def __init__(self, exact=frozenset(), negation: bool = True, limit: int | None = None,
-                 effort: Effort | None = None):
+    def __init__(
+        self,
+        exact=frozenset(),
+        negation: bool = True,
+        limit: int | None = None,
+        effort: Effort | None = None,
+    ):
         self.exact, self.negation = exact, negation
         self.limit, self.effort = limit, effort
         self.derived = 0
@@ -525,15 +562,24 @@ class Evaluator:
         sizes = tuple(store.size(name_of(lit)) for lit in clause.body if _is_positive(lit))
         kept = self._plans.get(key)
         if kept is not None and all(
-                (a == 0) == (b == 0) and b <= 2 * a and a <= 2 * b
-                for a, b in zip(kept[0], sizes)):
+            (a == 0) == (b == 0) and b <= 2 * a and a <= 2 * b for a, b in zip(kept[0], sizes)
+        ):
             return kept[1]
         steps = plan(clause.body, store, outputs, delta_at, self.exact, self.negation, given)
-        self._plans[key] = (sizes, steps, clause)      # the clause kept alive: its id stays its own
+        self._plans[key] = (sizes, steps, clause)  # the clause kept alive: its id stays its own
         return steps
 
-    def run(self, clause, store, out, emit, delta_at=None, delta=None, given=None,
-            rows: float | None = None) -> int:
+    def run(
+        self,
+        clause,
+        store,
+        out,
+        emit,
+        delta_at=None,
+        delta=None,
+        given=None,
+        rows: float | None = None,
+    ) -> int:
         """``emit`` ``out`` for every solution of ``clause`` (literal
         ``delta_at`` drawn from ``delta``; ``given``: values of variables
         bound beforehand, variable -> value); how many there were.  More
@@ -544,7 +590,8 @@ class Evaluator:
         if rows is None:
             rows = 4 * self.limit if self.limit is not None else float("inf")
         return self.joins.join(steps, out, clause.relation, names).run(
-            store, emit, self.effort, delta, tuple((given or {}).values()), rows)
+            store, emit, self.effort, delta, tuple((given or {}).values()), rows
+        )
 
     def evaluate(self, strata, store: Store) -> Store:
         """Add to ``store`` everything ``strata`` derive (their relations are
@@ -561,7 +608,7 @@ class Evaluator:
             rounds = 0
             while stratum.recursive and any(delta.values()):
                 rounds += 1
-                if rounds > MAX_DEPTH:          # a long recursion: are its terms growing?
+                if rounds > MAX_DEPTH:  # a long recursion: are its terms growing?
                     refuse_deep(delta)
                 found = {}
                 for c in stratum.clauses:
@@ -571,19 +618,30 @@ class Evaluator:
                 delta = self._add(store, found)
                 if self.limit is not None and any(delta.values()):
                     named = sorted(r for r in stratum.relations if not r.startswith("__"))
-                    BUILD_LOG.info("relaxed domain: %s facts derived (round %d of the "
-                                   "recursion of %s)", f"{self.derived:,}", rounds,
-                                   ", ".join(named[:3] or sorted(stratum.relations)[:1]))
+                    BUILD_LOG.info(
+                        "relaxed domain: %s facts derived (round %d of the recursion of %s)",
+                        f"{self.derived:,}",
+                        rounds,
+                        ", ".join(named[:3] or sorted(stratum.relations)[:1]),
+                    )
         return store
 
     def _derive(self, clause, store, found, delta_at=None, delta=None):
         """The heads ``clause`` derives, into ``found`` (relation -> dict of atoms)."""
         try:
-            self.run(clause, store, clause.head, found.setdefault(clause.relation, {}).setdefault,
-                     delta_at, delta)
+            self.run(
+                clause,
+                store,
+                clause.head,
+                found.setdefault(clause.relation, {}).setdefault,
+                delta_at,
+                delta,
+            )
         except TooManyRows as exc:
-            raise GameError(f"more than {self.limit:,} facts derived (relation "
-                            f"'{exc.relation}' adding the most)") from None
+            raise GameError(
+                f"more than {self.limit:,} facts derived (relation "
+                f"'{exc.relation}' adding the most)"
+            ) from None
 
     def _add(self, store, found) -> dict:
         """Add the atoms ``found`` to ``store``; the new ones, by relation
@@ -591,6 +649,8 @@ class Evaluator:
         delta = {r: store.add_new(r, atoms) for r, atoms in found.items()}
         self.derived += sum(map(len, delta.values()))
         if self.limit is not None and self.derived > self.limit:
-            raise GameError(f"more than {self.limit:,} facts derived (relation "
-                            f"'{max(delta, key=lambda r: len(delta[r]))}' adding the most)")
+            raise GameError(
+                f"more than {self.limit:,} facts derived (relation "
+                f"'{max(delta, key=lambda r: len(delta[r]))}' adding the most)"
+            )
         return delta

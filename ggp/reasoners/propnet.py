@@ -18,6 +18,7 @@ Compare Schkufza, Love and Genesereth, "Propositional Automata and Cell
 Automata: Representational Frameworks for Discrete Dynamic Systems" (2008), and
 the incremental propnets of Sancho and ggplib (REFERENCES.md).
 """
+
 from __future__ import annotations
 
 import copy
@@ -27,12 +28,11 @@ from itertools import chain
 import numpy as np
 
 from gdl.ast import name_of
-
 from ggp.reasoners.graphs import strongly_connected
 from ggp.reasoners.ground import GroundProgram
 
 INPUT, AND, OR = 0, 1, 2
-FALSE, TRUE = 0, 1          # node numbers of the two constants (literals 0 and 2)
+FALSE, TRUE = 0, 1  # node numbers of the two constants (literals 0 and 2)
 
 
 class Network:
@@ -54,7 +54,7 @@ class Network:
         # atom literal (id * 2 + negated) -> network literal, one int object each
         # however many gates read it (the same few atoms recur in most rules)
         self.atom_lit = [None] * (2 * len(gp.atoms))
-        self.alias = array("i", [-1, -1])     # node -> literal it equals, -1 if none
+        self.alias = array("i", [-1, -1])  # node -> literal it equals, -1 if none
         self.base_node = [self._input(("true", b)) for b in gp.base]
         self.does_node = [self._input(("does", r, m)) for r, m in gp.inputs]
         # the rules of atom h: rule_of[head_start[h]:head_start[h + 1]], in rule order
@@ -66,7 +66,7 @@ class Network:
         for head in gp.rule_head:
             self._derived(head)
         self._outputs()
-        self.rule_of = self.head_start = self.atom_lit = None   # the gates hold it all now
+        self.rule_of = self.head_start = self.atom_lit = None  # the gates hold it all now
         self.wins = []
         self._simplify()
         self._layout()
@@ -93,21 +93,31 @@ class Network:
         proposition).  Decisive-move playouts read it (``players._policy``)."""
         net = self._copy()
         goal = {r: n for n, r, v in self.goals if v == 100}
-        twin = dict(zip(self.base_node, self.next_node))    # node -> its next-state copy
+        twin = dict(zip(self.base_node, self.next_node))  # node -> its next-state copy
         todo = [self.terminal_node] + list(goal.values())
         gates = []
-        while todo:                         # copy every gate they read
+        while todo:  # copy every gate they read
             node = todo.pop()
             if node not in twin and self.kind[node] != INPUT:
                 twin[node] = net._new(self.kind[node])
                 gates.append(node)
                 todo.extend(lit >> 1 for lit in self.inputs[node])
         for node in gates:
-            net.inputs[twin[node]] = tuple(twin.get(lit >> 1, lit >> 1) * 2 | lit & 1
-                                           for lit in self.inputs[node])
-        net.wins = [net._new(AND, (twin.get(self.terminal_node, self.terminal_node) * 2,
-                                   twin.get(goal[r], goal[r]) * 2))
-                    if r in goal else FALSE for r in range(len(self.gp.roles))]
+            net.inputs[twin[node]] = tuple(
+                twin.get(lit >> 1, lit >> 1) * 2 | lit & 1 for lit in self.inputs[node]
+            )
+        net.wins = [
+            net._new(
+                AND,
+                (
+                    twin.get(self.terminal_node, self.terminal_node) * 2,
+                    twin.get(goal[r], goal[r]) * 2,
+                ),
+            )
+            if r in goal
+            else FALSE
+            for r in range(len(self.gp.roles))
+        ]
         net._simplify()
         net._layout()
         return net
@@ -143,7 +153,7 @@ class Network:
         if self.atom_lit[2 * atom] is not None:
             return self.atom_lit[2 * atom] >> 1
         gp = self.gp
-        rules = self.rule_of[self.head_start[atom]:self.head_start[atom + 1]]
+        rules = self.rule_of[self.head_start[atom] : self.head_start[atom + 1]]
         if not rules:
             self.atom_lit[2 * atom] = FALSE * 2
             return FALSE
@@ -151,8 +161,10 @@ class Network:
         self.atom_lit[2 * atom] = node * 2
         gates = []
         for rule in rules:
-            lits = [self._lit(lit)
-                    for lit in gp.rule_lits[gp.rule_start[rule]:gp.rule_start[rule + 1]]]
+            lits = [
+                self._lit(lit)
+                for lit in gp.rule_lits[gp.rule_start[rule] : gp.rule_start[rule + 1]]
+            ]
             gates.append(lits[0] if len(lits) == 1 else self._new(AND, lits) * 2)
         self.inputs[node] = tuple(gates)
         return node
@@ -171,11 +183,20 @@ class Network:
         self.terminal_node = self._atom("terminal")
         derived = {a for a, i in gp.atoms.items() if self.head_start[i] < self.head_start[i + 1]}
         atoms = derived | {a for rel in ("goal", "sees") for a in gp.static.get(rel)}
-        self.goals = sorted((self._atom(a), roles.index(a[1]), int(a[2])) for a in atoms
-                            if isinstance(a, tuple) and a[0] == "goal" and a[1] in roles
-                            and isinstance(a[2], str) and a[2].isdigit())
-        self.sees = [(self._atom(a), roles.index(a[1]), a[2]) for a in sorted(atoms, key=repr)
-                     if isinstance(a, tuple) and a[0] == "sees" and a[1] in roles]
+        self.goals = sorted(
+            (self._atom(a), roles.index(a[1]), int(a[2]))
+            for a in atoms
+            if isinstance(a, tuple)
+            and a[0] == "goal"
+            and a[1] in roles
+            and isinstance(a[2], str)
+            and a[2].isdigit()
+        )
+        self.sees = [
+            (self._atom(a), roles.index(a[1]), a[2])
+            for a in sorted(atoms, key=repr)
+            if isinstance(a, tuple) and a[0] == "sees" and a[1] in roles
+        ]
 
     # --- simplification ------------------------------------------------------------
     def _resolve(self, lit):
@@ -193,7 +214,7 @@ class Network:
         changed = True
         while changed:
             changed = False
-            signatures = ({}, {}, {})          # per kind: inputs -> the first such gate
+            signatures = ({}, {}, {})  # per kind: inputs -> the first such gate
             for node in range(2, len(self.kind)):
                 if self.kind[node] == INPUT or self.alias[node] >= 0:
                     continue
@@ -223,7 +244,7 @@ class Network:
         every gate): a role's complement holds its ``noop``, which in the whole
         network flips at every turn (the incremental kernel on breakthrough
         0.61x), in the network of one role's turn never."""
-        moves = {}                      # role -> its does nodes, in move order
+        moves = {}  # role -> its does nodes, in move order
         role_of = {}
         for (r, _), node in zip(self.gp.inputs, self.does_node):
             moves.setdefault(r, []).append(node)
@@ -243,8 +264,13 @@ class Network:
                 if len(rest) + 1 >= len(some):
                     continue
                 if rest not in shared:
-                    shared[rest] = (TRUE * 2 if not rest else rest[0] * 2 + 1 if len(rest) == 1
-                                    else self._new(OR, [d * 2 for d in rest]) * 2 + 1)
+                    shared[rest] = (
+                        TRUE * 2
+                        if not rest
+                        else rest[0] * 2 + 1
+                        if len(rest) == 1
+                        else self._new(OR, [d * 2 for d in rest]) * 2 + 1
+                    )
                 lits -= {d * 2 for d in some}
                 lits.add(shared[rest])
             if lits != set(self.inputs[node]):
@@ -256,32 +282,34 @@ class Network:
     def _fold(self, node):
         """The gate's inputs resolved and folded; an int literal if it is decided."""
         is_and = self.kind[node] == AND
-        absorbing = FALSE * 2 if is_and else TRUE * 2      # an input that decides the gate
+        absorbing = FALSE * 2 if is_and else TRUE * 2  # an input that decides the gate
         lits = set()
         for lit in self.inputs[node]:
             lit = self._resolve(lit)
-            if lit >> 1 in (FALSE, TRUE):                   # a constant input
+            if lit >> 1 in (FALSE, TRUE):  # a constant input
                 if (lit >> 1 == TRUE) ^ (lit & 1) == (absorbing == TRUE * 2):
                     return absorbing
                 continue
-            if lit ^ 1 in lits:                             # x and not x
+            if lit ^ 1 in lits:  # x and not x
                 return absorbing
             lits.add(lit)
         if not lits:
             return TRUE * 2 if is_and else FALSE * 2
         if len(lits) == 1:
             (lit,) = lits
-            return lit if lit >> 1 != node else FALSE * 2   # a gate reading only itself
+            return lit if lit >> 1 != node else FALSE * 2  # a gate reading only itself
         return tuple(sorted(lits))
 
     # --- layout ------------------------------------------------------------------
     def _outputs_resolved(self):
         """Every output as a node (a negated output gets a NOT gate of its own)."""
+
         def node_of(n):
             lit = self._resolve(n * 2)
             if lit & 1:
                 return self._new(AND, (lit,))
             return lit >> 1
+
         self.legal_node = [node_of(n) for n in self.legal_node]
         self.next_node = [node_of(n) for n in self.next_node]
         self.terminal_node = node_of(self.terminal_node)
@@ -291,8 +319,14 @@ class Network:
 
     def _layout(self):
         self._outputs_resolved()
-        outputs = (self.legal_node + self.next_node + [self.terminal_node]
-                   + [n for n, _, _ in self.goals] + [n for n, _, _ in self.sees] + self.wins)
+        outputs = (
+            self.legal_node
+            + self.next_node
+            + [self.terminal_node]
+            + [n for n, _, _ in self.goals]
+            + [n for n, _, _ in self.sees]
+            + self.wins
+        )
         # what the outputs read, transitively
         keep, todo = bytearray(len(self.kind)), list(outputs)
         while todo:
@@ -305,9 +339,8 @@ class Network:
                 todo.extend(lit >> 1 for lit in self.inputs[n])
         for n in [FALSE, TRUE] + self.base_node + self.does_node:
             keep[n] = 1
-        order, blocks = _topological([n for n, k in enumerate(keep) if k],
-                                     self.kind, self.inputs)
-        number = array("i", [-1]) * len(self.kind)     # old node -> position, -1 if dropped
+        order, blocks = _topological([n for n, k in enumerate(keep) if k], self.kind, self.inputs)
+        number = array("i", [-1]) * len(self.kind)  # old node -> position, -1 if dropped
         for new, old in enumerate(order):
             number[old] = new
         self.n = len(order)
@@ -324,31 +357,39 @@ class Network:
         count = np.fromiter((len(self.inputs[o]) for o in self.order), np.int32, self.n)
         in_start = np.zeros(self.n + 1, dtype=np.int32)
         in_start[1:] = np.cumsum(count)
-        in_lit = np.fromiter(chain.from_iterable(self.inputs[o] for o in self.order),
-                             np.int32, in_start[-1])
+        in_lit = np.fromiter(
+            chain.from_iterable(self.inputs[o] for o in self.order), np.int32, in_start[-1]
+        )
         in_lit = number[in_lit >> 1] << 1 | in_lit & 1
         out_start, out_lit = _readers(count, in_lit)
         block_lo = np.full(self.n, -1, dtype=np.int32)
         block_hi = np.full(self.n, -1, dtype=np.int32)
         for lo, hi in self.blocks:
-            block_lo[lo:hi + 1] = lo
-            block_hi[lo:hi + 1] = hi
+            block_lo[lo : hi + 1] = lo
+            block_hi[lo : hi + 1] = hi
         role_index = {r: i for i, r in enumerate(self.gp.roles)}
         wins = dict(win_node=number[self.wins]) if self.wins else {}
-        return dict(**wins,
-            kind=kind, in_start=in_start, in_lit=in_lit,
-            out_start=out_start, out_lit=out_lit,
-            block_lo=block_lo, block_hi=block_hi,
+        return dict(
+            **wins,
+            kind=kind,
+            in_start=in_start,
+            in_lit=in_lit,
+            out_start=out_start,
+            out_lit=out_lit,
+            block_lo=block_lo,
+            block_hi=block_hi,
             base_node=number[self.base_node],
             next_node=number[self.next_node],
             does_node=number[self.does_node],
             legal_node=number[self.legal_node],
             move_role=np.array([role_index[r] for r, _ in self.gp.inputs], dtype=np.int32),
-            nroles=len(self.gp.roles), terminal_node=int(number[self.terminal_node]),
+            nroles=len(self.gp.roles),
+            terminal_node=int(number[self.terminal_node]),
             goal_node=np.array([number[n] for n, _, _ in self.goals], dtype=np.int32),
             goal_role=np.array([r for _, r, _ in self.goals], dtype=np.int32),
             goal_value=np.array([v for _, _, v in self.goals], dtype=np.int32),
-            true_node=int(number[TRUE]))
+            true_node=int(number[TRUE]),
+        )
 
 
 def _readers(count, in_lit) -> tuple:
@@ -373,7 +414,7 @@ def _topological(nodes, kind, inputs):
     every node not on or behind a cycle, in integer arrays (a network may have
     a million nodes); Tarjan's algorithm then orders the few that are left.
     """
-    pending = array("i", [0]) * len(kind)      # a gate's inputs not yet placed
+    pending = array("i", [0]) * len(kind)  # a gate's inputs not yet placed
     start = array("i", [0]) * (len(kind) + 1)  # readers of node n: reader[start[n]:start[n+1]]
     gates = [n for n in nodes if kind[n] != INPUT]
     for n in gates:
@@ -388,8 +429,8 @@ def _topological(nodes, kind, inputs):
             reader[fill[lit >> 1]] = n
             fill[lit >> 1] += 1
     order = [n for n in nodes if kind[n] == INPUT]
-    for n in order:                            # grows as readers become ready
-        for r in reader[start[n]:start[n + 1]]:
+    for n in order:  # grows as readers become ready
+        for r in reader[start[n] : start[n + 1]]:
             pending[r] -= 1
             if not pending[r]:
                 order.append(r)
@@ -415,6 +456,7 @@ def lazy_goals(arrays: dict, keep=()) -> tuple[dict, dict]:
     no readers in the returned arrays (a goal gate's readers are goal gates
     too, else it would be read by legal, next, terminal or ``keep``)."""
     from ggp.reasoners._propnet import cone
+
     kind = np.asarray(arrays["kind"], dtype=np.uint8)
     in_start = np.asarray(arrays["in_start"], dtype=np.int64)
     in_lit = np.asarray(arrays["in_lit"], dtype=np.int64)
@@ -422,11 +464,20 @@ def lazy_goals(arrays: dict, keep=()) -> tuple[dict, dict]:
     block_hi = np.asarray(arrays["block_hi"], dtype=np.int32)
     n = len(kind)
     next_node = np.asarray(arrays["next_node"], dtype=np.int64)
-    eager = cone(kind, in_start, in_lit, block_lo,
-                 np.concatenate([np.asarray(arrays["legal_node"], dtype=np.int64),
-                                 next_node[next_node >= 0],
-                                 [arrays["terminal_node"]] if arrays["terminal_node"] >= 0 else [],
-                                 np.asarray(keep, dtype=np.int64)]).astype(np.int64))
+    eager = cone(
+        kind,
+        in_start,
+        in_lit,
+        block_lo,
+        np.concatenate(
+            [
+                np.asarray(arrays["legal_node"], dtype=np.int64),
+                next_node[next_node >= 0],
+                [arrays["terminal_node"]] if arrays["terminal_node"] >= 0 else [],
+                np.asarray(keep, dtype=np.int64),
+            ]
+        ).astype(np.int64),
+    )
     lazy = (kind != 0) & ~eager
     nodes = np.flatnonzero(lazy)
     count = np.diff(in_start)
@@ -436,16 +487,25 @@ def lazy_goals(arrays: dict, keep=()) -> tuple[dict, dict]:
     position = np.full(n, -1, dtype=np.int64)
     position[nodes] = np.arange(len(nodes))
     hi = np.where(block_lo[nodes] >= 0, position[np.maximum(block_hi[nodes], 0)], -1)
-    program = dict(node=nodes, start=np.concatenate(([0], np.cumsum(count[nodes]))),
-                   lit=in_lit[own], kind=kind[nodes], hi=hi)
+    program = dict(
+        node=nodes,
+        start=np.concatenate(([0], np.cumsum(count[nodes]))),
+        lit=in_lit[own],
+        kind=kind[nodes],
+        hi=hi,
+    )
     # the kernel's arrays without them
     lit = in_lit[~own].astype(np.int32)
     kept_count = np.where(lazy, 0, count)
     out_start, out_lit = _readers(kept_count, lit)
     out = dict(arrays)
-    out.update(kind=np.where(lazy, 0, kind).astype(np.uint8),
-               in_start=np.concatenate(([0], np.cumsum(kept_count))).astype(np.int32),
-               in_lit=lit, out_start=out_start, out_lit=out_lit,
-               block_lo=np.where(lazy, -1, block_lo).astype(np.int32),
-               block_hi=np.where(lazy, -1, block_hi).astype(np.int32))
+    out.update(
+        kind=np.where(lazy, 0, kind).astype(np.uint8),
+        in_start=np.concatenate(([0], np.cumsum(kept_count))).astype(np.int32),
+        in_lit=lit,
+        out_start=out_start,
+        out_lit=out_lit,
+        block_lo=np.where(lazy, -1, block_lo).astype(np.int32),
+        block_hi=np.where(lazy, -1, block_hi).astype(np.int32),
+    )
     return out, program

@@ -20,6 +20,7 @@ Phases
     ``goal``, ``terminal``); those that depend on ``does`` (``next``, ``sees``),
     once per state and joint move.
 """
+
 from __future__ import annotations
 
 import copy
@@ -29,10 +30,9 @@ from collections import OrderedDict, defaultdict
 from gdl import Distinct, Not, Var, to_kif
 from gdl.ast import name_of, variables
 from gdl.validate import expand
-
+from ggp.reasoners import register
 from ggp.reasoners.graphs import strongly_connected
 from ggp.statemachine import GameError, StateMachine, single_goal, term_key
-from ggp.reasoners import register
 
 
 def match_term(pattern, ground, b):
@@ -132,8 +132,12 @@ def _at(atom, position):
     if isinstance(position, int):
         return atom[position] if isinstance(atom, tuple) and len(atom) > position else _MISSING
     i, j = position
-    if not (isinstance(atom, tuple) and len(atom) > i and isinstance(atom[i], tuple)
-            and len(atom[i]) > j):
+    if not (
+        isinstance(atom, tuple)
+        and len(atom) > i
+        and isinstance(atom[i], tuple)
+        and len(atom[i]) > j
+    ):
         return _MISSING
     return atom[i][j]
 
@@ -163,7 +167,7 @@ class _Clause:
             if lit is not None:
                 body.append(lit)
                 bound.update(variables(lit))
-        body.extend(checks)     # unsafe leftovers: the validator reports them
+        body.extend(checks)  # unsafe leftovers: the validator reports them
         self.body = tuple(body)
         self.steps = []
         bound = set()
@@ -176,7 +180,7 @@ class _Clause:
         """(the rule with body literal ``i`` first, that literal's new position)."""
         if i not in self._seeded:
             lit = self.body[i]
-            variant = _Clause(self.head, (lit,) + self.body[:i] + self.body[i + 1:])
+            variant = _Clause(self.head, (lit,) + self.body[:i] + self.body[i + 1 :])
             self._seeded[i] = (variant, variant.body.index(lit))
         return self._seeded[i]
 
@@ -204,9 +208,13 @@ class LiteralStep:
         args = lit[1:]
         self.arity = len(args)
         ground = tuple(i for i, a in enumerate(args, 1) if set(variables(a)) <= bound)
-        inner = tuple((i, j) for i, a in enumerate(args, 1)
-                      if i not in ground and isinstance(a, tuple)
-                      for j, sub in enumerate(a) if j == 0 or set(variables(sub)) <= bound)
+        inner = tuple(
+            (i, j)
+            for i, a in enumerate(args, 1)
+            if i not in ground and isinstance(a, tuple)
+            for j, sub in enumerate(a)
+            if j == 0 or set(variables(sub)) <= bound
+        )
         self.positions = ground + inner
         self.key_terms = tuple(lit[i] for i in ground) + tuple(lit[i][j] for i, j in inner)
         rest = [(i, a) for i, a in enumerate(args, 1) if i not in ground]
@@ -241,18 +249,26 @@ class Program:
         by_relation = defaultdict(list)
         for c in clauses:
             by_relation[c.relation].append(c)
-        reach = {}     # relation -> every relation it depends on
-        for comp in strongly_connected(graph):      # dependencies first
+        reach = {}  # relation -> every relation it depends on
+        for comp in strongly_connected(graph):  # dependencies first
             deps = set().union(*(graph.get(r, set()) for r in comp))
             reach_comp = set(deps)
             for d in deps - comp:
                 reach_comp |= reach[d]
             for r in comp:
                 reach[r] = reach_comp
-            phase = ("move" if reach_comp & {"does", "next"} else
-                     "state" if "true" in reach_comp else "static")
-            stratum = _Stratum(frozenset(comp), [c for r in sorted(comp) for c in by_relation[r]],
-                               bool(deps & comp))
+            phase = (
+                "move"
+                if reach_comp & {"does", "next"}
+                else "state"
+                if "true" in reach_comp
+                else "static"
+            )
+            stratum = _Stratum(
+                frozenset(comp),
+                [c for r in sorted(comp) for c in by_relation[r]],
+                bool(deps & comp),
+            )
             if stratum.clauses:
                 self._strata.append((phase, stratum))
 
@@ -287,15 +303,16 @@ class Program:
             rounds = 0
             while stratum.recursive and delta:
                 rounds += 1
-                if rounds > MAX_DEPTH:          # a long recursion: are its terms growing?
+                if rounds > MAX_DEPTH:  # a long recursion: are its terms growing?
                     refuse_deep(delta)
                 found = {}
                 for c in stratum.clauses:
                     for i, lit in enumerate(c.body):
                         if isinstance(lit, (str, tuple)) and name_of(lit) in delta:
                             variant, at = c.seeded(i)
-                            for atom in Program._derive(variant, facts, at,
-                                                        delta[name_of(lit)], effort):
+                            for atom in Program._derive(
+                                variant, facts, at, delta[name_of(lit)], effort
+                            ):
                                 if atom not in facts.sets[c.relation]:
                                     found.setdefault(c.relation, set()).add(atom)
                 for r, atoms in found.items():
@@ -303,21 +320,28 @@ class Program:
                     derived += len(atoms)
                 if limit is not None:
                     named = sorted(r for r in stratum.relations if not r.startswith("__"))
-                    BUILD_LOG.info("relaxed domain: %s facts derived (round %d of the "
-                                   "recursion of %s)", f"{derived:,}", rounds,
-                                   ", ".join(named[:3] or sorted(stratum.relations)[:1]))
+                    BUILD_LOG.info(
+                        "relaxed domain: %s facts derived (round %d of the recursion of %s)",
+                        f"{derived:,}",
+                        rounds,
+                        ", ".join(named[:3] or sorted(stratum.relations)[:1]),
+                    )
                 if limit is not None and derived > limit:
-                    raise GameError(f"more than {limit:,} facts derived (relation "
-                                    f"'{max(found, key=lambda r: len(found[r]))}' adding "
-                                    f"the most)")
+                    raise GameError(
+                        f"more than {limit:,} facts derived (relation "
+                        f"'{max(found, key=lambda r: len(found[r]))}' adding "
+                        f"the most)"
+                    )
                 delta = found
         return facts
 
     @staticmethod
     def _derive(clause, facts, delta_at, delta, effort=None):
         """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
-        return [instantiate(clause.head, b)
-                for b in solutions(clause, facts, delta_at, delta, effort=effort)]
+        return [
+            instantiate(clause.head, b)
+            for b in solutions(clause, facts, delta_at, delta, effort=effort)
+        ]
 
 
 #: What a game's build is doing, for a user waiting on it (``ggp`` prints it
@@ -348,8 +372,10 @@ class Effort:
         """Count ``atoms`` examined for ``relation``; :class:`TooMuchWork` past the limit."""
         self.left -= atoms
         if self.left < 0:
-            raise TooMuchWork(f"the joins examined more than {self.limit:,} candidate atoms "
-                              f"(at relation '{relation}')")
+            raise TooMuchWork(
+                f"the joins examined more than {self.limit:,} candidate atoms "
+                f"(at relation '{relation}')"
+            )
 
 
 #: The deepest nesting of terms a recursive relation may build (the parser
@@ -375,9 +401,11 @@ def refuse_deep(delta: dict) -> None:
         for atom in atoms:
             if _depth(atom, MAX_DEPTH) > MAX_DEPTH:
                 text = to_kif(atom)
-                raise GameError(f"relation '{relation}' builds terms nested deeper than "
-                                f"{MAX_DEPTH} levels, as {text[:60]}"
-                                f"{'...' if len(text) > 60 else ''}: they have no bound")
+                raise GameError(
+                    f"relation '{relation}' builds terms nested deeper than "
+                    f"{MAX_DEPTH} levels, as {text[:60]}"
+                    f"{'...' if len(text) > 60 else ''}: they have no bound"
+                )
 
 
 def extend(step, lit, atom, b):
@@ -420,20 +448,22 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
                 solve(i + 1, b)
             return
         if isinstance(lit, Not):
-            if not negation or instantiate(lit.literal, b) not in facts.get(
-                    name_of(lit.literal)):
+            if not negation or instantiate(lit.literal, b) not in facts.get(name_of(lit.literal)):
                 solve(i + 1, b)
             return
         step = steps[i]
-        if step.free == ():     # every argument bound: a membership test
+        if step.free == ():  # every argument bound: a membership test
             atom = instantiate(lit, b)
             if atom in (delta if i == delta_at else facts.get(name_of(lit))):
                 solve(i + 1, b)
             return
         key = tuple(instantiate(t, b) for t in step.key_terms)
         if i == delta_at:
-            pool = [a for a in delta if len(a) == len(lit)
-                    and tuple(_at(a, p) for p in step.positions) == key]
+            pool = [
+                a
+                for a in delta
+                if len(a) == len(lit) and tuple(_at(a, p) for p in step.positions) == key
+            ]
         else:
             pool = facts.lookup(lit[0], step.positions, key)
         if effort is not None:
@@ -444,7 +474,7 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
                 solve(i + 1, b2)
 
     solve(0, {})
-    solve = None        # solve refers to itself: break the cycle, free it now
+    solve = None  # solve refers to itself: break the cycle, free it now
     return out
 
 
@@ -478,8 +508,11 @@ class ReferenceMachine(StateMachine):
         self.static = self.static_facts(self.program.strata("static"))
         self._state_strata = self.program.strata("state")
         self._move_strata = self.program.strata("move")
-        self.roles = tuple(sorted((a[1] for a in self.static.get("role")),
-                                  key=lambda r: self._role_order(rules, r)))
+        self.roles = tuple(
+            sorted(
+                (a[1] for a in self.static.get("role")), key=lambda r: self._role_order(rules, r)
+            )
+        )
         self._role_index = {r: i for i, r in enumerate(self.roles)}
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
@@ -488,8 +521,9 @@ class ReferenceMachine(StateMachine):
     @staticmethod
     def static_facts(strata) -> Facts:
         """The facts of the static relations, all computed now."""
-        return Program.evaluate(strata, Facts({}, frozenset(r for st in strata
-                                                            for r in st.relations)))
+        return Program.evaluate(
+            strata, Facts({}, frozenset(r for st in strata for r in st.relations))
+        )
 
     def fork(self) -> ReferenceMachine:
         """A machine of its own on the same program and static facts, with
@@ -561,8 +595,7 @@ class ReferenceMachine(StateMachine):
         return single_goal(role, (a[2] for a in self._state(state).get("goal") if a[1] == role))
 
     def percepts(self, state, joint, role):
-        return frozenset(a[2] for a in self._move(state, tuple(joint)).get("sees")
-                         if a[1] == role)
+        return frozenset(a[2] for a in self._move(state, tuple(joint)).get("sees") if a[1] == role)
 
     def state_facts(self, state):
         return frozenset(state)

@@ -13,6 +13,7 @@ making the rules cheaper to ground:
 * :func:`specialize`: relations always called with some constant arguments
   are specialized to those calls.
 """
+
 from __future__ import annotations
 
 from gdl import Not, Rule, Var, expand
@@ -34,8 +35,8 @@ def fix_constants(rules) -> list:
     facts.
     """
     clauses = [(rule, lits) for rule in rules for lits, _ in expand(rule)]
-    makers: dict = {}           # (symbol, arity) -> [(clause keeps it, unconditionally)]
-    anything = []               # (next ?x) heads: they may make any fact
+    makers: dict = {}  # (symbol, arity) -> [(clause keeps it, unconditionally)]
+    anything = []  # (next ?x) heads: they may make any fact
     for rule, lits in clauses:
         if name_of(rule.head) != "next" or not isinstance(rule.head, tuple):
             continue
@@ -45,20 +46,28 @@ def fix_constants(rules) -> list:
             anything.append((keeps, lits == (("true", made),)))
         else:
             makers.setdefault(_form(made), []).append(
-                (keeps, lits == (("true", made),) and _general(made)))
+                (keeps, lits == (("true", made),) and _general(made))
+            )
     if not all(keeps for keeps, _ in anything):
         return list(rules)
     always = any(plain for _, plain in anything)
-    constant = {form for form, ways in makers.items()
-                if all(keeps for keeps, _ in ways) and (always or any(p for _, p in ways))}
+    constant = {
+        form
+        for form, ways in makers.items()
+        if all(keeps for keeps, _ in ways) and (always or any(p for _, p in ways))
+    }
     if not constant:
         return list(rules)
 
     def fixed(lit):
         if isinstance(lit, Not):
             return Not(fixed(lit.literal), lit.pos)
-        if isinstance(lit, tuple) and lit[0] == "true" and not isinstance(lit[1], Var) \
-                and _form(lit[1]) in constant:
+        if (
+            isinstance(lit, tuple)
+            and lit[0] == "true"
+            and not isinstance(lit[1], Var)
+            and _form(lit[1]) in constant
+        ):
             return ("init", lit[1])
         return lit
 
@@ -103,8 +112,9 @@ def factor(rules) -> list:
 
 
 #: Relations asked from outside the rules (or keywords): never specialized.
-_QUERIED = frozenset({"role", "init", "true", "does", "next", "legal", "goal", "terminal",
-                      "sees", "base", "input"})
+_QUERIED = frozenset(
+    {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "sees", "base", "input"}
+)
 
 
 def specialize(rules) -> list:
@@ -119,26 +129,40 @@ def specialize(rules) -> list:
     relation with a use that binds no argument to a constant (or whose head
     has a compound term where a call has a constant) is kept as it is.
     """
-    calls: dict = {}            # relation -> its call patterns (constant or None per argument)
+    calls: dict = {}  # relation -> its call patterns (constant or None per argument)
     for rule in rules:
         for lit in rule.body:
             atom = lit.literal if isinstance(lit, Not) else lit
             if isinstance(atom, tuple):
                 calls.setdefault(atom[0], set()).add(
-                    tuple(a if is_ground(a) else None for a in atom[1:]))
+                    tuple(a if is_ground(a) else None for a in atom[1:])
+                )
             elif isinstance(atom, str):
                 calls.setdefault(atom, set()).add(())
     out = []
     for rule in rules:
         patterns = calls.get(name_of(rule.head), ())
-        if (name_of(rule.head) in _QUERIED or not isinstance(rule.head, tuple) or not patterns
-                or any(all(c is None for c in p) for p in patterns)
-                or any(isinstance(h, tuple) and not is_ground(h)
-                       for p in patterns for h, c in zip(rule.head[1:], p) if c is not None)):
+        if (
+            name_of(rule.head) in _QUERIED
+            or not isinstance(rule.head, tuple)
+            or not patterns
+            or any(all(c is None for c in p) for p in patterns)
+            or any(
+                isinstance(h, tuple) and not is_ground(h)
+                for p in patterns
+                for h, c in zip(rule.head[1:], p)
+                if c is not None
+            )
+        ):
             out.append(rule)
             continue
-        general = [p for p in patterns if not any(      # a call less bound covers p
-            q != p and all(c is None or c == d for c, d in zip(q, p)) for q in patterns)]
+        general = [
+            p
+            for p in patterns
+            if not any(  # a call less bound covers p
+                q != p and all(c is None or c == d for c, d in zip(q, p)) for q in patterns
+            )
+        ]
         for pattern in sorted(general, key=repr):
             binding = {}
             for h, c in zip(rule.head[1:], pattern):
@@ -150,8 +174,13 @@ def specialize(rules) -> list:
                 elif h != c:
                     break
             else:
-                out.append(Rule(substitute(rule.head, binding),
-                                tuple(substitute(lit, binding) for lit in rule.body), rule.pos))
+                out.append(
+                    Rule(
+                        substitute(rule.head, binding),
+                        tuple(substitute(lit, binding) for lit in rule.body),
+                        rule.pos,
+                    )
+                )
     return out
 
 
@@ -182,16 +211,23 @@ def _factor_clause(rule, lits, serial):
     if len(groups) < 2:
         return [Rule(rule.head, tuple(lits), rule.pos)]
     body, helpers = [], []
-    with_locals = sum(1 for members in groups.values()
-                      if any(v in local for i in members for v in variables(lits[i])))
+    with_locals = sum(
+        1
+        for members in groups.values()
+        if any(v in local for i in members for v in variables(lits[i]))
+    )
     for members in groups.values():
         group = [lits[i] for i in members]
         group_vars = {v for lit in group for v in variables(lit)}
-        positive_vars = {v for lit in group if isinstance(lit, (str, tuple))
-                         for v in variables(lit)}
+        positive_vars = {
+            v for lit in group if isinstance(lit, (str, tuple)) for v in variables(lit)
+        }
         shared = sorted(group_vars - (group_vars & local))
-        if not (group_vars & local) or group_vars - positive_vars \
-                or (len(group) < 2 and with_locals < 2):
+        if (
+            not (group_vars & local)
+            or group_vars - positive_vars
+            or (len(group) < 2 and with_locals < 2)
+        ):
             body.extend(group)
             continue
         name = f"__aux{serial}_{len(helpers)}_{name_of(rule.head)}"

@@ -16,25 +16,29 @@ A policy is a list, per information state of the tree, of the probabilities
 of its moves.  A policy file is JSON: information state key -> {move in KIF:
 probability}.
 """
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
-from gdl import to_kif
 
+from gdl import to_kif
 from ggp.solvers._cfr import Kernel, best_response, evaluate
 from ggp.solvers.efg import CHANCE, TERMINAL, Tree, flatten
 
 # --- policies ---------------------------------------------------------------------
+
 
 def uniform_policy(tree: Tree) -> list:
     return [[1.0 / len(info.moves)] * len(info.moves) for info in tree.infosets]
 
 
 def policy_to_dict(tree: Tree, policy: list) -> dict:
-    return {info.key: {to_kif(m): p for m, p in zip(info.moves, probs)}
-            for info, probs in zip(tree.infosets, policy)}
+    return {
+        info.key: {to_kif(m): p for m, p in zip(info.moves, probs)}
+        for info, probs in zip(tree.infosets, policy)
+    }
 
 
 def policy_from_dict(tree: Tree, data: dict) -> list:
@@ -66,10 +70,11 @@ def load_policy(tree: Tree, path) -> list:
 
 # --- evaluation -------------------------------------------------------------------
 
+
 def expected_values(tree: Tree, policy: list) -> tuple:
     """Every player's expected utility (in the tree's unit) when all follow ``policy``."""
     values = [None] * tree.histories
-    for n in range(tree.histories - 1, -1, -1):       # children are numbered after parents
+    for n in range(tree.histories - 1, -1, -1):  # children are numbered after parents
         kind = tree.kind[n]
         if kind == TERMINAL:
             values[n] = tree.utility[n]
@@ -97,11 +102,13 @@ def best_response_values(tree: Tree, policy: list, player: int, flat=None) -> li
     :func:`ggp.solvers._cfr.best_response` over the flattened tree (``flat``, when
     the caller has it)."""
     flat = flatten(tree) if flat is None else flat
-    flat_policy = np.fromiter((p for probs in policy for p in probs), dtype=np.float64,
-                              count=int(flat.move_start[-1]))
+    flat_policy = np.fromiter(
+        (p for probs in policy for p in probs), dtype=np.float64, count=int(flat.move_start[-1])
+    )
     reach, value = np.zeros(tree.histories), np.zeros(tree.histories)
-    best_response(flat, flat_policy, player, reach, value,
-                  np.zeros(len(tree.infosets), dtype=np.int32))
+    best_response(
+        flat, flat_policy, player, reach, value, np.zeros(len(tree.infosets), dtype=np.int32)
+    )
     return value.tolist()
 
 
@@ -117,6 +124,7 @@ def exploitability(tree: Tree, policy: list) -> float:
 
 
 # --- CFR and CFR+ -----------------------------------------------------------------
+
 
 class TableSolver:
     """What the regret-minimizing solvers share: the tree flattened, regrets
@@ -134,7 +142,7 @@ class TableSolver:
 
     def _split(self, flat) -> list:
         s = self._move_start
-        return [flat[s[i]:s[i + 1]].tolist() for i in range(len(s) - 1)]
+        return [flat[s[i] : s[i + 1]].tolist() for i in range(len(s) - 1)]
 
     @property
     def regret(self) -> list:
@@ -193,9 +201,19 @@ class CFRSolver(TableSolver):
         sizes = np.diff(flat.move_start)
         self._current = np.repeat(1.0 / sizes, sizes)
         self._tracked = None
-        self._kernel = Kernel(flat.kind, flat.child_start, flat.child, flat.child_prob,
-                              flat.player, flat.infoset, flat.utility, flat.move_start,
-                              self._regret, self._cumulative, self._current)
+        self._kernel = Kernel(
+            flat.kind,
+            flat.child_start,
+            flat.child,
+            flat.child_prob,
+            flat.player,
+            flat.infoset,
+            flat.utility,
+            flat.move_start,
+            self._regret,
+            self._cumulative,
+            self._current,
+        )
 
     @property
     def current(self) -> list:

@@ -40,6 +40,7 @@ the file declares in a comment line ``; efg: chip = 25 goal points around
 ``flatten(tree)`` gives the same tree in numpy arrays (children in CSR form)
 for the Cython kernels: CFR (``ggp.solvers._cfr``) and self-play (``players.imperfect._infotree``).
 """
+
 from __future__ import annotations
 
 import random
@@ -49,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from gdl import to_kif
 
+from gdl import to_kif
 from ggp.statemachine import GameError
 
 CHANCE_ROLE = "random"
@@ -59,7 +60,8 @@ HISTORY_LIMIT = 500_000
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 
 _UNIT_LINE = re.compile(
-    r"^\s*;+\s*efg:\s*(\w+)\s*=\s*([0-9.]+)\s*goal points around\s*([0-9.]+)", re.MULTILINE)
+    r"^\s*;+\s*efg:\s*(\w+)\s*=\s*([0-9.]+)\s*goal points around\s*([0-9.]+)", re.MULTILINE
+)
 
 
 class TreeTooLarge(GameError):
@@ -69,6 +71,7 @@ class TreeTooLarge(GameError):
 @dataclass(frozen=True)
 class Unit:
     """A game's unit of utility: ``goal = offset + scale * utility``."""
+
     name: str = "goal points"
     scale: float = 1.0
     offset: float = 0.0
@@ -114,6 +117,7 @@ class InfoSet:
     game), the index of its player, its moves (terms, in the state machine's
     order), the nodes where that player holds it, and its ``history``: the
     player's (own move, percepts) at every step so far."""
+
     key: str
     player: int
     moves: tuple
@@ -140,8 +144,14 @@ class Tree:
     cannot tell apart (:mod:`ggp.solvers.public` builds public states from them).
     """
 
-    def __init__(self, players: tuple, unit: Unit, limit: int = HISTORY_LIMIT,
-                 deadline: float | None = None, display: Unit | None = None):
+    def __init__(
+        self,
+        players: tuple,
+        unit: Unit,
+        limit: int = HISTORY_LIMIT,
+        deadline: float | None = None,
+        display: Unit | None = None,
+    ):
         self.limit, self.deadline = limit, deadline
         self.players = players
         self.unit = unit
@@ -157,18 +167,35 @@ class Tree:
         self._infoset_index: dict[str, int] = {}
         self._augmented_index: dict[tuple, int] = {}
 
-    def add_node(self, kind: int, player: int = -1, infoset: int = -1,
-                 utility: tuple = (), augmented: tuple = ()) -> int:
+    def add_node(
+        self,
+        kind: int,
+        player: int = -1,
+        infoset: int = -1,
+        utility: tuple = (),
+        augmented: tuple = (),
+    ) -> int:
         if len(self.kind) >= self.limit:
-            raise TreeTooLarge(f"the game's extensive form has more than {self.limit:,} "
-                               f"histories; it is too large to build whole")
-        if self.deadline is not None and len(self.kind) % 1024 == 0 \
-                and time.monotonic() > self.deadline:
-            raise TreeTooLarge(f"the game's extensive form was not built in time "
-                               f"({len(self.kind):,} histories so far)")
+            raise TreeTooLarge(
+                f"the game's extensive form has more than {self.limit:,} "
+                f"histories; it is too large to build whole"
+            )
+        if (
+            self.deadline is not None
+            and len(self.kind) % 1024 == 0
+            and time.monotonic() > self.deadline
+        ):
+            raise TreeTooLarge(
+                f"the game's extensive form was not built in time "
+                f"({len(self.kind):,} histories so far)"
+            )
         self.kind.append(kind)
-        self.augmented.append(tuple(self._augmented_index.setdefault(key, len(
-            self._augmented_index)) for key in augmented))
+        self.augmented.append(
+            tuple(
+                self._augmented_index.setdefault(key, len(self._augmented_index))
+                for key in augmented
+            )
+        )
         self.children.append(())
         self.chance_probs.append(())
         self.player.append(player)
@@ -208,25 +235,31 @@ class Tree:
         (``exploitability``, ``values``) and in the file's declared unit
         (``exploitability_unit``, ``values_unit``), named by ``unit``."""
         points = gap * self.unit.scale
-        data = {"unit": self.display.name, "exploitability": points,
-                "exploitability_unit": points / self.display.scale}
+        data = {
+            "unit": self.display.name,
+            "exploitability": points,
+            "exploitability_unit": points / self.display.scale,
+        }
         if values is not None:
             goals = [self.unit.to_goal(v) for v in values]
             data["values"] = dict(zip(self.players, goals))
-            data["values_unit"] = {r: self.display.from_goal(g)
-                                   for r, g in zip(self.players, goals)}
+            data["values_unit"] = {
+                r: self.display.from_goal(g) for r, g in zip(self.players, goals)
+            }
         return data
 
 
 def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
     """``role: move {percepts} / ... ? legal moves``, all in KIF, percepts sorted."""
-    steps = " / ".join(f"{to_kif(move)} {{{' '.join(sorted(map(to_kif, seen)))}}}"
-                       for move, seen in observations)
+    steps = " / ".join(
+        f"{to_kif(move)} {{{' '.join(sorted(map(to_kif, seen)))}}}" for move, seen in observations
+    )
     return f"{role}: {steps} ? {' '.join(map(to_kif, moves))}"
 
 
-def estimate_histories(game, reasoner: str = "compiled", samples: int = 1000,
-                       seconds: float = 1.0, seed: int = 0) -> tuple[float, int]:
+def estimate_histories(
+    game, reasoner: str = "compiled", samples: int = 1000, seconds: float = 1.0, seed: int = 0
+) -> tuple[float, int]:
     """(Histories of :func:`build_tree`'s tree, estimated; the random paths
     it took) by Knuth's estimator (D. E. Knuth, "Estimating the Efficiency of
     Backtrack Programs", Mathematics of Computation 29, 1975): along a path of
@@ -242,18 +275,23 @@ def estimate_histories(game, reasoner: str = "compiled", samples: int = 1000,
         while not sm.is_terminal(state):
             legal = sm.playable_moves(state)
             for moves in legal:
-                if len(moves) >= 2:             # an acting role: one node a choice
+                if len(moves) >= 2:  # an acting role: one node a choice
                     total += weight
                     weight *= len(moves)
             state = sm.next_state(state, [rng.choice(list(moves)) for moves in legal])
-        total += weight                         # the terminal node
+        total += weight  # the terminal node
         paths += 1
     return total / paths, paths
 
 
-def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
-               limit: int = HISTORY_LIMIT, deadline: float | None = None,
-               estimate: bool = False) -> Tree:
+def build_tree(
+    game,
+    reasoner: str = "compiled",
+    unit: Unit | None = None,
+    limit: int = HISTORY_LIMIT,
+    deadline: float | None = None,
+    estimate: bool = False,
+) -> Tree:
     """The whole extensive-form tree of ``game`` (meant for small games: every
     history is a node); :class:`TreeTooLarge` past ``limit`` histories or, when
     a ``deadline`` (a ``time.monotonic()`` instant) is given, past it.  With
@@ -262,9 +300,11 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
     if estimate:
         histories, paths = estimate_histories(game, reasoner)
         if histories > 2 * limit:
-            raise TreeTooLarge(f"the game's extensive form has about {histories:.2g} histories "
-                               f"(estimated from {paths:,} random paths), more than "
-                               f"{limit:,}; it is too large to build whole")
+            raise TreeTooLarge(
+                f"the game's extensive form has about {histories:.2g} histories "
+                f"(estimated from {paths:,} random paths), more than "
+                f"{limit:,}; it is too large to build whole"
+            )
     sm = game.state_machine(reasoner)
     roles = tuple(sm.roles)
     players = tuple(r for r in roles if r != CHANCE_ROLE)
@@ -279,8 +319,9 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
             if role == CHANCE_ROLE:
                 seen.append(obs)
                 continue
-            percepts = (frozenset([joint]) if perfect_information
-                        else sm.percepts(state, joint, role))
+            percepts = (
+                frozenset([joint]) if perfect_information else sm.percepts(state, joint, role)
+            )
             seen.append(obs + ((joint[roles.index(role)], percepts),))
         return tuple(seen)
 
@@ -296,8 +337,7 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
             if acting:
                 return choice(state, observations, legal, acting, 0, [m[0] for m in legal])
             joint = tuple(m[0] for m in legal)
-            state, observations = (sm.next_state(state, joint),
-                                   observe(state, joint, observations))
+            state, observations = (sm.next_state(state, joint), observe(state, joint, observations))
 
     def choice(state, observations, legal, acting, k, chosen):
         """The node of the k-th acting role's choice in this step (its moves
@@ -308,16 +348,19 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
             return visit(sm.next_state(state, joint), observe(state, joint, observations))
         r = acting[k]
         role, moves = roles[r], legal[r]
-        augmented = tuple((i, observations[i], chosen[i] if i in acting[:k] else None,
-                           moves if i == r else None) for i in player_roles)
+        augmented = tuple(
+            (i, observations[i], chosen[i] if i in acting[:k] else None, moves if i == r else None)
+            for i in player_roles
+        )
         if role == CHANCE_ROLE:
             node = tree.add_node(CHANCE, augmented=augmented)
             tree.chance_probs[node] = (1.0 / len(moves),) * len(moves)
         else:
             p = player_of[role]
             key = infostate_key(role, observations[r], moves)
-            node = tree.add_node(DECISION, p, tree.infoset_for(key, p, moves, observations[r]),
-                                 augmented=augmented)
+            node = tree.add_node(
+                DECISION, p, tree.infoset_for(key, p, moves, observations[r]), augmented=augmented
+            )
             tree.infosets[tree.infoset[node]].nodes.append(node)
         return _Choice(node, (state, observations, legal, acting, k), chosen, moves)
 
@@ -348,9 +391,10 @@ def build_tree(game, reasoner: str = "compiled", unit: Unit | None = None,
 @dataclass
 class _Choice:
     """A node of :func:`build_tree` whose children are being built."""
+
     node: int
-    context: tuple          # state, observations, legal moves, acting roles, k
-    chosen: list            # the step's joint move so far
+    context: tuple  # state, observations, legal moves, acting roles, k
+    chosen: list  # the step's joint move so far
     moves: tuple
     next: int = 0
     kids: list = field(default_factory=list)
@@ -367,6 +411,7 @@ class FlatTree:
     information state i are entries ``move_start[i]:move_start[i + 1]`` of any
     flat per-(information state, move) array.
     """
+
     kind: np.ndarray
     child_start: np.ndarray
     child: np.ndarray
@@ -381,17 +426,25 @@ def flatten(tree: Tree) -> FlatTree:
     """``tree`` in arrays (see :class:`FlatTree`)."""
     child_start = np.zeros(tree.histories + 1, dtype=np.int32)
     np.cumsum([len(c) for c in tree.children], out=child_start[1:])
-    child = np.fromiter((c for cs in tree.children for c in cs), dtype=np.int32,
-                        count=int(child_start[-1]))
+    child = np.fromiter(
+        (c for cs in tree.children for c in cs), dtype=np.int32, count=int(child_start[-1])
+    )
     child_prob = np.zeros(len(child))
     utility = np.zeros((tree.histories, len(tree.players)))
     for n, kind in enumerate(tree.kind):
         if kind == CHANCE:
-            child_prob[child_start[n]:child_start[n + 1]] = tree.chance_probs[n]
+            child_prob[child_start[n] : child_start[n + 1]] = tree.chance_probs[n]
         elif kind == TERMINAL:
             utility[n] = tree.utility[n]
     move_start = np.zeros(len(tree.infosets) + 1, dtype=np.int32)
     np.cumsum([len(info.moves) for info in tree.infosets], out=move_start[1:])
-    return FlatTree(np.asarray(tree.kind, dtype=np.int32), child_start, child, child_prob,
-                    np.asarray(tree.player, dtype=np.int32),
-                    np.asarray(tree.infoset, dtype=np.int32), utility, move_start)
+    return FlatTree(
+        np.asarray(tree.kind, dtype=np.int32),
+        child_start,
+        child,
+        child_prob,
+        np.asarray(tree.player, dtype=np.int32),
+        np.asarray(tree.infoset, dtype=np.int32),
+        utility,
+        move_start,
+    )

@@ -11,11 +11,12 @@ machine's order of terms; so no game needs hand-written features, and two
 different information states never share a vector (their histories or legal
 moves differ somewhere).  ``ggp info GAME --features`` shows the encoding.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from gdl import to_kif
 
+from gdl import to_kif
 from ggp.statemachine import term_key
 
 
@@ -33,11 +34,14 @@ class Encoding:
         self.player = player
         self.infosets = [i for i, info in enumerate(tree.infosets) if info.player == player]
         chosen = [tree.infosets[i] for i in self.infosets]
-        self.moves = sorted({m for info in chosen for m in info.moves}
-                            | {step[0] for info in chosen for step in info.history},
-                            key=term_key)
-        self.terms = sorted({t for info in chosen for step in info.history for t in step[1]},
-                            key=term_key)
+        self.moves = sorted(
+            {m for info in chosen for m in info.moves}
+            | {step[0] for info in chosen for step in info.history},
+            key=term_key,
+        )
+        self.terms = sorted(
+            {t for info in chosen for step in info.history for t in step[1]}, key=term_key
+        )
         self.depth = max((len(info.history) for info in chosen), default=0)
         move_slot = {m: k for k, m in enumerate(self.moves)}
         term_slot = {t: len(self.moves) + k for k, t in enumerate(self.terms)}
@@ -69,10 +73,15 @@ class Encoding:
         return out + [f"legal {to_kif(m)}" for m in self.moves]
 
     def describe(self, role: str) -> dict:
-        return {"role": role, "size": self.size, "depth": self.depth,
-                "moves": [to_kif(m) for m in self.moves],
-                "terms": [to_kif(t) for t in self.terms],
-                "information_states": len(self.infosets), "slots": self.slots()}
+        return {
+            "role": role,
+            "size": self.size,
+            "depth": self.depth,
+            "moves": [to_kif(m) for m in self.moves],
+            "terms": [to_kif(t) for t in self.terms],
+            "information_states": len(self.infosets),
+            "slots": self.slots(),
+        }
 
 
 class StepEncoding:
@@ -127,4 +136,4 @@ class StepEncoding:
 
     def legal(self, rows: np.ndarray) -> np.ndarray:
         """Per packed row, which of ``moves`` are legal."""
-        return np.unpackbits(rows, axis=1, count=self.size)[:, self.legal_at:].astype(bool)
+        return np.unpackbits(rows, axis=1, count=self.size)[:, self.legal_at :].astype(bool)

@@ -16,6 +16,7 @@ An algorithm is named as ``ggp solve --algo`` takes it (:func:`ggp.solvers.solve
 ``mccfr`` (outcome sampling, epsilon 0.6) or ``mccfr:sampling=external``,
 ``mccfr:epsilon=0.4``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,13 +35,18 @@ class MCCFRSolver(TableSolver):
     players and information states).  ``regret`` and ``cumulative`` may be
     given to start from (and keep writing into) existing tables."""
 
-    def __init__(self, tree: Tree, sampling: str = "outcome", epsilon: float = EPSILON,
-                 seed: int = 0, flat=None):
+    def __init__(
+        self,
+        tree: Tree,
+        sampling: str = "outcome",
+        epsilon: float = EPSILON,
+        seed: int = 0,
+        flat=None,
+    ):
         from ggp.solvers._mccfr import Sampler
 
         if sampling not in SAMPLINGS:
-            raise ValueError(f"unknown sampling {sampling!r}; choose "
-                             f"{' or '.join(SAMPLINGS)}")
+            raise ValueError(f"unknown sampling {sampling!r}; choose {' or '.join(SAMPLINGS)}")
         if not 0 < epsilon <= 1:
             raise ValueError(f"epsilon must be in (0, 1], not {epsilon}")
         super().__init__(tree, flat)

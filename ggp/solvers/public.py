@@ -20,6 +20,7 @@ construction needs nothing but the rules.
 Public states are numbered in order of their first node (preorder), so the
 root's is 0 and a public state comes after every public state above it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ class PublicTree:
     """``state[n]``: the public state of node n (-1 at terminal nodes);
     ``members[s]``: its nodes in preorder; ``top[s]``: its topmost nodes (whose
     parent is in another public state, or the root)."""
+
     state: np.ndarray
     members: list
     top: list

@@ -19,6 +19,7 @@ block ``n .. end[n] - 1``; a gadget is the concatenation of the blocks of S's
 topmost histories behind the chance and follow/terminate nodes, built with
 array operations.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ class Subgame:
     original topmost histories and where their blocks begin in the gadget, and
     ``scale`` the total weight of the topmost histories (reaches in the gadget
     times ``scale`` are reaches in the game)."""
+
     flat: FlatTree
     origin: np.ndarray
     move_origin: np.ndarray
@@ -72,12 +74,26 @@ class Subgame:
 def whole_game(flat: FlatTree) -> Subgame:
     """The game itself, for the first resolve (from the root)."""
     count = len(flat.kind)
-    return Subgame(flat, np.arange(count), np.arange(int(flat.move_start[-1])),
-                   np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1.0)
+    return Subgame(
+        flat,
+        np.arange(count),
+        np.arange(int(flat.move_start[-1])),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        1.0,
+    )
 
 
-def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, opponent_sets,
-           values: dict, total: float) -> Subgame:
+def gadget(
+    flat: FlatTree,
+    end: np.ndarray,
+    tops,
+    weights,
+    opponent: int,
+    opponent_sets,
+    values: dict,
+    total: float,
+) -> Subgame:
     """The resolving gadget (module docstring) of the public state whose topmost
     histories are ``tops``, with the resolving player's range times chance
     ``weights`` at them, ``opponent_sets`` the opponent's augmented
@@ -89,7 +105,7 @@ def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, oppone
     weights = np.asarray(weights, dtype=np.float64)[order]
     sets = [opponent_sets[i] for i in order]
     scale = float(weights.sum())
-    if scale <= 0:                      # a position the range says we never reach
+    if scale <= 0:  # a position the range says we never reach
         weights, scale = np.ones(len(tops)), float(len(tops))
     k = len(tops)
     lengths = end[tops] - tops
@@ -100,8 +116,8 @@ def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, oppone
     origin = np.full(count, -1, dtype=np.int64)
     where = np.concatenate([np.arange(o, o + n) for o, n in zip(offsets, lengths)])
     origin[where] = block
-    choice = offsets - 2                                  # follow/terminate nodes
-    leaf = offsets - 1                                    # terminate leaves
+    choice = offsets - 2  # follow/terminate nodes
+    leaf = offsets - 1  # terminate leaves
 
     kind = np.empty(count, dtype=np.int32)
     kind[0], kind[choice], kind[leaf] = CHANCE, DECISION, TERMINAL
@@ -123,8 +139,11 @@ def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, oppone
     np.cumsum(sizes, out=move_start[1:])
     move_origin = np.full(int(move_start[-1]), -1, dtype=np.int64)
     firsts = flat.move_start[used]
-    move_origin[:int(move_start[len(used)])] = np.concatenate(
-        [np.arange(f, f + s) for f, s in zip(firsts, sizes[:len(used)])]) if len(used) else []
+    move_origin[: int(move_start[len(used)])] = (
+        np.concatenate([np.arange(f, f + s) for f, s in zip(firsts, sizes[: len(used)])])
+        if len(used)
+        else []
+    )
 
     counts = np.zeros(count, dtype=np.int64)
     counts[0], counts[choice] = k, 2
@@ -136,13 +155,14 @@ def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, oppone
     child[:k] = choice
     child_prob[:k] = weights / scale
     pairs = child_start[choice]
-    child[pairs], child[pairs + 1] = offsets, leaf       # move 0 follow, move 1 terminate
+    child[pairs], child[pairs + 1] = offsets, leaf  # move 0 follow, move 1 terminate
     lo, hi = flat.child_start[tops], flat.child_start[end[tops]]
     # the children of a block are contiguous in the original arrays, in node order
     edges = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)]) if len(tops) else []
     edge_shift = np.repeat(offsets - tops, hi - lo)
-    inner_edges = np.concatenate([np.arange(child_start[o], child_start[o] + (b - a))
-                                  for o, a, b in zip(offsets, lo, hi)])
+    inner_edges = np.concatenate(
+        [np.arange(child_start[o], child_start[o] + (b - a)) for o, a, b in zip(offsets, lo, hi)]
+    )
     child[inner_edges] = flat.child[edges] + edge_shift
     child_prob[inner_edges] = flat.child_prob[edges]
 
@@ -155,12 +175,25 @@ def gadget(flat: FlatTree, end: np.ndarray, tops, weights, opponent: int, oppone
         pay = values.get(s, 0.0) / mass[s] if mass[s] > 0 else 0.0
         utility[leaf[i], opponent] = pay
         utility[leaf[i], 1 - opponent] = total - pay
-    return Subgame(FlatTree(kind, child_start, child, child_prob, player, infoset, utility,
-                            move_start), origin, move_origin, tops, offsets, scale)
+    return Subgame(
+        FlatTree(kind, child_start, child, child_prob, player, infoset, utility, move_start),
+        origin,
+        move_origin,
+        tops,
+        offsets,
+        scale,
+    )
 
 
-def kept_data(subgame: Subgame, policy: np.ndarray, resolver: int, tops, opponent_sets,
-              values: str = "br", tracked: tuple | None = None) -> tuple:
+def kept_data(
+    subgame: Subgame,
+    policy: np.ndarray,
+    resolver: int,
+    tops,
+    opponent_sets,
+    values: str = "br",
+    tracked: tuple | None = None,
+) -> tuple:
     """What a resolve leaves for the next public state, whose topmost histories
     (original nodes below the subgame) are ``tops``: the resolving player's
     range times chance there, and the opponent's counterfactual values per
@@ -179,6 +212,7 @@ def kept_data(subgame: Subgame, policy: np.ndarray, resolver: int, tops, opponen
     from the sums ``tracked`` (:meth:`ggp.solvers.mccfr.MCCFRSolver.tracked`), times
     the range; a set no sampled path reached gets its best-response value."""
     from ggp.solvers._cfr import best_response, evaluate
+
     flat = subgame.flat
     opponent = 1 - resolver
     nodes_count = len(flat.kind)
@@ -186,8 +220,9 @@ def kept_data(subgame: Subgame, policy: np.ndarray, resolver: int, tops, opponen
     policy = np.ascontiguousarray(policy, dtype=np.float64)
     if values in ("br", "iterations"):
         value = np.zeros(nodes_count)
-        best_response(flat, policy, opponent, reach, value,
-                      np.zeros(len(flat.move_start) - 1, dtype=np.int32))
+        best_response(
+            flat, policy, opponent, reach, value, np.zeros(len(flat.move_start) - 1, dtype=np.int32)
+        )
     elif values == "average":
         both = np.zeros((nodes_count, flat.utility.shape[1]))
         evaluate(flat, policy, opponent, reach, both)

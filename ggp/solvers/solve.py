@@ -1,6 +1,7 @@
 """Solvers chosen by name and run: ``cfr``, ``cfr+`` (:mod:`ggp.solvers.cfr`) and
 ``mccfr[:sampling=...,epsilon=...]`` (:mod:`ggp.solvers.mccfr`), as ``ggp solve
 --algo`` names them, in the spec grammar of players (:mod:`ggp.specs`)."""
+
 from __future__ import annotations
 
 import time
@@ -23,11 +24,14 @@ def parse_algo(spec: str) -> tuple[str, dict]:
         raise ValueError(f"unknown algorithm {name!r}; choose cfr, cfr+ or mccfr")
     unknown = set(options) - {"sampling", "epsilon"}
     if unknown:
-        raise ValueError(f"mccfr has no option {sorted(unknown)[0]!r}; it takes sampling "
-                         f"(outcome|external) and epsilon")
+        raise ValueError(
+            f"mccfr has no option {sorted(unknown)[0]!r}; it takes sampling "
+            f"(outcome|external) and epsilon"
+        )
     if options.get("sampling", "outcome") not in SAMPLINGS:
-        raise ValueError(f"unknown sampling {options['sampling']!r}; choose "
-                         f"{' or '.join(SAMPLINGS)}")
+        raise ValueError(
+            f"unknown sampling {options['sampling']!r}; choose {' or '.join(SAMPLINGS)}"
+        )
     if "epsilon" in options:
         try:
             options["epsilon"] = float(options["epsilon"])
@@ -46,9 +50,16 @@ def make_solver(tree: Tree, algo: str = "cfr+", seed: int = 0) -> TableSolver:
     return CFRSolver(tree, plus=name == "cfr+")
 
 
-def solve(tree: Tree, algo: str = "cfr+", iterations: int | None = 1000,
-          seconds: float | None = None, seed: int = 0, points=(), curve=None,
-          progress=None) -> tuple:
+def solve(
+    tree: Tree,
+    algo: str = "cfr+",
+    iterations: int | None = 1000,
+    seconds: float | None = None,
+    seed: int = 0,
+    points=(),
+    curve=None,
+    progress=None,
+) -> tuple:
     """Run ``algo`` (``cfr``, ``cfr+``, ``mccfr[:sampling=...,epsilon=...]``)
     on ``tree`` for ``iterations``, or for ``seconds`` of iterations (in
     batches doubling up to a quarter of a second); evaluate the average policy

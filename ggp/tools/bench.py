@@ -2,6 +2,7 @@
 
 A state change is one ``next`` step of a playout (what gdl-perf counts).
 """
+
 from __future__ import annotations
 
 import resource
@@ -11,8 +12,14 @@ import warnings
 from ggp.statemachine import RuleError
 
 
-def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1,
-          limits: dict | None = None, progress=None) -> dict:
+def bench(
+    game,
+    reasoner: str = "compiled",
+    seconds: float = 10.0,
+    seed: int = 1,
+    limits: dict | None = None,
+    progress=None,
+) -> dict:
     """Playouts and state changes per second of one reasoner on one game
     (``limits``: the grounding limits of :meth:`ggp.game.Game.state_machine`);
     ``progress(elapsed)`` after each batch of playouts."""
@@ -36,10 +43,13 @@ def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1
             break
         try:
             n = run(batch, seed + playouts)
-        except RuleError as exc:        # the game's own fault: time the rest without goals
+        except RuleError as exc:  # the game's own fault: time the rest without goals
             fault = str(exc)
-            warnings.warn(f"{game.name}: {fault}; timing the playouts without their goals",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"{game.name}: {fault}; timing the playouts without their goals",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             playouts = steps = 0
             start = time.perf_counter()
             continue
@@ -48,12 +58,17 @@ def bench(game, reasoner: str = "compiled", seconds: float = 10.0, seed: int = 1
         if progress:
             progress(min(time.perf_counter() - start, seconds))
         if time.perf_counter() - start < seconds / 20:
-            batch *= 2          # batches of about a twentieth of the time
+            batch *= 2  # batches of about a twentieth of the time
     elapsed = time.perf_counter() - start
-    return {"game": game.name, "reasoner": getattr(sm, "name", reasoner),
-            "playouts": playouts, "seconds": round(elapsed, 3),
-            "playouts_per_sec": round(playouts / elapsed, 1),
-            "states_per_sec": round(steps / elapsed, 1),
-            "mean_depth": round(steps / playouts, 2) if playouts else 0.0,
-            "build_seconds": round(build, 3), "fault": fault,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    return {
+        "game": game.name,
+        "reasoner": getattr(sm, "name", reasoner),
+        "playouts": playouts,
+        "seconds": round(elapsed, 3),
+        "playouts_per_sec": round(playouts / elapsed, 1),
+        "states_per_sec": round(steps / elapsed, 1),
+        "mean_depth": round(steps / playouts, 2) if playouts else 0.0,
+        "build_seconds": round(build, 3),
+        "fault": fault,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }

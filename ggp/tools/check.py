@@ -8,6 +8,7 @@ games").  A fault is a :class:`~ggp.statemachine.RuleError`, which
 :meth:`ggp.Game.diagnostic` places in the description: every command that
 meets the same fault while playing reports it on the same line.
 """
+
 from __future__ import annotations
 
 import random
@@ -16,8 +17,13 @@ import time
 from ggp.statemachine import RuleError, StateMachine
 
 
-def check_playouts(sm: StateMachine, playouts: int = 20, max_steps: int = 1000,
-                   seconds: float | None = None, seed: int = 0) -> dict:
+def check_playouts(
+    sm: StateMachine,
+    playouts: int = 20,
+    max_steps: int = 1000,
+    seconds: float | None = None,
+    seed: int = 0,
+) -> dict:
     """Run random playouts and report the first fault found.
 
     Returns a dict: ``playouts`` completed, ``steps`` played (including those
@@ -38,8 +44,11 @@ def check_playouts(sm: StateMachine, playouts: int = 20, max_steps: int = 1000,
                 if deadline is not None and steps > 0 and time.perf_counter() > deadline:
                     break
                 if depth >= max_steps:
-                    raise RuleError("terminal", f"no terminal state after {max_steps} steps "
-                                    "of a random playout (is there a step counter?)")
+                    raise RuleError(
+                        "terminal",
+                        f"no terminal state after {max_steps} steps "
+                        "of a random playout (is there a step counter?)",
+                    )
                 joint = tuple(rng.choice(moves) for moves in sm.playable_moves(state))
                 state = sm.next_state(state, joint)
                 depth += 1
@@ -54,7 +63,12 @@ def check_playouts(sm: StateMachine, playouts: int = 20, max_steps: int = 1000,
         if deadline is not None and time.perf_counter() > deadline:
             break
     n = len(depths)
-    return {"playouts": n, "steps": steps, "error": error, "failed_playout": failed,
-            "mean_depth": sum(depths) / n if n else 0.0,
-            "max_depth": max(depths, default=0),
-            "mean_goals": {r: totals[r] / n for r in sm.roles} if n else {}}
+    return {
+        "playouts": n,
+        "steps": steps,
+        "error": error,
+        "failed_playout": failed,
+        "mean_depth": sum(depths) / n if n else 0.0,
+        "max_depth": max(depths, default=0),
+        "mean_goals": {r: totals[r] / n for r in sm.roles} if n else {},
+    }

@@ -5,6 +5,7 @@ Every joint move is one edge, so a node's subtree depends only on its state
 depth and adds up the counts, so a tree far larger than its state space stays
 cheap.
 """
+
 from __future__ import annotations
 
 from ggp.statemachine import GameError, StateMachine
@@ -30,8 +31,9 @@ def count(sm: StateMachine, depth: int | None = None) -> dict:
         if hit is not None:
             return hit
         if depth is None and state in on_path:
-            raise GameError("a state repeats on a path: the game tree is infinite; "
-                            "give a depth bound")
+            raise GameError(
+                "a state repeats on a path: the game tree is infinite; give a depth bound"
+            )
         seen.add(state)
         terminal = sm.is_terminal(state)
         if terminal or left == 0:
@@ -65,5 +67,9 @@ def count(sm: StateMachine, depth: int | None = None) -> dict:
         top[6] += below[1]
         top[7] = max(top[7], below[2] + 1)
     nodes, terminals, longest = found
-    return {"nodes": nodes, "terminals": terminals, "distinct_states": len(seen),
-            "max_depth": longest}
+    return {
+        "nodes": nodes,
+        "terminals": terminals,
+        "distinct_states": len(seen),
+        "max_depth": longest,
+    }

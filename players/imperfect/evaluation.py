@@ -25,6 +25,7 @@ seeds' mean, not the per-state average's, which measures slightly higher
   that is quick, else it gets a copy of the process, so that each long
   search is made once.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,8 @@ import pickle
 import time
 
 import numpy as np
-from ggp.solvers.cfr import exploitability
 
+from ggp.solvers.cfr import exploitability
 from players.base import Observation
 from players.imperfect.online import SolvingPlayer, View
 from players.params import settings
@@ -54,8 +55,9 @@ def budget_param(cls) -> str | None:
     return next((b for b in BUDGET_PARAMS if b in names), None)
 
 
-def online_policy(game, view: View, spec: str, seeds: int, budget: int | None,
-                  progress=None) -> list:
+def online_policy(
+    game, view: View, spec: str, seeds: int, budget: int | None, progress=None
+) -> list:
     """The double-bar strategy of ``spec`` over ``seeds`` seeds (0 .. seeds-1)
     with ``budget`` a move, as a policy of ``view``'s tree (a list, per
     information state, of move probabilities); ``progress(runs)`` after each
@@ -73,16 +75,16 @@ def online_policy(game, view: View, spec: str, seeds: int, budget: int | None,
             if issubclass(cls, SolvingPlayer) and values["tree"] != "sampled":
                 if values.get("iterations") is None:
                     raise ValueError(f"{name}: give a budget (iterations) to evaluate it online")
-                params = {k: v for k, v in values.items()
-                          if k not in ("seed", "iterations", "tree")}
+                params = {
+                    k: v for k, v in values.items() if k not in ("seed", "iterations", "tree")
+                }
                 total += cls.online_strategy(view, p, seed, values["iterations"], **params)
             else:
                 total += _replayed(game, view, p, spec, seed, given)
             if progress:
                 progress(p * seeds + seed + 1)
     total /= seeds
-    return [total[move_start[i]:move_start[i + 1]].tolist()
-            for i in range(len(move_start) - 1)]
+    return [total[move_start[i] : move_start[i + 1]].tolist() for i in range(len(move_start) - 1)]
 
 
 def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) -> np.ndarray:
@@ -146,7 +148,7 @@ def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) 
             found.update(tell(agent, prefix))
             cost += time.perf_counter() - started
             branches = sorted(children.get(prefix, ()), key=repr)
-            if branches:                        # this agent goes down the last branch
+            if branches:  # this agent goes down the last branch
                 todo.append(("tell", agent, prefix + (branches[-1],), cost))
             other = "fork" if cost > FORK_SECONDS and hasattr(os, "fork") else "new"
             todo.extend((other, agent, prefix + (step,), cost) for step in reversed(branches[:-1]))
@@ -154,7 +156,7 @@ def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) 
 
     out = np.zeros(int(move_start[-1]))
     for i, probs in visit(fresh(()), (), 0.0).items():
-        out[move_start[i]:move_start[i + 1]] = probs
+        out[move_start[i] : move_start[i + 1]] = probs
     return out
 
 
@@ -163,12 +165,12 @@ def _forked(work):
     exception raised here."""
     read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:                                        # the copy
+    if pid == 0:  # the copy
         os.close(read)
         try:
             try:
                 data = pickle.dumps((True, work()))
-            except BaseException as exc:                # noqa: BLE001 (sent to the parent)
+            except BaseException as exc:  # noqa: BLE001 (sent to the parent)
                 data = pickle.dumps((False, exc))
             with os.fdopen(write, "wb") as f:
                 f.write(data)
@@ -186,8 +188,9 @@ def _forked(work):
     return value
 
 
-def online_exploitability(game, view: View, spec: str, seeds: int, budgets, rows=None,
-                          progress=None) -> list:
+def online_exploitability(
+    game, view: View, spec: str, seeds: int, budgets, rows=None, progress=None
+) -> list:
     """Per budget: (budget, exploitability in the tree's unit, seconds), added
     to ``rows`` (a list) as they come, so that the caller keeps them when
     interrupted; ``progress(runs)`` after each run of the player (one a
@@ -196,7 +199,13 @@ def online_exploitability(game, view: View, spec: str, seeds: int, budgets, rows
     runs = seeds * len(view.tree.players)
     for i, budget in enumerate(budgets):
         start = time.perf_counter()
-        policy = online_policy(game, view, spec, seeds, budget, progress and (
-            lambda done, before=i * runs: progress(before + done)))
+        policy = online_policy(
+            game,
+            view,
+            spec,
+            seeds,
+            budget,
+            progress and (lambda done, before=i * runs: progress(before + done)),
+        )
         rows.append((budget, exploitability(view.tree, policy), time.perf_counter() - start))
     return rows

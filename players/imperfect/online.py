@@ -48,6 +48,7 @@ information state, and ``oos`` targets its information state.  A game that
 ``mccr`` cannot resolve (not two-player constant-sum) is played as
 ``ismcts`` with the same budget and seed, after one warning.
 """
+
 from __future__ import annotations
 
 import logging
@@ -56,8 +57,8 @@ import time
 import weakref
 
 import numpy as np
-from ggp.solvers.efg import CHANCE_ROLE, TERMINAL, TreeTooLarge, build_tree, flatten, infostate_key
 
+from ggp.solvers.efg import CHANCE_ROLE, TERMINAL, TreeTooLarge, build_tree, flatten, infostate_key
 from players.base import Player
 from players.imperfect.search import ISMCTSPlayer
 from players.params import Param, extend
@@ -79,21 +80,25 @@ class View:
 
     def __init__(self, tree):
         from ggp.solvers.resolving import parents, subtree_ends
+
         self.tree = tree
         self.flat = flatten(tree)
         self.end = subtree_ends(self.flat)
         self.parent = parents(self.flat)
         self._public = None
-        self.by_history = {info.key.rpartition(" ? ")[0]: i
-                           for i, info in enumerate(tree.infosets)}
-        sums = {round(sum(tree.utility[n]), 9) for n in range(tree.histories)
-                if tree.kind[n] == TERMINAL}
-        self.total = sums.pop() if len(sums) == 1 else None    # the constant sum, if any
+        self.by_history = {info.key.rpartition(" ? ")[0]: i for i, info in enumerate(tree.infosets)}
+        sums = {
+            round(sum(tree.utility[n]), 9)
+            for n in range(tree.histories)
+            if tree.kind[n] == TERMINAL
+        }
+        self.total = sums.pop() if len(sums) == 1 else None  # the constant sum, if any
 
     @property
     def public(self):
         if self._public is None:
             from ggp.solvers.public import public_states
+
             self._public = public_states(self.tree)
         return self._public
 
@@ -111,8 +116,9 @@ class View:
     def decisions_in(self, player: int, state: int) -> list:
         """``player``'s information states in public state ``state``."""
         tree = self.tree
-        return sorted({tree.infoset[n] for n in self.public.members[state]
-                       if tree.player[n] == player})
+        return sorted(
+            {tree.infoset[n] for n in self.public.members[state] if tree.player[n] == player}
+        )
 
     def own_next(self, player: int) -> dict:
         """Information state (None: the start) -> ``player``'s next information
@@ -137,8 +143,11 @@ class View:
         (``ist``), or those of one public state (``pst``)."""
         if targeting == "ist":
             return [[i] for i in self.own_next(player)[None if decision is None else decision[0]]]
-        here = 0 if decision is None else int(self.public.state[
-            self.tree.infosets[decision[0]].nodes[0]])
+        here = (
+            0
+            if decision is None
+            else int(self.public.state[self.tree.infosets[decision[0]].nodes[0]])
+        )
         found = []
         stack = [here] if decision is None else list(self.public_children(here))
         while stack:
@@ -164,7 +173,7 @@ class View:
         """1 at ``nodes``, their subtrees and their ancestors (a target)."""
         mask = np.zeros(len(self.flat.kind), dtype=np.uint8)
         for n in nodes:
-            mask[n:self.end[n]] = 1
+            mask[n : self.end[n]] = 1
             p = self.parent[n]
             while p >= 0 and not mask[p]:
                 mask[p] = 1
@@ -180,7 +189,7 @@ def view_of(game, deadline: float) -> View:
         if cached is None:
             try:
                 cached = View(build_tree(game, deadline=deadline))
-            except TreeTooLarge as exc:       # without its frames, which hold the partial tree
+            except TreeTooLarge as exc:  # without its frames, which hold the partial tree
                 cached = exc.with_traceback(None)
             _VIEWS[game] = cached
     if isinstance(cached, Exception):
@@ -193,15 +202,33 @@ class SolvingPlayer(Player):
     state, drawing the move, the ``ismcts`` fallback."""
 
     name = "solving"
-    params = extend(Player.params,
-        Param("iterations", int, None, "MCCFR iterations a move (reproducible with seed); "
-              "default: think on the clock", low=1),
+    params = extend(
+        Player.params,
+        Param(
+            "iterations",
+            int,
+            None,
+            "MCCFR iterations a move (reproducible with seed); default: think on the clock",
+            low=1,
+        ),
         Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0),
-        Param("epsilon", float, 0.6, "outcome sampling's exploration at the updated "
-              "player's nodes", low=0, high=1, low_open=True),
-        Param("tree", str, "auto", "the whole extensive form when it can be built, else a "
-              "tree grown by sampling (auto), or always the sampled tree",
-              choices=("auto", "sampled")),
+        Param(
+            "epsilon",
+            float,
+            0.6,
+            "outcome sampling's exploration at the updated player's nodes",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
+        Param(
+            "tree",
+            str,
+            "auto",
+            "the whole extensive form when it can be built, else a "
+            "tree grown by sampling (auto), or always the sampled tree",
+            choices=("auto", "sampled"),
+        ),
     )
 
     def __init__(self, **values):
@@ -232,16 +259,22 @@ class SolvingPlayer(Player):
                 _warn_once(self.name, game, f"{exc}; solving over a tree grown by sampling")
         if self.sampled:
             from players.imperfect.sampled import constant_sum
+
             players = sum(r != CHANCE_ROLE for r in game.roles)
             self.total = constant_sum(game, self.reasoner, self.rng)
             reason = self.why_not(players, self.total)
         if reason is not None:
             _warn_once(self.name, game, f"{reason}; playing as ismcts")
-            self.fallback = ISMCTSPlayer(seed=self.seed, simulations=self.iterations,
-                                         margin=self.margin, reasoner=self.reasoner)
+            self.fallback = ISMCTSPlayer(
+                seed=self.seed,
+                simulations=self.iterations,
+                margin=self.margin,
+                reasoner=self.reasoner,
+            )
             self.fallback.rng = self.rng
-            return self.fallback.start(game, role, start_clock - (time.monotonic() - begin),
-                                       play_clock)
+            return self.fallback.start(
+                game, role, start_clock - (time.monotonic() - begin), play_clock
+            )
         if not self.sampled:
             self.player = self.view.tree.players.index(role) if role != CHANCE_ROLE else -1
         super().start(game, role, start_clock - (time.monotonic() - begin), play_clock)
@@ -270,8 +303,12 @@ class SolvingPlayer(Player):
         history = infostate_key(self.role, tuple(self.record), ()).rpartition(" ? ")[0]
         info = self.view.by_history.get(history)
         if info is None:
-            log.warning("%s (role %r): its information state is not in the game's tree; "
-                        "playing a random legal move", self.name, self.role)
+            log.warning(
+                "%s (role %r): its information state is not in the game's tree; "
+                "playing a random legal move",
+                self.name,
+                self.role,
+            )
             return self.rng.choice(legal)
         probs = self.decide(info, deadline)
         moves = self.view.tree.infosets[info].moves
@@ -302,11 +339,15 @@ class SolvingPlayer(Player):
         self.base_seed = self.seed if self.seed is not None else self.rng.getrandbits(32)
         if self.sampled:
             from ggp.solvers.efg import utility_unit
-
             from players.imperfect.sampled import SampledMCCFR
+
             unit = utility_unit(self.game)
-            self.solver = SampledMCCFR(self.steps, lambda goals: [unit.from_goal(g) for g in goals],
-                                       self.epsilon, derive(self.base_seed, -1))
+            self.solver = SampledMCCFR(
+                self.steps,
+                lambda goals: [unit.from_goal(g) for g in goals],
+                self.epsilon,
+                derive(self.base_seed, -1),
+            )
             self.warned = False
             self.begin_sampled(deadline if self.on_clock else None)
         else:
@@ -321,8 +362,12 @@ class SolvingPlayer(Player):
         if found is None or set(found[0]) != set(ids):
             if not self.warned:
                 self.warned = True
-                log.warning("%s (role %r): its information state was never sampled; "
-                            "playing a random legal move", self.name, self.role)
+                log.warning(
+                    "%s (role %r): its information state was never sampled; "
+                    "playing a random legal move",
+                    self.name,
+                    self.role,
+                )
             return self.rng.choice(legal)
         moves, probs = found
         self.last_policy = {self.steps.move(self.me, m): p for m, p in zip(moves, probs)}
@@ -357,8 +402,9 @@ class SolvingPlayer(Player):
         self.think_sampled(deadline)
 
     @classmethod
-    def online_strategy(cls, view: View, player: int, seed: int, iterations: int,
-                        **params) -> np.ndarray:
+    def online_strategy(
+        cls, view: View, player: int, seed: int, iterations: int, **params
+    ) -> np.ndarray:
         """The strategy this player computes, with ``seed`` and ``iterations`` a
         move, at every information state of ``player`` it can reach, flat per
         (information state, move) (other entries 0): what it would play in every
@@ -376,8 +422,9 @@ def derive(seed: int, *ids: int) -> int:
     """A seed for the sampling at one decision: a function of the player's
     seed and of what the decision depends on (so a match and the online
     evaluation draw the same samples)."""
-    return int(np.random.SeedSequence([seed, *(i + 1 for i in ids)]).generate_state(
-        1, np.uint64)[0] >> 1)
+    return int(
+        np.random.SeedSequence([seed, *(i + 1 for i in ids)]).generate_state(1, np.uint64)[0] >> 1
+    )
 
 
 @register
@@ -388,8 +435,13 @@ class MCCFRPlayer(SolvingPlayer):
 
     def begin(self, deadline):
         from ggp.solvers.mccfr import MCCFRSolver
-        self.solver = MCCFRSolver(self.view.tree, epsilon=self.epsilon,
-                                  seed=derive(self.base_seed, -1), flat=self.view.flat)
+
+        self.solver = MCCFRSolver(
+            self.view.tree,
+            epsilon=self.epsilon,
+            seed=derive(self.base_seed, -1),
+            flat=self.view.flat,
+        )
         if deadline is not None:
             self.spend(self.solver.run, deadline)
 
@@ -402,6 +454,7 @@ class MCCFRPlayer(SolvingPlayer):
         # untargeted sampling does not depend on the path: the k-th decision of
         # every path sees the tables after k budgets
         from ggp.solvers.mccfr import MCCFRSolver
+
         solver = MCCFRSolver(view.tree, epsilon=epsilon, seed=derive(seed, -1), flat=view.flat)
         out = np.zeros(int(view.flat.move_start[-1]))
         for infosets in view.decisions_by_depth(player):
@@ -416,29 +469,46 @@ class OOSPlayer(SolvingPlayer):
     public state (Lisy, Lanctot and Bowling 2015)."""
 
     name = "oos"
-    params = extend(SolvingPlayer.params,
-        Param("epsilon", float, 0.4, "outcome sampling's exploration at the updated "
-              "player's nodes", low=0, high=1, low_open=True),
+    params = extend(
+        SolvingPlayer.params,
+        Param(
+            "epsilon",
+            float,
+            0.4,
+            "outcome sampling's exploration at the updated player's nodes",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
         Param("delta", float, 0.9, "the share of targeted samples", low=0, high=1),
-        Param("targeting", str, "pst", "target the information state (ist) or the public "
-              "state (pst)", choices=("ist", "pst")),
+        Param(
+            "targeting",
+            str,
+            "pst",
+            "target the information state (ist) or the public state (pst)",
+            choices=("ist", "pst"),
+        ),
     )
 
     begin = MCCFRPlayer.begin
 
     def begin_sampled(self, deadline):
         if self.targeting == "pst":
-            _warn_once(self.name, self.game, "public states need the whole tree; "
-                       "targeting the information state")
+            _warn_once(
+                self.name,
+                self.game,
+                "public states need the whole tree; targeting the information state",
+            )
         super().begin_sampled(deadline)
 
     def decide_sampled(self, deadline):
         from players.imperfect.sampled import Target
+
         weights: dict = {}
         for h in self.belief.hypotheses:
             path = tuple(h.path())
             weights[path] = weights.get(path, 0.0) + h.weight
-        depth = max(map(len, weights))      # stand-ins of a lost belief may lag
+        depth = max(map(len, weights))  # stand-ins of a lost belief may lag
         paths = [p for p in weights if len(p) == depth]
         self.solver.reseed(derive(self.base_seed, depth))
         self.solver.target = Target(paths, [weights[p] for p in paths], self.delta)
@@ -453,9 +523,11 @@ class OOSPlayer(SolvingPlayer):
         return _policy_at(self.solver.average_flat(), self.view.flat.move_start, info)
 
     @classmethod
-    def online_strategy(cls, view, player, seed, iterations, epsilon=0.4, delta=0.9,
-                        targeting="pst", **params):
+    def online_strategy(
+        cls, view, player, seed, iterations, epsilon=0.4, delta=0.9, targeting="pst", **params
+    ):
         from ggp.solvers.mccfr import MCCFRSolver
+
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
 
@@ -471,8 +543,9 @@ class OOSPlayer(SolvingPlayer):
             policy = solver.run(iterations).average_flat()
             _copy_policy(out, policy, start, decision)
             solver.target(None, 0.0)
-            todo.extend((after, solver)
-                        for after in view.next_decisions(player, decision, targeting))
+            todo.extend(
+                (after, solver) for after in view.next_decisions(player, decision, targeting)
+            )
         return out
 
 
@@ -481,16 +554,34 @@ class MCCRPlayer(SolvingPlayer):
     """Monte Carlo Continual Resolving (seed 001)."""
 
     name = "mccr"
-    params = extend(SolvingPlayer.params,
-        Param("variant", str, "keep", "keep the resolver's regrets and average-strategy "
-              "weights between resolves, or reset them", choices=("keep", "reset")),
-        Param("root", int, None, "MCCFR iterations of the solve from the root at START "
-              "(the seed's preplay budget; default: as a move's, iterations or the clock)",
-              low=1),
-        Param("values", str, "iterations", "the opponent's values kept for the next "
-              "resolve: averaged over the resolve's iterations, counterfactual "
-              "best-response values (safe with exact resolves), or those of the resolved "
-              "average profile", choices=("iterations", "br", "average")),
+    params = extend(
+        SolvingPlayer.params,
+        Param(
+            "variant",
+            str,
+            "keep",
+            "keep the resolver's regrets and average-strategy "
+            "weights between resolves, or reset them",
+            choices=("keep", "reset"),
+        ),
+        Param(
+            "root",
+            int,
+            None,
+            "MCCFR iterations of the solve from the root at START "
+            "(the seed's preplay budget; default: as a move's, iterations or the clock)",
+            low=1,
+        ),
+        Param(
+            "values",
+            str,
+            "iterations",
+            "the opponent's values kept for the next "
+            "resolve: averaged over the resolve's iterations, counterfactual "
+            "best-response values (safe with exact resolves), or those of the resolved "
+            "average profile",
+            choices=("iterations", "br", "average"),
+        ),
     )
 
     def why_not(self, players, total):
@@ -501,8 +592,7 @@ class MCCRPlayer(SolvingPlayer):
         return None
 
     def begin(self, deadline):
-        self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon,
-                                 self.values)
+        self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon, self.values)
         self.known = {0}
         budget = self.budget(deadline) if self.root is None else lambda run: run(self.root)
         self.resolver.solve_root(derive(self.base_seed, -1), budget)
@@ -519,14 +609,19 @@ class MCCRPlayer(SolvingPlayer):
     def decide_sampled(self, deadline):
         # every decision after the first is in a new information state: resolve
         from players.imperfect.sampled import Gadget, chance_reaches
+
         if not self.belief.record:
             return
         tops: dict = {}
         for h in self.belief.hypotheses:
             tops.setdefault(tuple(h.path()), h)
-        gadget = Gadget([(h.state, h.keys) for h in tops.values()],
-                        chance_reaches(self.steps, self.solver.players, tops.values()),
-                        self.opponent, self.kept, self.total)
+        gadget = Gadget(
+            [(h.state, h.keys) for h in tops.values()],
+            chance_reaches(self.steps, self.solver.players, tops.values()),
+            self.opponent,
+            self.kept,
+            self.total,
+        )
         if self.variant == "reset":
             self.solver.clear()
         self.solver.resolving(gadget)
@@ -542,16 +637,27 @@ class MCCRPlayer(SolvingPlayer):
         return _policy_at(self.resolver.strategy, self.view.flat.move_start, info)
 
     @classmethod
-    def online_strategy(cls, view, player, seed, iterations, epsilon=0.6, variant="keep",
-                        values="iterations", root=None, solver=None, **params):
+    def online_strategy(
+        cls,
+        view,
+        player,
+        seed,
+        iterations,
+        epsilon=0.6,
+        variant="keep",
+        values="iterations",
+        root=None,
+        solver=None,
+        **params,
+    ):
         """(``solver``: the :class:`Resolver`'s, for the tests' exact resolves.)"""
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
-        budget = lambda run: run(iterations)        # noqa: E731
+        budget = lambda run: run(iterations)  # noqa: E731
 
         resolver = Resolver(view, player, variant, epsilon, values, solver)
         resolver.solve_root(derive(seed, -1), lambda run: run(root or iterations))
-        todo = [(0, resolver)]          # public states, each with the resolver above it
+        todo = [(0, resolver)]  # public states, each with the resolver above it
         while todo:
             state, resolver = todo.pop()
             mine = view.decisions_in(player, state)
@@ -593,22 +699,27 @@ class Resolver:
 
     def solve_root(self, seed, budget):
         from ggp.solvers.resolving import whole_game
+
         self._solve(whole_game(self.view.flat), seed, budget)
 
     def resolve(self, state, seed, budget):
         """Build the gadget of public state ``state`` from the kept data; solve it."""
         from ggp.solvers.resolving import gadget, kept_data
+
         view, opponent = self.view, 1 - self.player
         tops = view.public.top[state]
         sets = [view.tree.augmented[t][opponent] for t in tops]
         subgame, policy, tracked = self.last
-        weights, values = kept_data(subgame, policy, self.player, tops, sets, self.values,
-                                    tracked)
-        self._solve(gadget(view.flat, view.end, tops, weights, opponent, sets, values,
-                           view.total), seed, budget)
+        weights, values = kept_data(subgame, policy, self.player, tops, sets, self.values, tracked)
+        self._solve(
+            gadget(view.flat, view.end, tops, weights, opponent, sets, values, view.total),
+            seed,
+            budget,
+        )
 
     def _mccfr(self, flat, seed):
         from ggp.solvers.mccfr import MCCFRSolver
+
         return MCCFRSolver(self.view.tree, epsilon=self.epsilon, seed=seed, flat=flat)
 
     def _solve(self, subgame, seed, budget):
@@ -627,8 +738,7 @@ class Resolver:
             self.cumulative[kept] = cumulative[inner]
         policy = solver.average_flat()
         self.strategy[kept] = policy[inner]
-        self.last = (subgame, policy,
-                     solver.tracked() if self.values == "iterations" else None)
+        self.last = (subgame, policy, solver.tracked() if self.values == "iterations" else None)
 
 
 def _target(view, info: int, targeting: str) -> tuple:
@@ -642,8 +752,8 @@ def _target(view, info: int, targeting: str) -> tuple:
 
 def _copy_policy(out, policy, move_start, infosets):
     for i in infosets:
-        out[move_start[i]:move_start[i + 1]] = policy[move_start[i]:move_start[i + 1]]
+        out[move_start[i] : move_start[i + 1]] = policy[move_start[i] : move_start[i + 1]]
 
 
 def _policy_at(flat_policy, move_start, info: int) -> list:
-    return flat_policy[move_start[info]:move_start[info + 1]].tolist()
+    return flat_policy[move_start[info] : move_start[info + 1]].tolist()

@@ -43,6 +43,7 @@ Without public states (they need the whole tree), the gadget's histories are
 those of the player's information state, and ``oos`` targets its
 information state.
 """
+
 from __future__ import annotations
 
 import random
@@ -85,7 +86,7 @@ class Table:
         """Regret matching at the node at ``at``: the positive regrets
         normalized, else uniform."""
         n = self.width[at]
-        positive = [r if r > 0 else 0.0 for r in self.regret[at:at + n]]
+        positive = [r if r > 0 else 0.0 for r in self.regret[at : at + n]]
         total = sum(positive)
         if total > 0:
             return [p / total for p in positive]
@@ -93,7 +94,7 @@ class Table:
 
     def average(self, at: int) -> list:
         n = self.width[at]
-        weights = self.cumulative[at:at + n]
+        weights = self.cumulative[at : at + n]
         total = sum(weights)
         if total > 0:
             return [c / total for c in weights]
@@ -145,8 +146,8 @@ class SampledMCCFR:
         self.target: Target | None = None
         self.gadget: Gadget | None = None
         self._gadget_nodes = Table()
-        self.tracked: int | None = None     # the role whose values are estimated
-        self.values: dict = {}              # its key -> [value sum, reach sum]
+        self.tracked: int | None = None  # the role whose values are estimated
+        self.values: dict = {}  # its key -> [value sum, reach sum]
 
     def reseed(self, seed: int):
         self.rng.seed(seed)
@@ -177,7 +178,7 @@ class SampledMCCFR:
         at = table.index.get(key)
         if at is None:
             return None
-        return tuple(table.moves[at:at + table.width[at]]), table.average(at)
+        return tuple(table.moves[at : at + table.width[at]]), table.average(at)
 
     def kept_values(self) -> dict:
         """The tracked role's value per unit of reach by key (module docstring)."""
@@ -287,12 +288,12 @@ class SampledMCCFR:
             if r != i:
                 others_z *= reach[r][end]
         w = u[i] * others_z / q[end]
-        tail = 1.0                                  # pi_i(z | h after i's move)
+        tail = 1.0  # pi_i(z | h after i's move)
         for n in range(len(records) - 1, -1, -1):
             role, table, node, k, sigma, sigma_k, _ = records[n]
             if role != i:
                 continue
-            through = sigma_k * tail                # pi_i(z | h)
+            through = sigma_k * tail  # pi_i(z | h)
             regret, cumulative = table.regret, table.cumulative
             weight = reach[i][step_of[n]] / q[step_of[n]]
             for a in range(len(sigma)):
@@ -300,7 +301,7 @@ class SampledMCCFR:
                 cumulative[node + a] += weight * sigma[a]
             tail = through
         if self.tracked is not None:
-            after = [1.0] * (end + 1)               # pi(h, z) from each step boundary
+            after = [1.0] * (end + 1)  # pi(h, z) from each step boundary
             for n in range(len(records) - 1, -1, -1):
                 after[step_of[n]] *= records[n][5]
             for t in range(end - 1, -1, -1):
@@ -342,6 +343,7 @@ class SampledMCCFR:
 def deciders(roles) -> tuple:
     """The numbers of the roles that decide: all but the ``random`` role."""
     from ggp.solvers.efg import CHANCE_ROLE
+
     return tuple(r for r, role in enumerate(roles) if role != CHANCE_ROLE)
 
 
@@ -350,8 +352,8 @@ def constant_sum(game, reasoner: str, rng, playouts: int = 32):
     it is the same at the ends of ``playouts`` random playouts, else None: a
     check of constant sum for a game too large to enumerate."""
     from ggp.solvers.efg import utility_unit
-
     from players.belief import Steps
+
     sm, unit = game.state_machine(reasoner), utility_unit(game)
     steps, players = Steps(sm, game.is_gdl2), deciders(sm.roles)
     sums = set()

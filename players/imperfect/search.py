@@ -42,6 +42,7 @@ role's legal moves), or a bug: the first two are logged, the last raises
 warned about once per player otherwise; in all three cases a random legal
 move is played.
 """
+
 from __future__ import annotations
 
 import gc
@@ -52,11 +53,10 @@ import time
 from array import array
 
 from ggp.solvers.efg import CHANCE_ROLE, utility_unit
-
-from players.base import BUDGET, Player
 from players._sampling import decision_key, extend_key
-from players.perfect.mcts import search_for
+from players.base import BUDGET, Player
 from players.params import Param, extend
+from players.perfect.mcts import search_for
 from players.registry import register
 
 log = logging.getLogger("players.imperfect.search")
@@ -79,25 +79,44 @@ class InformationSetPlayer(Player):
 
     name = "information-set"
 
-    params = extend(Player.params, *BUDGET,
-        Param("engine", str, "c", "the search in C (on the compiled reasoner) or in Python "
-              "(the same simulations for the same seed)", choices=("c", "python")),
-        Param("c", float, DEFAULT_C, "exploration constant on the utilities' -1..1 scale "
-              "(0.8: 40 goal points of a 0..100 game)", low=0),
-        Param("final", str, "visits", "the move played: most visited, or drawn from the "
-              "average policy", choices=("visits", "sample")),
+    params = extend(
+        Player.params,
+        *BUDGET,
+        Param(
+            "engine",
+            str,
+            "c",
+            "the search in C (on the compiled reasoner) or in Python "
+            "(the same simulations for the same seed)",
+            choices=("c", "python"),
+        ),
+        Param(
+            "c",
+            float,
+            DEFAULT_C,
+            "exploration constant on the utilities' -1..1 scale "
+            "(0.8: 40 goal points of a 0..100 game)",
+            low=0,
+        ),
+        Param(
+            "final",
+            str,
+            "visits",
+            "the move played: most visited, or drawn from the average policy",
+            choices=("visits", "sample"),
+        ),
     )
 
     def __init__(self, **values):
         super().__init__(**values)
         self.last_simulations = 0
-        self.warned = False         # about a node not found (once per player)
+        self.warned = False  # about a node not found (once per player)
 
     def meta_game(self, deadline):
         self.unit = utility_unit(self.game)
         self.explore = self.c
         self.chance = [r == CHANCE_ROLE for r in self.sm.roles]
-        self.typical = 0.0          # seconds, the last move's mean simulation
+        self.typical = 0.0  # seconds, the last move's mean simulation
         self.rebuild_search(deadline)
         if self.simulations is None:
             self.think(deadline - self.margin)
@@ -106,9 +125,10 @@ class InformationSetPlayer(Player):
         """The playouts and the search over ``self.steps``: at START, and when
         the player moves to the compiled reasoner mid-match (:mod:`players.base`)."""
         from players._sampling import Draws
+
         self.playouts = search_for(self.steps, "random", {}, self.rng.getrandbits(63))
-        self.search = None          # the search in C, when there is one
-        self.draw_seed = self.rng.getrandbits(63)   # its random numbers, or the Python one's
+        self.search = None  # the search in C, when there is one
+        self.draw_seed = self.rng.getrandbits(63)  # its random numbers, or the Python one's
         self.draws = Draws(self.draw_seed)
         self.new_search()
 
@@ -134,11 +154,14 @@ class InformationSetPlayer(Player):
         player's node; why is logged, or raised (module docstring)."""
         role = self.steps.roles[self.me]
         if self.last_simulations == 0:
-            log.warning("%s (role %r): no simulation in time; playing a random legal move",
-                        self.name, role)
+            log.warning(
+                "%s (role %r): no simulation in time; playing a random legal move", self.name, role
+            )
         elif self.belief.consistent:
-            message = (f"{self.name} (role {role!r}): its own node is not in its tree after "
-                       f"{self.last_simulations} simulations from a consistent belief")
+            message = (
+                f"{self.name} (role {role!r}): its own node is not in its tree after "
+                f"{self.last_simulations} simulations from a consistent belief"
+            )
             if STRICT:
                 raise NodeNotFound(message)
             if not self.warned:
@@ -166,8 +189,11 @@ class InformationSetPlayer(Player):
         hypotheses = self.belief.hypotheses
         self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
         if self.search is not None:
-            self.search.believe([h.state for h in hypotheses],
-                                [k for h in hypotheses for k in h.keys], self.cumulative)
+            self.search.believe(
+                [h.state for h in hypotheses],
+                [k for h in hypotheses for k in h.keys],
+                self.cumulative,
+            )
             self.last_simulations = self.search.run(-1 if budget is None else budget, until)
             return
         done, slowest, spent = 0, self.typical, 0.0
@@ -175,11 +201,10 @@ class InformationSetPlayer(Player):
         collecting = gc.isenabled()
         gc.disable()
         try:
-            while done < budget if budget is not None else \
-                    time.monotonic() + slowest < until:
+            while done < budget if budget is not None else time.monotonic() + slowest < until:
                 started = time.monotonic()
                 if not self.simulate(self.sample()):
-                    break                   # out of time on the way: dropped
+                    break  # out of time on the way: dropped
                 took = time.monotonic() - started
                 spent += took
                 slowest = took if done == 0 else max(slowest, took)
@@ -236,10 +261,16 @@ class ISMCTSPlayer(InformationSetPlayer):
     """Single-observer IS-MCTS with availability counts (Cowling, Powley and Whitehouse 2012)."""
 
     name = "ismcts"
-    params = extend(InformationSetPlayer.params,
-        Param("select", str, "uct", "the selection at a node: UCB with availability counts, "
-              "or regret matching mixed with gamma of uniform (seed 001's RM)",
-              choices=("uct", "rm")),
+    params = extend(
+        InformationSetPlayer.params,
+        Param(
+            "select",
+            str,
+            "uct",
+            "the selection at a node: UCB with availability counts, "
+            "or regret matching mixed with gamma of uniform (seed 001's RM)",
+            choices=("uct", "rm"),
+        ),
         Param("gamma", float, 0.2, "rm: the share of uniform exploration", low=0, high=1),
     )
 
@@ -250,12 +281,23 @@ class ISMCTSPlayer(InformationSetPlayer):
 
     def new_search(self):
         from players.imperfect._ismcts import Search
+
         self.tree = None
         if self.in_c():
             sees = self.steps.sees[self.me] if self.steps.imperfect else None
-            self.search = Search(self.steps.kernel, self.playouts.policy, self.me, self.chance,
-                                 sees, self.selection == "rm", self.explore, self.gamma,
-                                 self.unit.scale, self.unit.offset, self.draw_seed)
+            self.search = Search(
+                self.steps.kernel,
+                self.playouts.policy,
+                self.me,
+                self.chance,
+                sees,
+                self.selection == "rm",
+                self.explore,
+                self.gamma,
+                self.unit.scale,
+                self.unit.offset,
+                self.draw_seed,
+            )
             return
         # own information-state key -> per role: move ->
         # [visits, availability, reward sum, regret, mean-strategy weight]
@@ -266,7 +308,7 @@ class ISMCTSPlayer(InformationSetPlayer):
         state, key = hypothesis.state, hypothesis.keys[me]
         path, added, rewards = [], False, None
         while rewards is None:
-            if not self.playouts.in_time():     # a step down could end past the clock
+            if not self.playouts.in_time():  # a step down could end past the clock
                 return False
             legal = steps.legal(state)
             if legal is None:
@@ -322,7 +364,7 @@ class ISMCTSPlayer(InformationSetPlayer):
         if stats is None:
             return None
         if self.final == "sample":
-            weight = 4 if self.selection == "rm" else 0      # mean strategy, else visits
+            weight = 4 if self.selection == "rm" else 0  # mean strategy, else visits
             return self.drawn(legal_ids, [s[weight] + 1e-12 for s in stats])
         visits = [s[0] for s in stats]
         return legal_ids[visits.index(max(visits))]
@@ -336,7 +378,7 @@ def _regret_matching(stats: dict, moves, gamma: float) -> list:
     uniform; every move counts as available."""
     positive = [max(s[3], 0.0) for s in _available(stats, moves)]
     total, k = 0.0, len(moves)
-    for p in positive:          # summed in order, as the C search sums them
+    for p in positive:  # summed in order, as the C search sums them
         total += p
     return [(1 - gamma) * (p / total if total > 0 else 1 / k) + gamma / k for p in positive]
 
@@ -386,9 +428,15 @@ class SmoothUCTPlayer(InformationSetPlayer):
     name = "smooth-uct"
     rule = "smooth"
 
-    params = extend(InformationSetPlayer.params,
-        Param("final", str, "sample", "the move played: most visited, or drawn from the "
-              "average policy", choices=("visits", "sample")),
+    params = extend(
+        InformationSetPlayer.params,
+        Param(
+            "final",
+            str,
+            "sample",
+            "the move played: most visited, or drawn from the average policy",
+            choices=("visits", "sample"),
+        ),
         Param("gamma", float, 0.1, "least chance of the UCB move (eq. 3.1)", low=0, high=1),
         Param("eta0", float, 0.9, "eta's start (eq. 3.1)", low=0, high=1),
         Param("d", float, 0.001, "eta's decay with the visits (eq. 3.1)", low=0),
@@ -396,14 +444,28 @@ class SmoothUCTPlayer(InformationSetPlayer):
 
     def new_search(self):
         from players.imperfect._infotree import InfoTrees, SampledSearch
-        self.trees = InfoTrees(len(self.sm.roles), select=self.rule, c=self.explore,
-                               gamma=self.gamma, eta0=self.eta0, d=self.d,
-                               seed=self.rng.getrandbits(63))
+
+        self.trees = InfoTrees(
+            len(self.sm.roles),
+            select=self.rule,
+            c=self.explore,
+            gamma=self.gamma,
+            eta0=self.eta0,
+            d=self.d,
+            seed=self.rng.getrandbits(63),
+        )
         if self.in_c():
             sees = self.steps.sees if self.steps.imperfect else None
-            self.search = SampledSearch(self.trees, self.steps.kernel, self.playouts.policy,
-                                        self.chance, sees, self.unit.scale, self.unit.offset,
-                                        self.draw_seed)
+            self.search = SampledSearch(
+                self.trees,
+                self.steps.kernel,
+                self.playouts.policy,
+                self.chance,
+                sees,
+                self.unit.scale,
+                self.unit.offset,
+                self.draw_seed,
+            )
 
     def simulate(self, hypothesis):
         steps, trees, draws, chance = self.steps, self.trees, self.draws, self.chance
@@ -411,7 +473,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
         out = [False] * len(keys)
         path = []
         while True:
-            if not self.playouts.in_time():     # a step down could end past the clock
+            if not self.playouts.in_time():  # a step down could end past the clock
                 return False
             legal = steps.legal(state)
             if legal is None:
@@ -429,7 +491,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
                     continue
                 key = decision_key(keys[r], moves)
                 node = trees.find(r, key)
-                if node < 0:                    # EXPANDTREE, then roll out
+                if node < 0:  # EXPANDTREE, then roll out
                     node = trees.node(r, key, len(moves))
                     a = draws.below(len(moves))
                     out[r] = True
@@ -463,4 +525,4 @@ class EFGUCTPlayer(SmoothUCTPlayer):
     rule = "ucb"
 
     params = InformationSetPlayer.params
-    gamma, eta0, d = 1.0, 1.0, 0.0          # eta = 1: always the UCB move
+    gamma, eta0, d = 1.0, 1.0, 0.0  # eta = 1: always the UCB move

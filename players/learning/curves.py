@@ -3,14 +3,23 @@ log-spaced episode counts (:func:`checkpoints`), as points
 (:class:`CurvePoint`), CSV files (:func:`write_curve`) and log-log plots
 (:func:`plot_curves`), for every self-play learner (:mod:`players.learning.selfplay`,
 :mod:`players.learning.nfsp`) and ``ggp solve``'s solvers."""
+
 from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-CSV_FIELDS = ("game", "player", "seed", "unit", "episodes", "seconds", "exploitability",
-              "exploitability_unit")
+CSV_FIELDS = (
+    "game",
+    "player",
+    "seed",
+    "unit",
+    "episodes",
+    "seconds",
+    "exploitability",
+    "exploitability_unit",
+)
 
 
 @dataclass(frozen=True)
@@ -18,6 +27,7 @@ class CurvePoint:
     """The exploitability (tree's unit) of the average policy after
     ``episodes`` episodes, which took ``seconds`` of training (evaluation
     excluded)."""
+
     episodes: int
     seconds: float
     exploitability: float
@@ -35,9 +45,17 @@ def checkpoints(episodes: int) -> list:
 
 def curve_rows(learner, game: str) -> list:
     """``learner``'s curve as rows of a curve file (``CSV_FIELDS``)."""
-    return [{"game": game, "player": learner.spec, "seed": learner.params["seed"],
-             "episodes": p.episodes, "seconds": round(p.seconds, 3),
-             **learner.tree.in_units(p.exploitability)} for p in learner.curve]
+    return [
+        {
+            "game": game,
+            "player": learner.spec,
+            "seed": learner.params["seed"],
+            "episodes": p.episodes,
+            "seconds": round(p.seconds, 3),
+            **learner.tree.in_units(p.exploitability),
+        }
+        for p in learner.curve
+    ]
 
 
 def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIELDS) -> None:
@@ -63,6 +81,7 @@ def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
     the thesis' figures 3.2 and 3.3; one line per run (game, player, seed),
     one colour per game and player."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -70,7 +89,8 @@ def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
             runs.setdefault((row["game"], row["player"], row["seed"]), []).append(
-                (float(row[x]), float(row["exploitability_unit"]), row["unit"]))
+                (float(row[x]), float(row["exploitability_unit"]), row["unit"])
+            )
     games = sorted({game for game, _, _ in runs})
     units = sorted({unit for points in runs.values() for _, _, unit in points})
     seeds: dict[tuple, list] = {}
@@ -78,8 +98,9 @@ def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
         seeds.setdefault((game, player), []).append(seed)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for colour, ((game, player), its_seeds) in enumerate(seeds.items()):
-        label = (f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})"
-                 + (f", {game}" if len(games) > 1 else ""))
+        label = f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})" + (
+            f", {game}" if len(games) > 1 else ""
+        )
         for seed in its_seeds:
             xs, gaps, _ = zip(*sorted(p for p in runs[game, player, seed] if p[0] > 0))
             ax.plot(xs, gaps, marker=".", color=f"C{colour % 10}", label=label)

@@ -29,6 +29,7 @@ Optimisers: :class:`SGD` (seed 002's choice) and :class:`Adam` (Kingma and Ba
 :class:`Reservoir` (M_SL, Vitter's algorithm R: every item offered so far is
 kept with the same probability).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,11 +44,12 @@ class OneHot:
     def __init__(self, matrix: np.ndarray):
         ones = np.asarray(matrix) != 0
         self.width = ones.shape[1]
-        self.active = np.full((len(ones), max(1, int(ones.sum(axis=1).max(initial=0)))), -1,
-                              np.int32)
+        self.active = np.full(
+            (len(ones), max(1, int(ones.sum(axis=1).max(initial=0)))), -1, np.int32
+        )
         for r, row in enumerate(ones):
             slots = np.flatnonzero(row)
-            self.active[r, :len(slots)] = slots
+            self.active[r, : len(slots)] = slots
         self._all = np.arange(len(ones), dtype=np.int64)
 
     def __getitem__(self, rows) -> OneHotRows:
@@ -78,8 +80,9 @@ class OneHotRows:
 
     def gradient(self, delta: np.ndarray) -> np.ndarray:
         """``x.T @ delta``."""
-        return _onehot.weight_gradient(self.table.active, self.rows,
-                                       np.ascontiguousarray(delta, np.float32), self.table.width)
+        return _onehot.weight_gradient(
+            self.table.active, self.rows, np.ascontiguousarray(delta, np.float32), self.table.width
+        )
 
 
 class Network:
@@ -136,7 +139,8 @@ def q_loss(actions: np.ndarray, targets: np.ndarray):
         error = out[rows, actions] - targets.astype(out.dtype)
         grad = np.zeros_like(out)
         grad[rows, actions] = error / len(actions)
-        return 0.5 * float(np.mean(error ** 2)), grad
+        return 0.5 * float(np.mean(error**2)), grad
+
     return loss
 
 
@@ -164,6 +168,7 @@ def policy_loss(targets: np.ndarray, legal: np.ndarray):
             value = -float(np.mean(np.sum(targets * np.log(np.maximum(p, tiny)), axis=1)))
             grad = p - targets.astype(p.dtype)
         return value, grad / len(targets)
+
     return loss
 
 
@@ -180,7 +185,8 @@ def policy_value_loss(targets: np.ndarray, legal: np.ndarray, values: np.ndarray
         grad = np.empty_like(out)
         grad[:, :-1] = grad_logits
         grad[:, -1] = error / len(rows)
-        return value + 0.5 * float(np.mean(error ** 2)), grad
+        return value + 0.5 * float(np.mean(error**2)), grad
+
     return loss
 
 
@@ -239,7 +245,7 @@ class Adam:
     def load(self, arrays) -> None:
         n = len(self.m)
         self.t[...] = arrays[0]
-        for mine, saved in zip(self.m + self.v, arrays[1:1 + 2 * n]):
+        for mine, saved in zip(self.m + self.v, arrays[1 : 1 + 2 * n]):
             mine[...] = saved
 
 
@@ -250,8 +256,12 @@ class Circular:
 
     def __init__(self, capacity: int, columns: dict):
         self.capacity, self.size, self.next = capacity, 0, 0
-        self.columns = {name: np.zeros((capacity, *kind[1:]), kind[0]) if isinstance(kind, tuple)
-                        else np.zeros(capacity, kind) for name, kind in columns.items()}
+        self.columns = {
+            name: np.zeros((capacity, *kind[1:]), kind[0])
+            if isinstance(kind, tuple)
+            else np.zeros(capacity, kind)
+            for name, kind in columns.items()
+        }
 
     def add(self, **row) -> None:
         for name, value in row.items():

@@ -11,6 +11,7 @@ PyTorch's, the losses the same numpy functions (their gradient with respect
 to the outputs is passed to ``backward``).  Tested against the numpy network
 on the same batch (``tests/test_nfsp.py``).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -36,6 +36,7 @@ exploitability of ``pi`` (:func:`ggp.solvers.cfr.exploitability`).
 policy-value network; the players ``nfsp`` and ``mc-nfsp`` play a learner's
 average policy in matches (:mod:`players.learning.nfsp_player`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,24 +47,53 @@ import time
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
+
 from ggp.solvers.cfr import exploitability
 from ggp.solvers.efg import CHANCE, TERMINAL, flatten
 from ggp.solvers.features import Encoding
-from threadpoolctl import threadpool_limits
-
 from players.learning.curves import CurvePoint
-from players.learning.neural import (SGD, Adam, Circular, Network, OneHot, Reservoir, masked_softmax,
-                     policy_loss, policy_value_loss, q_loss)
+from players.learning.neural import (
+    SGD,
+    Adam,
+    Circular,
+    Network,
+    OneHot,
+    Reservoir,
+    masked_softmax,
+    policy_loss,
+    policy_value_loss,
+    q_loss,
+)
 from players.params import Param, extend
 
 #: The parameters of an NFSP learner (also the ``nfsp`` player's).
 PARAMS = (
-    Param("eta", float, 0.1, "anticipatory parameter: chance of playing the best response "
-          "in an episode (1: DQN alone)", low=0, high=1),
-    Param("epsilon", float, 0.06, "exploration of the best response at the start, decaying "
-          "as epsilon / sqrt(1 + episodes / decay)", low=0, high=1),
-    Param("decay", float, 1.0, "episodes per unit of epsilon's decay (1: the seed's "
-          "1/sqrt(episodes) read literally)", low=0, low_open=True),
+    Param(
+        "eta",
+        float,
+        0.1,
+        "anticipatory parameter: chance of playing the best response in an episode (1: DQN alone)",
+        low=0,
+        high=1,
+    ),
+    Param(
+        "epsilon",
+        float,
+        0.06,
+        "exploration of the best response at the start, decaying "
+        "as epsilon / sqrt(1 + episodes / decay)",
+        low=0,
+        high=1,
+    ),
+    Param(
+        "decay",
+        float,
+        1.0,
+        "episodes per unit of epsilon's decay (1: the seed's 1/sqrt(episodes) read literally)",
+        low=0,
+        low_open=True,
+    ),
     Param("hidden", int, 64, "units of the hidden layer", low=1),
     Param("rl_lr", float, 0.1, "learning rate of the action values", low=0, low_open=True),
     Param("sl_lr", float, 0.005, "learning rate of the average policy", low=0, low_open=True),
@@ -74,11 +104,22 @@ PARAMS = (
     Param("every", int, 128, "game steps between learning", low=1),
     Param("updates", int, 3, "minibatch updates per network each time", low=1),
     Param("refit", int, 300, "updates between refits of the target network", low=1),
-    Param("backend", str, "numpy", "the networks' arithmetic: numpy (faster at these "
-          "sizes) or PyTorch (pip install -e '.[torch]')", choices=("numpy", "torch")),
-    Param("depth", int, None, "a game too large for its tree, sampled step by step: the "
-          "steps the features tell apart (default: the longest of 64 random playouts)",
-          low=1),
+    Param(
+        "backend",
+        str,
+        "numpy",
+        "the networks' arithmetic: numpy (faster at these "
+        "sizes) or PyTorch (pip install -e '.[torch]')",
+        choices=("numpy", "torch"),
+    ),
+    Param(
+        "depth",
+        int,
+        None,
+        "a game too large for its tree, sampled step by step: the "
+        "steps the features tell apart (default: the longest of 64 random playouts)",
+        low=1,
+    ),
     Param("seed", int, 0, "random seed", low=0),
 )
 
@@ -87,6 +128,7 @@ def _network_class(params: dict):
     """The network class of the ``backend`` parameter."""
     if params["backend"] == "torch":
         from players.learning.neural_torch import TorchNetwork
+
         return TorchNetwork
     return Network
 
@@ -115,11 +157,14 @@ class Agent:
         self.index_states(params)
         self.nets = self.make_nets(params, rng)
         make = SGD if params["optimizer"] == "sgd" else Adam
-        self.opts = {name: make(self.nets[name].params, params[lr])
-                     for name, lr in self.optimized.items()}
+        self.opts = {
+            name: make(self.nets[name].params, params[lr]) for name, lr in self.optimized.items()
+        }
         rl_columns, sl_columns = self.columns(params)
-        self.memories = {"rl": Circular(params["rl_memory"], rl_columns),
-                         "sl": Reservoir(params["sl_memory"], sl_columns, rng)}
+        self.memories = {
+            "rl": Circular(params["rl_memory"], rl_columns),
+            "sl": Reservoir(params["sl_memory"], sl_columns, rng),
+        }
         self.rl, self.sl_memory = self.memories["rl"], self.memories["sl"]
         self.updates = 0
         self._target_table = None
@@ -140,8 +185,10 @@ class Agent:
     def columns(self, params) -> tuple:
         """The columns of M_RL (transitions) and of M_SL (best-response moves)."""
         s = self.state_column
-        return ({"s": s, "a": np.int32, "r": np.float64, "next": s, "more": bool},
-                {"s": s, "a": np.int32})
+        return (
+            {"s": s, "a": np.int32, "r": np.float64, "next": s, "more": bool},
+            {"s": s, "a": np.int32},
+        )
 
     #: how the memories keep an information state: its row in the table
     state_column = np.int32
@@ -235,7 +282,8 @@ class Agent:
         if self.sl_memory.size >= n:
             b = self.sl_memory.sample(n, rng)
             _, grads = self.nets["sl"].gradients(
-                self.inputs(b["s"]), policy_loss(b["a"], self.legal_at(b["s"])))
+                self.inputs(b["s"]), policy_loss(b["a"], self.legal_at(b["s"]))
+            )
             self.opts["sl"].step(grads)
 
 
@@ -246,17 +294,17 @@ class NFSP:
 
     name = "nfsp"
     agent = Agent
-    declared = PARAMS       # its parameters (``params`` holds their values)
+    declared = PARAMS  # its parameters (``params`` holds their values)
     shown = ("eta", "epsilon", "decay", "hidden", "rl_lr", "sl_lr")
 
     def __init__(self, tree, params: dict):
         if len(tree.players) != 2:
-            raise ValueError(f"{self.name} learns two-player games; this one has "
-                             f"{len(tree.players)} players")
+            raise ValueError(
+                f"{self.name} learns two-player games; this one has {len(tree.players)} players"
+            )
         self.tree, self.flat = tree, flatten(tree)
         self._start_learning(params)
-        self.agents = [self.agent(Encoding(tree, p), self.params, self.np_rng)
-                       for p in range(2)]
+        self.agents = [self.agent(Encoding(tree, p), self.params, self.np_rng) for p in range(2)]
         self._walk_arrays()
 
     def _start_learning(self, params: dict) -> None:
@@ -282,8 +330,7 @@ class NFSP:
         self._infoset = f.infoset.tolist()
         self._utility = f.utility.tolist()
         self._row = [a.enc.row.tolist() for a in self.agents]
-        self._moves = [{i: a.enc.action[i].tolist() for i in a.enc.infosets}
-                       for a in self.agents]
+        self._moves = [{i: a.enc.action[i].tolist() for i in a.enc.infosets} for a in self.agents]
 
     def epsilon(self) -> float:
         return self.params["epsilon"] / math.sqrt(1 + self.episodes / self.params["decay"])
@@ -409,15 +456,23 @@ class NFSP:
                     arrays[f"{p}_opt_{name}_{k}"] = w
             for name, memory in a.memories.items():
                 for col, values in memory.columns.items():
-                    arrays[f"{p}_memory_{name}_{col}"] = values[:memory.size]
-        meta = {"learner": self.name, "sampled": self.sampled, "game": self.signature(),
-                "params": self.params, "episodes": self.episodes,
-                "steps": self.steps, "seconds": self.seconds,
-                "curve": [[c.episodes, c.seconds, c.exploitability] for c in self.curve],
-                "agents": [{"updates": a.updates, "rl_next": a.rl.next,
-                            "offered": a.sl_memory.offered} for a in self.agents],
-                "rng": _jsonable(self.rng.getstate()),
-                "np_rng": self.np_rng.bit_generator.state}
+                    arrays[f"{p}_memory_{name}_{col}"] = values[: memory.size]
+        meta = {
+            "learner": self.name,
+            "sampled": self.sampled,
+            "game": self.signature(),
+            "params": self.params,
+            "episodes": self.episodes,
+            "steps": self.steps,
+            "seconds": self.seconds,
+            "curve": [[c.episodes, c.seconds, c.exploitability] for c in self.curve],
+            "agents": [
+                {"updates": a.updates, "rl_next": a.rl.next, "offered": a.sl_memory.offered}
+                for a in self.agents
+            ],
+            "rng": _jsonable(self.rng.getstate()),
+            "np_rng": self.np_rng.bit_generator.state,
+        }
         tmp = folder / "nfsp.tmp.npz"
         np.savez(tmp, **arrays)
         tmp.replace(folder / "nfsp.npz")
@@ -443,9 +498,14 @@ class NFSP:
         except (OSError, ValueError) as exc:
             raise ValueError(f"{folder}: no saved learner ({exc})") from None
         if meta.get("sampled", False) != cls.sampled:
-            raise ValueError(f"{folder}: a learner " + ("by sampling; this game's tree was "
-                             "built" if not cls.sampled else "of a whole tree; this "
-                             "game's tree is too large"))
+            raise ValueError(
+                f"{folder}: a learner "
+                + (
+                    "by sampling; this game's tree was built"
+                    if not cls.sampled
+                    else "of a whole tree; this game's tree is too large"
+                )
+            )
         learner = (cls if cls.sampled else LEARNERS[meta["learner"]])(source, meta["params"])
         if meta.get("game") != learner.signature():
             raise ValueError(f"{folder}: a learner of another game")
@@ -462,7 +522,7 @@ class NFSP:
                 for name, memory in a.memories.items():
                     for col, values in memory.columns.items():
                         saved = data[f"{p}_memory_{name}_{col}"]
-                        values[:len(saved)] = saved
+                        values[: len(saved)] = saved
                         memory.size = len(saved)
                 a.updates = meta["agents"][p]["updates"]
                 a.rl.next = meta["agents"][p]["rl_next"]
@@ -485,19 +545,28 @@ class NFSP:
 #: M_RL 4,000,000, M_SL 400,000), and the search's.
 MC_PARAMS = extend(
     tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit", "depth")),
-    Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0,
-          low_open=True),
+    Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0, low_open=True),
     Param("optimizer", str, "adam", "the networks' optimiser", choices=("sgd", "adam")),
-    Param("rl_memory", int, 4_000_000, "size of the circular memory M_RL of searched "
-          "moves and outcomes", low=1),
+    Param(
+        "rl_memory",
+        int,
+        4_000_000,
+        "size of the circular memory M_RL of searched moves and outcomes",
+        low=1,
+    ),
     Param("sl_memory", int, 400_000, "size of the reservoir M_SL", low=1),
     Param("updates", int, 1, "minibatch updates per network each time", low=1),
     Param("every", int, 100, "episodes between learning (seed 004: every 100)", low=1),
-    Param("targets", str, "visits", "what the memories keep of a search: its visit "
-          "distribution (seed 004) or the move drawn from it", choices=("visits", "move")),
+    Param(
+        "targets",
+        str,
+        "visits",
+        "what the memories keep of a search: its visit "
+        "distribution (seed 004) or the move drawn from it",
+        choices=("visits", "move"),
+    ),
     Param("simulations", int, 50, "MCTS simulations a best-response move", low=1),
-    Param("c_puct", float, 1.0, "PUCT's exploration, on utilities scaled to [-1, 1]",
-          low=0),
+    Param("c_puct", float, 1.0, "PUCT's exploration, on utilities scaled to [-1, 1]", low=0),
 )
 
 
@@ -512,15 +581,16 @@ class MCAgent(Agent):
         """M_RL: (information state, search target, outcome); M_SL: (information
         state, search target); a target is the visit distribution over the
         moves (seed 004) or, with ``targets=move``, the move drawn."""
-        target = ((np.float32, len(self.enc.moves)) if params["targets"] == "visits"
-                  else np.int32)
+        target = (np.float32, len(self.enc.moves)) if params["targets"] == "visits" else np.int32
         return {"s": np.int32, "a": target, "z": np.float64}, {"s": np.int32, "a": target}
 
     def make_nets(self, params, rng) -> dict:
         moves = len(self.enc.moves)
         make = _network_class(params)
-        return {"br": make((self.enc.size, params["hidden"], moves + 1), rng, np.float32),
-                "sl": make((self.enc.size, params["hidden"], moves), rng, np.float32)}
+        return {
+            "br": make((self.enc.size, params["hidden"], moves + 1), rng, np.float32),
+            "sl": make((self.enc.size, params["hidden"], moves), rng, np.float32),
+        }
 
     def tabulate(self) -> None:
         """The whole tables at once: the search's sampling of histories reads
@@ -537,7 +607,8 @@ class MCAgent(Agent):
             if self.rl.size >= n:
                 b = self.rl.sample(n, rng)
                 _, grads = self.nets["br"].gradients(
-                    self.inputs(b["s"]), policy_value_loss(b["a"], self.legal_at(b["s"]), b["z"]))
+                    self.inputs(b["s"]), policy_value_loss(b["a"], self.legal_at(b["s"]), b["z"])
+                )
                 self.opts["br"].step(grads)
                 self.updates += 1
             self.learn_average(params, rng)
@@ -593,7 +664,7 @@ class MCNFSP(NFSP):
             rows, actions = self._row[1 - p], self._moves[1 - p]
             reach = [0.0] * len(kind)
             reach[0] = 1.0
-            for n, k in enumerate(kind):           # preorder: a parent before its children
+            for n, k in enumerate(kind):  # preorder: a parent before its children
                 if k == TERMINAL:
                     continue
                 lo, r = first[n], reach[n]
@@ -661,9 +732,12 @@ class MCNFSP(NFSP):
             entry = stats.get(i)
             if entry is None:
                 row = self._row[p][i]
-                entry = stats[i] = ([0] * len(self._moves[p][i]), [0.0] * len(self._moves[p][i]),
-                                    [agent.prior_rows[row][m] for m in self._moves[p][i]])
-                if path:                        # a new information state: B values it
+                entry = stats[i] = (
+                    [0] * len(self._moves[p][i]),
+                    [0.0] * len(self._moves[p][i]),
+                    [agent.prior_rows[row][m] for m in self._moves[p][i]],
+                )
+                if path:  # a new information state: B values it
                     value = agent.value_rows[row]
                     break
             visits, totals, priors = entry
@@ -690,7 +764,6 @@ class MCNFSP(NFSP):
 
 #: name -> learner class (``ggp exploit --player NAME``, :meth:`NFSP.load`)
 LEARNERS = {"nfsp": NFSP, "mc-nfsp": MCNFSP}
-
 
 
 def _chance(rng: random.Random, first: list, prob: list, node: int) -> int:

@@ -2,11 +2,12 @@
 NFSP learner (:mod:`players.learning.nfsp`), trained before and during the match or
 loaded from a folder that ``ggp exploit --save`` wrote; on a game too large
 for its tree, ``nfsp`` learns by sampling (:mod:`players.learning.nfsp_sampled`)."""
+
 from __future__ import annotations
 
+from players.imperfect.online import SolvingPlayer
 from players.learning.nfsp import MCNFSP, NFSP
 from players.learning.nfsp_sampled import SampledNFSP
-from players.imperfect.online import SolvingPlayer
 from players.params import Param, extend
 from players.registry import register
 
@@ -14,12 +15,24 @@ from players.registry import register
 def _player_params(learning: tuple) -> tuple:
     """A player's parameters: the solving players', episodes a move, the
     learner's (its seed is the player's) and ``load``."""
-    return extend(SolvingPlayer.params,
-                  Param("iterations", int, None, "episodes a move (reproducible with seed); "
-                        "default: train on the clock", low=1),
-                  *(p for p in learning if p.name != "seed"),
-                  Param("load", str, None, "folder of a learner saved by ggp exploit --save: "
-                        "play its average policy without training"))
+    return extend(
+        SolvingPlayer.params,
+        Param(
+            "iterations",
+            int,
+            None,
+            "episodes a move (reproducible with seed); default: train on the clock",
+            low=1,
+        ),
+        *(p for p in learning if p.name != "seed"),
+        Param(
+            "load",
+            str,
+            None,
+            "folder of a learner saved by ggp exploit --save: "
+            "play its average policy without training",
+        ),
+    )
 
 
 @register
@@ -57,8 +70,10 @@ class NFSPPlayer(SolvingPlayer):
 
     def learning_params(self) -> dict:
         """The learner's parameters as this player was given them, its seed the player's."""
-        return {**{p.name: getattr(self, p.name) for p in self.learner.declared
-                   if p.name != "seed"}, "seed": self.base_seed}
+        return {
+            **{p.name: getattr(self, p.name) for p in self.learner.declared if p.name != "seed"},
+            "seed": self.base_seed,
+        }
 
     def decide(self, info, deadline):
         if self.trained is None:
@@ -73,8 +88,9 @@ class NFSPPlayer(SolvingPlayer):
         if self.load is not None:
             self.trained = SampledNFSP.load(self.game, self.load)
             return
-        self.trained = SampledNFSP(self.game, self.learning_params(),
-                                   self.steps if self.steps.compiled else None)
+        self.trained = SampledNFSP(
+            self.game, self.learning_params(), self.steps if self.steps.compiled else None
+        )
         if deadline is not None:
             self.spend(self.trained.run, deadline)
 
@@ -100,6 +116,8 @@ class MCNFSPPlayer(NFSPPlayer):
 
     def why_not(self, players, total):
         if self.sampled:
-            return f"{self.name} needs the game's whole extensive form (its search samples " \
-                   "histories by the opponent's reach)"
+            return (
+                f"{self.name} needs the game's whole extensive form (its search samples "
+                "histories by the opponent's reach)"
+            )
         return super().why_not(players, total)

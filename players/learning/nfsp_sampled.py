@@ -22,6 +22,7 @@ measured without the tree; these learners are measured in matches
 samples histories of the information state in proportion to the opponent's
 reach, which here would need a belief per search.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,13 +31,13 @@ import random
 import time
 
 import numpy as np
+
 from gdl import to_kif
 from ggp.solvers.efg import utility_unit
 from ggp.solvers.features import StepEncoding
-
 from players.belief import Steps
-from players.learning.nfsp import NFSP, Agent, draw
 from players.imperfect.sampled import deciders
+from players.learning.nfsp import NFSP, Agent, draw
 
 #: Random playouts whose longest sets the features' depth by default.
 DEPTH_PLAYOUTS = 64
@@ -87,16 +88,18 @@ class SampledNFSP(NFSP):
 
     def __init__(self, game, params: dict, steps: Steps | None = None):
         if not game.is_gdl2:
-            raise ValueError(f"{self.name} by sampling learns games of imperfect "
-                             "information (GDL-II)")
+            raise ValueError(
+                f"{self.name} by sampling learns games of imperfect information (GDL-II)"
+            )
         self.game = game
         self.stepper = steps or Steps(game.state_machine("compiled"), True)
         if not self.stepper.compiled:
             raise ValueError(f"{self.name} by sampling needs the compiled reasoner")
         self.players = deciders(self.stepper.roles)
         if len(self.players) != 2:
-            raise ValueError(f"{self.name} learns two-player games; this one has "
-                             f"{len(self.players)} players")
+            raise ValueError(
+                f"{self.name} learns two-player games; this one has {len(self.players)} players"
+            )
         self._start_learning(params)
         sm = self.stepper.sm
         self.root = sm.initial_state()
@@ -104,9 +107,16 @@ class SampledNFSP(NFSP):
         self.reward = lambda goals: [unit.from_goal(goals[r]) for r in self.players]
         if self.params["depth"] is None:
             self.params["depth"] = self._longest_playout()
-        self.agents = [self.agent(StepEncoding(sorted(sm.move_numbers[r].values()),
-                                               self.stepper.sees[r], self.params["depth"]),
-                                  self.params, self.np_rng) for r in self.players]
+        self.agents = [
+            self.agent(
+                StepEncoding(
+                    sorted(sm.move_numbers[r].values()), self.stepper.sees[r], self.params["depth"]
+                ),
+                self.params,
+                self.np_rng,
+            )
+            for r in self.players
+        ]
 
     def _longest_playout(self) -> int:
         """The most steps of :data:`DEPTH_PLAYOUTS` random playouts (seeded)."""
@@ -125,8 +135,10 @@ class SampledNFSP(NFSP):
         parts = [" ".join(sm.roles), str(self.params["depth"])]
         for r, agent in zip(self.players, self.agents):
             seen = dict(sm.percept_nodes[r])
-            parts += [" ".join(to_kif(sm.move_terms[m]) for m in agent.enc.moves),
-                      " ".join(to_kif(seen[t]) for t in agent.enc.terms)]
+            parts += [
+                " ".join(to_kif(sm.move_terms[m]) for m in agent.enc.moves),
+                " ".join(to_kif(seen[t]) for t in agent.enc.terms),
+            ]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
     def _run(self, episodes: int) -> SampledNFSP:
@@ -142,7 +154,7 @@ class SampledNFSP(NFSP):
                 joint = []
                 for r, moves in enumerate(legal):
                     p = seat.get(r)
-                    if len(moves) == 1 or p is None:        # forced, or chance's uniform draw
+                    if len(moves) == 1 or p is None:  # forced, or chance's uniform draw
                         joint.append(moves[rng.randrange(len(moves))])
                         continue
                     agent = agents[p]

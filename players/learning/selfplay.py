@@ -34,13 +34,13 @@ become Kuhn ``smooth-uct:c=0.875,gamma=0.1,eta0=0.9,d=0.001`` and
 ``efg-uct:c=1``; Leduc ``smooth-uct:c=1.385,gamma=0.1,eta0=0.9,d=0.002`` and
 ``efg-uct:c=1.5385`` (``c`` in chips times 3 / 39).
 """
+
 from __future__ import annotations
 
 import time
 
 from ggp.solvers.cfr import exploitability
 from ggp.solvers.efg import Tree, flatten
-
 from players.imperfect._infotree import InfoTrees
 from players.learning.curves import CurvePoint, checkpoints
 from players.params import settings
@@ -62,10 +62,11 @@ class SelfPlay:
         name, given = parse_spec(spec)
         if name not in ALGORITHMS:
             if name in names():
-                raise ValueError(f"player {name!r} plays matches; it does not learn by "
-                                 f"self-play: choose {' or '.join(ALGORITHMS)}")
-            raise ValueError(f"unknown self-play player {name!r}; known: "
-                             f"{', '.join(ALGORITHMS)}")
+                raise ValueError(
+                    f"player {name!r} plays matches; it does not learn by "
+                    f"self-play: choose {' or '.join(ALGORITHMS)}"
+                )
+            raise ValueError(f"unknown self-play player {name!r}; known: {', '.join(ALGORITHMS)}")
         declared = [p for p in player_class(name).params if p.name in LEARNING_PARAMS]
         try:
             chosen = settings(declared, {**given, **params})
@@ -75,8 +76,9 @@ class SelfPlay:
             chosen["seed"] = 0
         self.name, self.params = name, chosen
         mixing = {k: chosen[k] for k in ("gamma", "eta0", "d") if k in chosen}
-        self.trees = InfoTrees(len(tree.players), ALGORITHMS[name], c=chosen["c"],
-                               seed=chosen["seed"], **mixing)
+        self.trees = InfoTrees(
+            len(tree.players), ALGORITHMS[name], c=chosen["c"], seed=chosen["seed"], **mixing
+        )
         self.tree = tree
         self._flat = flatten(tree)
         self.episodes = 0
@@ -105,8 +107,9 @@ class SelfPlay:
         policy = []
         for i, info in enumerate(self.tree.infosets):
             node = self.trees.find(info.player, i)
-            policy.append(self.trees.average(node) if node >= 0
-                          else [1.0 / len(info.moves)] * len(info.moves))
+            policy.append(
+                self.trees.average(node) if node >= 0 else [1.0 / len(info.moves)] * len(info.moves)
+            )
         return policy
 
     def exploitability(self) -> float:
@@ -126,6 +129,7 @@ def learner_for(tree: Tree, spec: str, params: dict | None = None):
     :class:`players.learning.nfsp.MCNFSP` (``mc-nfsp``)."""
     name, given = parse_spec(spec)
     from players.learning.nfsp import LEARNERS
+
     if name in LEARNERS:
         learner = LEARNERS[name]
         try:
@@ -135,10 +139,19 @@ def learner_for(tree: Tree, spec: str, params: dict | None = None):
     return SelfPlay(tree, spec, **(params or {}))
 
 
-def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
-          episodes: int = 1_000_000, points=None, seed: int | None = None,
-          learner=None, after=None, keep=None, keep_seconds: float = 60.0,
-          progress=None) -> SelfPlay:
+def train(
+    tree: Tree,
+    name: str = "smooth-uct",
+    params: dict | None = None,
+    episodes: int = 1_000_000,
+    points=None,
+    seed: int | None = None,
+    learner=None,
+    after=None,
+    keep=None,
+    keep_seconds: float = 60.0,
+    progress=None,
+) -> SelfPlay:
     """A learner (:func:`learner_for`) trained ``episodes`` episodes,
     evaluated at ``points`` (default :func:`checkpoints`; ``episodes`` is
     always the last point) into its ``curve``.  ``seed``, when given, replaces
@@ -149,17 +162,19 @@ def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
     if episodes < 1:
         raise ValueError(f"episodes must be positive, got {episodes}")
     if learner is None:
-        learner = learner_for(tree, name, {**(params or {}),
-                                           **({} if seed is None else {"seed": seed})})
-    targets = sorted({p for p in (points or checkpoints(episodes))
-                      if learner.episodes < p < episodes})
+        learner = learner_for(
+            tree, name, {**(params or {}), **({} if seed is None else {"seed": seed})}
+        )
+    targets = sorted(
+        {p for p in (points or checkpoints(episodes)) if learner.episodes < p < episodes}
+    )
     span = min(keep_seconds / 10, 1.0) if progress else keep_seconds / 10
     if progress:
         progress(learner.episodes)
     for target in targets + [episodes]:
         if keep is None and progress is None:
             learner.run(max(0, target - learner.episodes))
-        else:               # in chunks of about ``span`` seconds, kept as it goes
+        else:  # in chunks of about ``span`` seconds, kept as it goes
             kept, chunk = learner.seconds, 1000
             while learner.episodes < target:
                 began = learner.seconds
@@ -168,8 +183,11 @@ def train(tree: Tree, name: str = "smooth-uct", params: dict | None = None,
                 chunk = max(1, min(chunk * 2, int(chunk * span / took)))
                 if progress:
                     progress(learner.episodes)
-                if keep is not None and learner.seconds - kept >= keep_seconds \
-                        and learner.episodes < target:
+                if (
+                    keep is not None
+                    and learner.seconds - kept >= keep_seconds
+                    and learner.episodes < target
+                ):
                     keep(learner)
                     kept = learner.seconds
         learner.checkpoint()

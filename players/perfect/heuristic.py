@@ -15,6 +15,7 @@ a sum of base propositions, each role's evaluation is a bias plus a weight per
 base proposition, which the C tree (:mod:`players.perfect._tree`) reads directly.
 Features that do not vary in the sample get no weight.
 """
+
 from __future__ import annotations
 
 import time
@@ -31,7 +32,7 @@ def content_features(base) -> dict:
     propositions it counts."""
     by_relation = defaultdict(list)
     for i, fact in enumerate(base):
-        if isinstance(fact, tuple) and len(fact) >= 3:     # a relation and two arguments
+        if isinstance(fact, tuple) and len(fact) >= 3:  # a relation and two arguments
             by_relation[fact[0], len(fact)].append(i)
     features = {}
     for (name, arity), members in sorted(by_relation.items()):
@@ -57,18 +58,21 @@ def sample(sm, seconds: float, playouts: int, seed: int) -> tuple:
             states.append(state)
             state = sm.next_state(state, joint)
         if not sm.is_terminal(state):
-            continue                                       # cut short: no outcome
+            continue  # cut short: no outcome
         final = [sm.goal(state, r) for r in sm.roles]
         rows += states
         goals += [final] * len(states)
     if not rows:
         return np.zeros((0, len(sm.initial_state())), np.uint8), np.zeros((0, len(roles)))
-    return (np.frombuffer(b"".join(rows), np.uint8).reshape(len(rows), -1),
-            np.asarray(goals, dtype=float))
+    return (
+        np.frombuffer(b"".join(rows), np.uint8).reshape(len(rows), -1),
+        np.asarray(goals, dtype=float),
+    )
 
 
-def material_evaluation(sm, seconds: float = 1.0, playouts: int = 200,
-                        seed: int = 0) -> tuple | None:
+def material_evaluation(
+    sm, seconds: float = 1.0, playouts: int = 200, seed: int = 0
+) -> tuple | None:
     """(weights, bias): per role a weight per base proposition and a bias,
     the evaluation of a state being ``bias[r] + weights[r] @ state``, clipped
     to 0..100 by its user; None when the game has no content features that

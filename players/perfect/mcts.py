@@ -78,6 +78,7 @@ move, such as ``noop`` in a turn-taking game, is answered without
 simulations), else the play clock less a safety ``margin`` in seconds (spent
 even on forced moves: thinking ahead while the opponent moves).
 """
+
 from __future__ import annotations
 
 import gc
@@ -97,8 +98,7 @@ MAX_NODES = 1_000_000
 class Node:
     """A state in the tree: per role its legal moves and their statistics."""
 
-    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "tops", "n",
-                 "children")
+    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "tops", "n", "children")
 
     def __init__(self, search, state):
         self.state = state
@@ -107,7 +107,7 @@ class Node:
         if self.legal is not None:
             self.visits = [[0] * len(moves) for moves in self.legal]
             self.sums = [[0.0] * len(moves) for moves in self.legal]
-            self.tops = [[-1.0] * len(moves) for moves in self.legal]   # best reward seen
+            self.tops = [[-1.0] * len(moves) for moves in self.legal]  # best reward seen
         self.children = {}
 
 
@@ -118,28 +118,76 @@ class MCTSPlayer(Player):
     name = "mcts"
     playout = "random"
 
-    params = extend(Player.params, *BUDGET,
+    params = extend(
+        Player.params,
+        *BUDGET,
         Param("c", float, 40.0, "UCB1 exploration constant on the 0..100 goal scale", low=0),
-        Param("discount", float, 0.999, "discount of the backed-up goal per ply",
-              low=0, high=1, low_open=True),
-        Param("final", str, "average", "the move played: most visited, best average, best "
-              "reward seen, or drawn in proportion to the visits (seed 003 slide 29)",
-              choices=("visits", "average", "best", "mixed")),
+        Param(
+            "discount",
+            float,
+            0.999,
+            "discount of the backed-up goal per ply",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
+        Param(
+            "final",
+            str,
+            "average",
+            "the move played: most visited, best average, best "
+            "reward seen, or drawn in proportion to the visits (seed 003 slide 29)",
+            choices=("visits", "average", "best", "mixed"),
+        ),
         Param("transpositions", bool, False, "one node per state instead of per path"),
-        Param("engine", str, "c", "the tree in C (on the compiled reasoner) or in Python "
-              "(the same simulations, slower)", choices=("c", "python")),
-        Param("threads", int, 1, "trees searched in parallel from the root, their root "
-              "statistics summed (root parallelism; engine=c)", low=1, high=64),
-        Param("solver", bool, False, "MCTS-Solver: values under best play known in the tree "
-              "are backed up and played (engine=c)"),
-        Param("heuristic", float, 0.0, "weight of a material evaluation learned from random "
-              "playouts at the start (players.perfect.heuristic) in each new leaf's value, the "
-              "playout's outcome getting the rest; 0: off (engine=c)", low=0, high=1),
-        Param("rave", float, 0.0, "RAVE's equivalence parameter k: selection mixes in the "
-              "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
-              low=0),
-        Param("decisive", bool, False, "decisive-move playouts: where one role has a choice, "
-              "a move that wins at once is played (compiled reasoner)"),
+        Param(
+            "engine",
+            str,
+            "c",
+            "the tree in C (on the compiled reasoner) or in Python (the same simulations, slower)",
+            choices=("c", "python"),
+        ),
+        Param(
+            "threads",
+            int,
+            1,
+            "trees searched in parallel from the root, their root "
+            "statistics summed (root parallelism; engine=c)",
+            low=1,
+            high=64,
+        ),
+        Param(
+            "solver",
+            bool,
+            False,
+            "MCTS-Solver: values under best play known in the tree "
+            "are backed up and played (engine=c)",
+        ),
+        Param(
+            "heuristic",
+            float,
+            0.0,
+            "weight of a material evaluation learned from random "
+            "playouts at the start (players.perfect.heuristic) in each new leaf's value, the "
+            "playout's outcome getting the rest; 0: off (engine=c)",
+            low=0,
+            high=1,
+        ),
+        Param(
+            "rave",
+            float,
+            0.0,
+            "RAVE's equivalence parameter k: selection mixes in the "
+            "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
+            low=0,
+        ),
+        Param(
+            "decisive",
+            bool,
+            False,
+            "decisive-move playouts: where one role has a choice, "
+            "a move that wins at once is played (compiled reasoner)",
+        ),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -152,15 +200,16 @@ class MCTSPlayer(Player):
 
     def __init__(self, **values):
         super().__init__(**values)
-        self.policy_params = {arg: getattr(self, name)
-                              for name, arg in self.policy_names.items()}
+        self.policy_params = {arg: getattr(self, name) for name, arg in self.policy_names.items()}
         if self.decisive:
             self.policy_params["decisive"] = True
         if self.rave > 0 and self.leaf > 1:
-            raise ValueError("rave needs the playouts' moves, and leaf parallelism does not "
-                             "keep them: use one or the other")
+            raise ValueError(
+                "rave needs the playouts' moves, and leaf parallelism does not "
+                "keep them: use one or the other"
+            )
         self.last_simulations = 0
-        self.warned_without_c = False   # of the options only the C tree has (once a player)
+        self.warned_without_c = False  # of the options only the C tree has (once a player)
 
     # --- the Player hooks -------------------------------------------------------
     def meta_game(self, deadline):
@@ -172,20 +221,31 @@ class MCTSPlayer(Player):
         """The search and its tree over ``self.steps``, rooted at the current
         position: at START, and when the player moves to the compiled
         reasoner mid-match (:mod:`players.base`)."""
-        self.search = search_for(self.steps, self.playout, self.policy_params,
-                                  self.rng.getrandbits(63))
+        self.search = search_for(
+            self.steps, self.playout, self.policy_params, self.rng.getrandbits(63)
+        )
         # joint moves of the match so far (search ids; GDL-II: since the root)
-        self.history = [] if self.imperfect else [self.search.ids(o.joint)
-                                                  for o in self.observations]
+        self.history = (
+            [] if self.imperfect else [self.search.ids(o.joint) for o in self.observations]
+        )
         self.table = {} if self.transpositions else None
         self.ctree = None
-        self.evaluation = None      # (weights and biases, weight in a leaf's value): heuristic
+        self.evaluation = None  # (weights and biases, weight in a leaf's value): heuristic
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
-            self.ctree = Forest(self.search, self.position(), self.threads, self.c,
-                                self.discount, self.transpositions,
-                                [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
-                                self.solver, self.rave, self.leaf, self.evaluation)
+            self.ctree = Forest(
+                self.search,
+                self.position(),
+                self.threads,
+                self.c,
+                self.discount,
+                self.transpositions,
+                [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
+                self.solver,
+                self.rave,
+                self.leaf,
+                self.evaluation,
+            )
         else:
             self._warn_without_c()
             self.root = self._node(self.position())
@@ -197,14 +257,25 @@ class MCTSPlayer(Player):
         if self.warned_without_c:
             return
         self.warned_without_c = True
-        dropped = [name for name, value, default in (
-            ("threads", self.threads, 1), ("solver", self.solver, False), ("rave", self.rave, 0),
-            ("leaf", self.leaf, 1), ("heuristic", self.heuristic, 0)) if value != default]
+        dropped = [
+            name
+            for name, value, default in (
+                ("threads", self.threads, 1),
+                ("solver", self.solver, False),
+                ("rave", self.rave, 0),
+                ("leaf", self.leaf, 1),
+                ("heuristic", self.heuristic, 0),
+            )
+            if value != default
+        ]
         if dropped:
-            warnings.warn(f"{self.name}: {', '.join(dropped)} "
-                          f"{'needs' if len(dropped) == 1 else 'need'} the tree in C (engine=c "
-                          "on the compiled reasoner); searching without", RuntimeWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{self.name}: {', '.join(dropped)} "
+                f"{'needs' if len(dropped) == 1 else 'need'} the tree in C (engine=c "
+                "on the compiled reasoner); searching without",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def _evaluation(self, deadline) -> tuple | None:
         """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned
@@ -213,11 +284,16 @@ class MCTSPlayer(Player):
         if not self.heuristic:
             return None
         from players.perfect.heuristic import material_evaluation
+
         seconds = min(1.0, max(0.05, (deadline - time.monotonic()) / 4))
         evaluation = material_evaluation(self.sm, seconds, seed=self.rng.getrandbits(31))
         if evaluation is None:
-            warnings.warn(f"{self.name}: no piece counts vary in this game's random play; "
-                          "searching without the heuristic", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"{self.name}: no piece counts vary in this game's random play; "
+                "searching without the heuristic",
+                RuntimeWarning,
+                stacklevel=3,
+            )
             return None
         return evaluation, self.heuristic
 
@@ -229,7 +305,7 @@ class MCTSPlayer(Player):
             else:
                 self.ctree.advance(self.search.ids(obs.joint), self.position())
             return
-        if obs.joint is None:       # GDL-II: search from a state consistent with what we saw
+        if obs.joint is None:  # GDL-II: search from a state consistent with what we saw
             self.history, self.root = [], self._node(self.position())
             return
         joint = self.search.ids(obs.joint)
@@ -246,10 +322,10 @@ class MCTSPlayer(Player):
         self.added = 0
         if self.ctree is not None:
             self.ctree.new_move()
-        if len(legal) > 1:              # once per decision of ours, not per game step
+        if len(legal) > 1:  # once per decision of ours, not per game step
             (self.ctree or self.search).decay(self.decay)
         if self.simulations is not None:
-            if len(legal) == 1:         # a forced move: nothing to decide, nothing spent
+            if len(legal) == 1:  # a forced move: nothing to decide, nothing spent
                 return legal[0]
             self.think(math.inf, self.simulations)
         else:
@@ -278,9 +354,12 @@ class MCTSPlayer(Player):
         collecting = gc.isenabled()
         gc.disable()
         self.search.until = until
-        try:    # a simulation's expansion asks two questions before its playout
-            while (done < budget if budget is not None else
-                   time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until):
+        try:  # a simulation's expansion asks two questions before its playout
+            while (
+                done < budget
+                if budget is not None
+                else time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until
+            ):
                 done += self.simulate()
         finally:
             gc.freeze()
@@ -325,7 +404,7 @@ class MCTSPlayer(Player):
         node to the end of the simulation (seed 003 slide 30), to the move it
         chose at each node, and keep the best such reward seen."""
         gamma = self.discount
-        scale = gamma ** depth
+        scale = gamma**depth
         for i in range(len(picks) - 1, -1, -1):
             scale *= gamma
             node = path[i]
@@ -380,20 +459,24 @@ class MCTSPlayer(Player):
         (ties: best average), or one drawn with probability proportional to
         its visits."""
         moves, visits, sums, tops = self._root_rows(r)
-        exact = self.ctree.root_exact(r) if self.solver and self.ctree is not None \
+        exact = (
+            self.ctree.root_exact(r)
+            if self.solver and self.ctree is not None
             else [None] * len(moves)
+        )
         choices = [j for j in range(len(moves)) if moves[j] in allowed]
         if not choices:
             return None
         known = [exact[j] for j in choices if exact[j] is not None]
-        if known:       # the solver's: a known win, else never a known move worse than another
+        if known:  # the solver's: a known win, else never a known move worse than another
             best_known = max(known)
             if best_known >= 100 or len(known) == len(choices):
                 return moves[next(j for j in choices if exact[j] == best_known)]
             choices = [j for j in choices if exact[j] in (None, best_known)]
         if self.final == "mixed" and any(visits[j] for j in choices):
-            return self.rng.choices([moves[j] for j in choices],
-                                    weights=[visits[j] for j in choices])[0]
+            return self.rng.choices(
+                [moves[j] for j in choices], weights=[visits[j] for j in choices]
+            )[0]
 
         def key(j):
             average = sums[j] / visits[j] if visits[j] else -1.0
@@ -403,7 +486,7 @@ class MCTSPlayer(Player):
                 return average, visits[j]
             if self.final == "best":
                 return tops[j], average
-            return visits[j], average           # visits (and mixed before any visit)
+            return visits[j], average  # visits (and mixed before any visit)
 
         return moves[max(choices, key=key)]
 
@@ -429,8 +512,10 @@ class MCTSPlayer(Player):
         """Move -> (visits, average goal) at the root, for ``role`` (default: ours)."""
         r = self.sm.roles.index(role or self.role)
         moves, visits, sums, _ = self._root_rows(r)
-        return {self.search.move(r, m): (v, s / v if v else None)
-                for m, v, s in zip(moves, visits, sums)}
+        return {
+            self.search.move(r, m): (v, s / v if v else None)
+            for m, v, s in zip(moves, visits, sums)
+        }
 
 
 class Forest:
@@ -441,13 +526,39 @@ class Forest:
     Herik, "Parallel Monte-Carlo Tree Search", Computers and Games 2008).  The
     trees run in threads without the interpreter lock."""
 
-    def __init__(self, search, root, threads, c, discount, transpositions, seeds,
-                 solver=False, rave=0.0, leaf=1, evaluation=None):
+    def __init__(
+        self,
+        search,
+        root,
+        threads,
+        c,
+        discount,
+        transpositions,
+        seeds,
+        solver=False,
+        rave=0.0,
+        leaf=1,
+        evaluation=None,
+    ):
         from players.perfect._tree import Tree
+
         self.searches = [search] + [search.fork(seed) for seed in seeds]
-        self.trees = [Tree(s.kernel, s.policy, root, c, discount, transpositions, MAX_NODES,
-                           solver, rave, *(evaluation or (None, 0.0)), *s.lanes(leaf))
-                      for s in self.searches]
+        self.trees = [
+            Tree(
+                s.kernel,
+                s.policy,
+                root,
+                c,
+                discount,
+                transpositions,
+                MAX_NODES,
+                solver,
+                rave,
+                *(evaluation or (None, 0.0)),
+                *s.lanes(leaf),
+            )
+            for s in self.searches
+        ]
 
     def run(self, budget: int, until: float) -> int:
         """Simulations until ``budget`` (split between the trees; -1: none) or
@@ -455,12 +566,14 @@ class Forest:
         if len(self.trees) == 1:
             return self.trees[0].run(budget, until)
         import threading
+
         k = len(self.trees)
         shares = [-1] * k if budget < 0 else [budget // k + (i < budget % k) for i in range(k)]
         done = [0] * k
 
         def work(i):
             done[i] = self.trees[i].run(shares[i], until)
+
         threads = [threading.Thread(target=work, args=(i,)) for i in range(k)]
         for t in threads:
             t.start()
@@ -472,9 +585,12 @@ class Forest:
         """Role ``r``'s root rows (moves, visits, sums, best rewards), summed over the trees."""
         rows = [t.root_moves(r) for t in self.trees]
         moves = rows[0][0]
-        return (moves, [sum(x) for x in zip(*(row[1] for row in rows))],
-                [sum(x) for x in zip(*(row[2] for row in rows))],
-                [max(x) for x in zip(*(row[3] for row in rows))])
+        return (
+            moves,
+            [sum(x) for x in zip(*(row[1] for row in rows))],
+            [sum(x) for x in zip(*(row[2] for row in rows))],
+            [max(x) for x in zip(*(row[3] for row in rows))],
+        )
 
     def root_exact(self, r) -> list:
         """Per root move of role ``r``: its goal under best play when a tree's
@@ -505,10 +621,17 @@ class UCTPlayer(MCTSPlayer):
 
     name = "uct"
     playout = "random"
-    params = extend(MCTSPlayer.params,
-        Param("leaf", int, 1, "playouts from each new leaf, 64 a sweep in bit-parallel lanes, "
-              "the simulation counting as that many visits (leaf parallelism; engine=c)",
-              low=1, high=4096),
+    params = extend(
+        MCTSPlayer.params,
+        Param(
+            "leaf",
+            int,
+            1,
+            "playouts from each new leaf, 64 a sweep in bit-parallel lanes, "
+            "the simulation counting as that many visits (leaf parallelism; engine=c)",
+            low=1,
+            high=4096,
+        ),
     )
 
 
@@ -520,15 +643,28 @@ class MASTPlayer(MCTSPlayer):
 
     name = "mast"
     playout = "mast"
-    params = extend(MCTSPlayer.params,
-        Param("policy", str, "egreedy", "how playouts use the statistics: epsilon-greedy "
-              "or Gibbs sampling", choices=("egreedy", "gibbs")),
-        Param("epsilon", float, 0.4, "egreedy: chance of a uniformly random move",
-              low=0, high=1),
-        Param("tau", float, 10.0, "gibbs: temperature on the 0..100 goal scale",
-              low=0, low_open=True),
-        Param("decay", float, 0.2, "factor the statistics are multiplied by before each "
-              "decision of ours (a step with more than one legal move)", low=0, high=1),
+    params = extend(
+        MCTSPlayer.params,
+        Param(
+            "policy",
+            str,
+            "egreedy",
+            "how playouts use the statistics: epsilon-greedy or Gibbs sampling",
+            choices=("egreedy", "gibbs"),
+        ),
+        Param("epsilon", float, 0.4, "egreedy: chance of a uniformly random move", low=0, high=1),
+        Param(
+            "tau", float, 10.0, "gibbs: temperature on the 0..100 goal scale", low=0, low_open=True
+        ),
+        Param(
+            "decay",
+            float,
+            0.2,
+            "factor the statistics are multiplied by before each "
+            "decision of ours (a step with more than one legal move)",
+            low=0,
+            high=1,
+        ),
     )
     policy_names = {"policy": "select", "epsilon": "epsilon", "tau": "tau"}
 
@@ -541,7 +677,8 @@ class NSTPlayer(MASTPlayer):
 
     name = "nst"
     playout = "nst"
-    params = extend(MASTPlayer.params,
+    params = extend(
+        MASTPlayer.params,
         Param("n", int, 3, "the longest N-gram (moves)", low=2, high=3),
         Param("k", int, 7, "visits before an N-gram of 2 or 3 moves counts", low=1),
     )
@@ -558,15 +695,31 @@ class LGRPlayer(NSTPlayer):
 
     name = "lgr"
     playout = "lgr"
-    params = extend(NSTPlayer.params,
-        Param("fallback", str, "nst", "the policy where no reply is stored",
-              choices=("nst", "mast", "random")),
-        Param("replies", str, "both", "replies kept: to the last move (LGR-1), to the "
-              "last two (LGR-2), or both, LGR-2 tried first", choices=("1", "2", "both")),
+    params = extend(
+        NSTPlayer.params,
+        Param(
+            "fallback",
+            str,
+            "nst",
+            "the policy where no reply is stored",
+            choices=("nst", "mast", "random"),
+        ),
+        Param(
+            "replies",
+            str,
+            "both",
+            "replies kept: to the last move (LGR-1), to the "
+            "last two (LGR-2), or both, LGR-2 tried first",
+            choices=("1", "2", "both"),
+        ),
         Param("forget", bool, True, "a lost simulation forgets its replies"),
     )
-    policy_names = {**NSTPlayer.policy_names, "fallback": "fallback", "replies": "replies",
-                    "forget": "forget"}
+    policy_names = {
+        **NSTPlayer.policy_names,
+        "fallback": "fallback",
+        "replies": "replies",
+        "forget": "forget",
+    }
 
 
 # --- the reasoner behind a search ------------------------------------------------
@@ -626,6 +779,7 @@ class CompiledSearch(_Search):
 
     def __init__(self, steps, playout, params, seed):
         from players._policy import Policy
+
         super().__init__(steps)
         self.kernel = steps.sm.decisive_kernel() if params.get("decisive") else steps.kernel
         self.kind, self.params, self.seed = playout, params, seed
@@ -641,6 +795,7 @@ class CompiledSearch(_Search):
     def fork(self, seed) -> CompiledSearch:
         """The same search on a copy of the kernel, with a policy of its own."""
         from players._policy import Policy
+
         other = CompiledSearch.__new__(CompiledSearch)
         other.__dict__.update(self.__dict__)
         other.kernel = self.kernel.copy()
@@ -688,17 +843,24 @@ class ReferenceSearch(_Search):
 
     def __init__(self, steps, playout, seed, params):
         if playout not in ("random", "mast"):
-            warnings.warn(f"the {playout} playout policy needs the compiled reasoner; "
-                          "playing random playouts", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"the {playout} playout policy needs the compiled reasoner; "
+                "playing random playouts",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         if params.get("decisive"):
-            warnings.warn("decisive playouts need the compiled reasoner; playing without",
-                          RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                "decisive playouts need the compiled reasoner; playing without",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         super().__init__(steps)
         self.rng = random.Random(seed)
         self.mast = playout == "mast"
         self.gibbs = params.get("select") == "gibbs"
         self.epsilon, self.tau = params.get("epsilon", 0.4), params.get("tau", 10.0)
-        self.scores = {}            # (role index, move) -> [sum of goals, simulations]
+        self.scores = {}  # (role index, move) -> [sum of goals, simulations]
 
     def next(self, state, joint):
         return self._timed(self.sm.next_state, state, joint)
