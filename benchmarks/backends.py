@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 from ggp import load_game
 from ggp.solvers.efg import build_tree
 from ggp.solvers.features import Encoding
-from players.learning.neural import SGD, Network, OneHot, q_loss
+from players.learning.neural import SGD, NeuralNetwork, OneHot, q_loss
 from players.learning.neural_torch import TorchNetwork
 
 
@@ -55,7 +55,7 @@ def measure(args, encoding) -> None:
     for hidden in (int(h) for h in args.hidden.split(",")):
         times = {"numpy": [], "torch": []}
         for _ in range(args.rounds):
-            for name, cls in (("numpy", Network), ("torch", TorchNetwork)):
+            for name, cls in (("numpy", NeuralNetwork), ("torch", TorchNetwork)):
                 times[name].append(update_ms(cls, encoding, hidden, args.batch, args.updates))
         print(
             f"{args.game} hidden {hidden}: ms an update, numpy "

@@ -15,7 +15,7 @@ from matches.cli import main
 from matches.manager import run_match
 from players.learning.neural import (
     Adam,
-    Network,
+    NeuralNetwork,
     OneHot,
     Reservoir,
     policy_loss,
@@ -45,7 +45,7 @@ def numeric_gradient(net, x, loss, eps=1e-6):
 @pytest.mark.parametrize("which", ["q", "policy", "distribution", "policy-value"])
 def test_gradients_match_finite_differences(which):
     rng = np.random.default_rng(0)
-    net = Network((6, 5, 5 if which == "policy-value" else 4), rng)
+    net = NeuralNetwork((6, 5, 5 if which == "policy-value" else 4), rng)
     x = rng.normal(size=(7, 6))
     actions = rng.integers(0, 4, 7)
     legal = rng.random((7, 4)) < 0.7
@@ -73,7 +73,7 @@ def test_one_hot_rows_give_the_dense_outputs_and_gradients(sizes):
     rng = np.random.default_rng(5)
     matrix = (rng.random((30, sizes[0])) < 0.15).astype(np.float32)
     matrix[3] = 0.0  # a row without ones
-    table, net = OneHot(matrix), Network(sizes, rng, np.float32)
+    table, net = OneHot(matrix), NeuralNetwork(sizes, rng, np.float32)
     assert np.array_equal(table.dense(), matrix)
     rows = np.array([3, 0, 7, 7, 29, 12])
     actions = rng.integers(0, sizes[-1], len(rows))
@@ -88,7 +88,7 @@ def test_one_hot_rows_give_the_dense_outputs_and_gradients(sizes):
 
 def test_adam_fits_a_small_regression():
     rng = np.random.default_rng(1)
-    net = Network((3, 16, 2), rng)
+    net = NeuralNetwork((3, 16, 2), rng)
     x = rng.normal(size=(64, 3))
     actions = rng.integers(0, 2, 64)
     targets = x[:, 0] - 2 * x[:, 1]
@@ -327,7 +327,7 @@ def test_the_torch_back_end_computes_what_numpy_computes(dtype):
     rng = np.random.default_rng(3)
     matrix = (rng.random((30, 12)) < 0.2).astype(np.float32)
     ours, theirs = (
-        cls((12, 9, 5), np.random.default_rng(1), dtype) for cls in (Network, TorchNetwork)
+        cls((12, 9, 5), np.random.default_rng(1), dtype) for cls in (NeuralNetwork, TorchNetwork)
     )
     assert all(np.array_equal(a, b) for a, b in zip(ours.params, theirs.params))
     rows = rng.integers(0, 30, 16)

@@ -15,7 +15,7 @@ cdef int TERMINAL = 0
 cdef int CHANCE = 1
 
 
-cdef class Kernel:
+cdef class CFRKernel:
     cdef int[::1] kind, child_start, child, player, infoset, move_start
     cdef double[::1] child_prob, regret, cumulative, current, values
     cdef double[:, ::1] utility

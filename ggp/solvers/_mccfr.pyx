@@ -44,7 +44,7 @@ cdef int TERMINAL = 0
 cdef int CHANCE = 1
 
 
-cdef class Sampler:
+cdef class MCCFRSampler:
     cdef int[::1] kind, child_start, child, player, infoset, move_start
     cdef double[::1] child_prob, regret, cumulative, track_value, track_reach
     cdef double[:, ::1] utility

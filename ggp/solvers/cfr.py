@@ -24,7 +24,7 @@ import json
 import numpy as np
 
 from gdl import to_kif
-from ggp.solvers._cfr import Kernel, best_response, evaluate
+from ggp.solvers._cfr import CFRKernel, best_response, evaluate
 from ggp.solvers.efg import CHANCE, TERMINAL, Tree, flatten
 
 # --- policies ---------------------------------------------------------------------
@@ -201,7 +201,7 @@ class CFRSolver(TableSolver):
         sizes = np.diff(flat.move_start)
         self._current = np.repeat(1.0 / sizes, sizes)
         self._tracked = None
-        self._kernel = Kernel(
+        self._kernel = CFRKernel(
             flat.kind,
             flat.child_start,
             flat.child,

@@ -43,7 +43,7 @@ class MCCFRSolver(TableSolver):
         seed: int = 0,
         flat=None,
     ):
-        from ggp.solvers._mccfr import Sampler
+        from ggp.solvers._mccfr import MCCFRSampler
 
         if sampling not in SAMPLINGS:
             raise ValueError(f"unknown sampling {sampling!r}; choose {' or '.join(SAMPLINGS)}")
@@ -51,7 +51,7 @@ class MCCFRSolver(TableSolver):
             raise ValueError(f"epsilon must be in (0, 1], not {epsilon}")
         super().__init__(tree, flat)
         self.sampling, self.epsilon, self.seed = sampling, epsilon, seed
-        self._sampler = Sampler(self.flat, self._regret, self._cumulative, epsilon, seed)
+        self._sampler = MCCFRSampler(self.flat, self._regret, self._cumulative, epsilon, seed)
 
     def target(self, nodes, delta: float) -> MCCFRSolver:
         """Target ``delta`` of the traversals at ``nodes`` (a uint8 mask per

@@ -1,6 +1,6 @@
 """Small neural networks in numpy for the NFSP learners (seeds 002 and 004).
 
-A :class:`Network` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
+A :class:`NeuralNetwork` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
 rectified linear units between layers and a linear output, He-initialised, in
 float64 or (the learners') float32.  For Leduc, Heinrich and Silver ("Deep
 Reinforcement Learning from Self-Play in Imperfect-Information Games", 2016,
@@ -39,7 +39,7 @@ from players.learning import _onehot
 
 class OneHot:
     """A table of 0/1 input rows kept as the positions of their ones;
-    ``table[rows]`` (an index array or a slice) is a batch for :class:`Network`."""
+    ``table[rows]`` (an index array or a slice) is a batch for :class:`NeuralNetwork`."""
 
     def __init__(self, matrix: np.ndarray):
         ones = np.asarray(matrix) != 0
@@ -85,7 +85,7 @@ class OneHotRows:
         )
 
 
-class Network:
+class NeuralNetwork:
     """A fully connected network with ReLU hidden layers and a linear output."""
 
     def __init__(self, sizes, rng: np.random.Generator, dtype=np.float64):
@@ -126,7 +126,7 @@ class Network:
                 delta = (delta @ self.params[i].T) * (below > 0)
         return value, grads
 
-    def copy_from(self, other: Network) -> None:
+    def copy_from(self, other: NeuralNetwork) -> None:
         for mine, theirs in zip(self.params, other.params):
             mine[...] = theirs
 

@@ -1,10 +1,10 @@
-"""A PyTorch back end for :class:`players.learning.neural.Network` (``nfsp:backend=torch``,
+"""A PyTorch back end for :class:`players.learning.neural.NeuralNetwork` (``nfsp:backend=torch``,
 installed with ``pip install -e '.[torch]'``).
 
 At the sizes NFSP uses on Kuhn and Leduc numpy is faster, so it stays the
 default; PyTorch pays for larger networks (``benchmarks/backends.py``, figures
 in the README).  :class:`TorchNetwork` is
-a :class:`~players.learning.neural.Network` whose parameters stay numpy arrays (so the
+a :class:`~players.learning.neural.NeuralNetwork` whose parameters stay numpy arrays (so the
 optimisers, saving and loading are the same) and are shared with PyTorch
 without copies (``torch.from_numpy``); the forward pass and the gradients are
 PyTorch's, the losses the same numpy functions (their gradient with respect
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from players.learning.neural import Network, OneHotRows
+from players.learning.neural import NeuralNetwork, OneHotRows
 
 
 def _pytorch():
@@ -30,8 +30,8 @@ def _pytorch():
     return torch
 
 
-class TorchNetwork(Network):
-    """:class:`Network` computed by PyTorch on one thread (the same
+class TorchNetwork(NeuralNetwork):
+    """:class:`NeuralNetwork` computed by PyTorch on one thread (the same
     initialisation draws, so the same ``rng`` gives the same weights)."""
 
     def __init__(self, sizes, rng: np.random.Generator, dtype=np.float64):

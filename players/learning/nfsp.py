@@ -57,7 +57,7 @@ from players.learning.neural import (
     SGD,
     Adam,
     Circular,
-    Network,
+    NeuralNetwork,
     OneHot,
     Reservoir,
     masked_softmax,
@@ -130,7 +130,7 @@ def _network_class(params: dict):
         from players.learning.neural_torch import TorchNetwork
 
         return TorchNetwork
-    return Network
+    return NeuralNetwork
 
 
 class _Rows(dict):

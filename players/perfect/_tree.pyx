@@ -24,7 +24,7 @@ terminal, its visits, its goals (terminal) and per role the start and count
 of its legal moves in a pool of (move, visits, reward sum, best reward) rows;
 a node's children are a linked list of edges (joint move index, child), the
 joint move index being the mixed-radix number of the roles' picks.  When the
-root moves on (:meth:`Tree.advance`), what the new root cannot reach is
+root moves on (:meth:`SearchTree.advance`), what the new root cannot reach is
 dropped by copying its subtree into fresh storage.
 """
 from libc.math cimport INFINITY, log, pow, sqrt
@@ -85,7 +85,7 @@ cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept nogil:
     return h
 
 
-cdef class Tree:
+cdef class SearchTree:
     """The tree of one player's search (module docstring).  ``c`` is UCB1's
     constant, ``discount`` the backed-up goal's factor a ply, ``max_nodes``
     the nodes a move may add; ``root`` is the state to search from."""

@@ -540,11 +540,11 @@ class Forest:
         leaf=1,
         evaluation=None,
     ):
-        from players.perfect._tree import Tree
+        from players.perfect._tree import SearchTree
 
         self.searches = [search] + [search.fork(seed) for seed in seeds]
         self.trees = [
-            Tree(
+            SearchTree(
                 s.kernel,
                 s.policy,
                 root,
