@@ -3,6 +3,7 @@
 Every ``.pyx`` file under ``ggp/`` and ``players/`` becomes an extension module of
 the same dotted name, compiled with numpy's headers.
 """
+
 from pathlib import Path
 
 import numpy
@@ -12,12 +13,18 @@ from setuptools import Extension, setup
 
 def _extensions():
     here = Path(__file__).parent
-    sources = sorted(p.relative_to(here) for pkg in ("ggp", "players")
-                     for p in (here / pkg).rglob("*.pyx"))
-    return [Extension(".".join(src.with_suffix("").parts), [str(src)],
-                      include_dirs=[numpy.get_include()],
-                      extra_compile_args=["-O3"])
-            for src in sources]
+    sources = sorted(
+        p.relative_to(here) for pkg in ("ggp", "players") for p in (here / pkg).rglob("*.pyx")
+    )
+    return [
+        Extension(
+            ".".join(src.with_suffix("").parts),
+            [str(src)],
+            include_dirs=[numpy.get_include()],
+            extra_compile_args=["-O3"],
+        )
+        for src in sources
+    ]
 
 
 setup(ext_modules=cythonize(_extensions(), language_level=3, quiet=True))

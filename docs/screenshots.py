@@ -7,6 +7,7 @@ GDL-II match seen by one role, and a study's page.
 The matches are played here (seeded, into a scratch database); the study is
 one of the committed results (benchmarks/results/seed003_policies).
 """
+
 from __future__ import annotations
 
 import sys
@@ -26,11 +27,13 @@ from matches.views import Library  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 STUDY = ROOT / "benchmarks" / "results" / "seed003_policies"
-MATCHES = [("tictactoe", ["uct:simulations=200", "random"]),
-           ("breakthroughsmall", ["uct:simulations=100", "mast:simulations=100"]),
-           ("connectfour", ["random", "uct:simulations=200"]),
-           ("phantomttt", ["random", "random"]),
-           ("leduc", ["random", "random"])]
+MATCHES = [
+    ("tictactoe", ["uct:simulations=200", "random"]),
+    ("breakthroughsmall", ["uct:simulations=100", "mast:simulations=100"]),
+    ("connectfour", ["random", "uct:simulations=200"]),
+    ("phantomttt", ["random", "random"]),
+    ("leduc", ["random", "random"]),
+]
 
 
 def play_into(db) -> dict:
@@ -40,10 +43,17 @@ def play_into(db) -> dict:
         for seed, (name, specs) in enumerate(MATCHES, 1):
             game = load_game(name)
             roles = [r for r in game.roles if r != "random"]
-            record = run_match(game, {r: players.make(s, seed=seed * 10 + i)
-                                      for i, (r, s) in enumerate(zip(roles, specs))},
-                               seed=seed, start_clock=1, play_clock=1,
-                               specs=dict(zip(roles, specs)))
+            record = run_match(
+                game,
+                {
+                    r: players.make(s, seed=seed * 10 + i)
+                    for i, (r, s) in enumerate(zip(roles, specs))
+                },
+                seed=seed,
+                start_clock=1,
+                play_clock=1,
+                specs=dict(zip(roles, specs)),
+            )
             store.add(record)
             ids[name] = record.match_id
     return ids
@@ -69,13 +79,23 @@ def main() -> None:
         try:
             shoot(browser, viewer.url + "#/", OUT / "viewer-list.png")
             middle = "for (let i = 0; i < 14; i++) document.getElementById('forward').click();"
-            shoot(browser, f"{viewer.url}#/match/{ids['breakthroughsmall']}",
-                  OUT / "viewer-board.png", script=middle)
-            as_role = ("const s = document.getElementById('view-as'); s.value = 'oplayer';"
-                       "s.dispatchEvent(new Event('change'));"
-                       "for (let i = 0; i < 4; i++) document.getElementById('forward').click();")
-            shoot(browser, f"{viewer.url}#/match/{ids['phantomttt']}",
-                  OUT / "viewer-role.png", script=as_role)
+            shoot(
+                browser,
+                f"{viewer.url}#/match/{ids['breakthroughsmall']}",
+                OUT / "viewer-board.png",
+                script=middle,
+            )
+            as_role = (
+                "const s = document.getElementById('view-as'); s.value = 'oplayer';"
+                "s.dispatchEvent(new Event('change'));"
+                "for (let i = 0; i < 4; i++) document.getElementById('forward').click();"
+            )
+            shoot(
+                browser,
+                f"{viewer.url}#/match/{ids['phantomttt']}",
+                OUT / "viewer-role.png",
+                script=as_role,
+            )
             browser.set_window_size(1100, 1300)
             shoot(browser, viewer.url + "#/study", OUT / "viewer-study.png", settle=2.0)
         finally:
