@@ -1,0 +1,7 @@
+"""``python -m matches.cli``: the ``ggp`` command."""
+
+import sys
+
+from matches.cli import main
+
+sys.exit(main())
