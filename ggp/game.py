@@ -313,7 +313,7 @@ class Game:
                 name=f"build-{self.name}",
                 daemon=True,
             ).start()
-        named = Future()
+        named: Future = Future()
         machine.add_done_callback(lambda done: _fulfil(named, lambda: done.result().name))
         return named
 

@@ -79,6 +79,8 @@ class StateMachine(ABC):
     """
 
     roles: tuple
+    #: the reasoner's name, its key in :mod:`ggp.reasoners`' registry
+    name: str = ""
 
     @abstractmethod
     def fork(self) -> StateMachine:

@@ -69,10 +69,10 @@ class CompiledMachine(StateMachine):
         self._base = gp.base
         self._base_index = {b: i for i, b in enumerate(gp.base)}
         self._moves = [m for _, m in gp.inputs]
-        self._move_index = [{} for _ in roles]
+        self._move_index: list[dict] = [{} for _ in roles]
         for i, (r, m) in enumerate(gp.inputs):
             self._move_index[self.roles.index(r)][m] = i
-        self._sees = [[] for _ in roles]
+        self._sees: list[list] = [[] for _ in roles]
         for node, r, percept in self.network.sees:
             self._sees[r].append((self.network.number[node], percept))
         self._initial = self.state_from_facts(gp.init)
@@ -281,7 +281,7 @@ class CompiledMachine(StateMachine):
         are None, as :meth:`StateMachine.playouts` says).
         """
         kernel = self._lanes() if self._use_lanes(count) else self.kernel
-        fault = [] if goals else None
+        fault: list | None = [] if goals else None
         free = self.roles.index("random") if "random" in self.roles else -1
         steps, sums, cut = kernel.playouts(state, count, seed, max_steps, fault, free)
         if fault:

@@ -83,7 +83,7 @@ def _cost(head, body, store, exact) -> float:
             _vars(lit)
             for lit in body
             if not isinstance(lit, Distinct)
-            and name_of(lit.literal if isinstance(lit, Not) else lit) not in exact
+            and name_of(lit.literal if isinstance(lit, Not) else lit) not in exact  # type: ignore[arg-type]  # or/and are expanded by now
         )
     )
     steps = plan(tuple(body), store, tuple(sorted(outputs)), exact=exact, negation=False)

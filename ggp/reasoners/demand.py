@@ -39,6 +39,7 @@ compares them step by step on every game).
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
+from typing import cast
 
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
@@ -218,9 +219,9 @@ class DemandMachine(ReferenceMachine):
                     self._phase[r] = phase
                     if stratum.recursive:
                         self._component[r] = stratum.relations
-        self._plans = {}
+        self._plans: dict = {}
         self._static_tables: dict = {}
-        self._episodes = {}
+        self._episodes: dict = {}
         self._cycle = False
         self._states: OrderedDict = OrderedDict()
         self._moves: OrderedDict = OrderedDict()
@@ -233,7 +234,7 @@ class DemandMachine(ReferenceMachine):
         return ReferenceMachine.static_facts(facts)
 
     def fork(self) -> DemandMachine:
-        other = super().fork()
+        other = cast(DemandMachine, super().fork())
         other._episodes, other._states, other._moves = {}, OrderedDict(), OrderedDict()
         other._static_tables = {}
         other._q = None

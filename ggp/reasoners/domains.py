@@ -100,7 +100,8 @@ class Domain:
         the stratum with its rules rewritten."""
         if stratum.recursive:
             return [stratum]
-        out, clauses = [], []
+        out: list = []
+        clauses: list = []
         for clause in stratum.clauses:
             rules = condense(clause.head, clause.body, self.facts, self.static, self.names)
             for head, body in rules[:-1]:
@@ -115,7 +116,7 @@ class Domain:
         every relation its body reads is)."""
         (stratum,) = Program([Rule(head, tuple(body))]).strata()
         if all(
-            name_of(lit.literal if isinstance(lit, Not) else lit) in self.static
+            name_of(lit.literal if isinstance(lit, Not) else lit) in self.static  # type: ignore[arg-type]  # or/and are expanded by now
             for lit in body
             if not isinstance(lit, Distinct)
         ):

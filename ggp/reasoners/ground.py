@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from typing import Any
 
 from gdl import Not
 from gdl.ast import name_of
@@ -56,7 +57,7 @@ class GroundProgram:
     rule_head: array
     rule_start: array
     rule_lits: array
-    static: object
+    static: Any
     #: candidate atoms the joins examined (:class:`ggp.reasoners.reference.Effort`)
     effort: int = 0
 
@@ -150,7 +151,7 @@ class _Grounder:
         negative = tuple(
             lit.literal
             for lit in clause.body
-            if isinstance(lit, Not) and name_of(lit.literal) not in static
+            if isinstance(lit, Not) and name_of(lit.literal) not in static  # type: ignore[arg-type]  # or/and are expanded by now
         )
         self._relation = clause.relation
         try:

@@ -251,7 +251,9 @@ def _shape(lit, bound) -> tuple:
     variable.  Every atom of a bucket of the index then matches."""
     if not isinstance(lit, tuple):
         return (), ()
-    tests, keys, first = [], [], {}
+    tests: list = []
+    keys: list = []
+    first: dict = {}
     for path, leaf in _leaves(lit):
         here = _at("a", path)
         if isinstance(leaf, tuple):

@@ -50,10 +50,10 @@ class Network:
     def __init__(self, gp: GroundProgram):
         self.gp = gp
         self.kind = [INPUT, INPUT]
-        self.inputs = [(), ()]
+        self.inputs: list[tuple] = [(), ()]
         # atom literal (id * 2 + negated) -> network literal, one int object each
         # however many gates read it (the same few atoms recur in most rules)
-        self.atom_lit = [None] * (2 * len(gp.atoms))
+        self.atom_lit: list = [None] * (2 * len(gp.atoms))
         self.alias = array("i", [-1, -1])  # node -> literal it equals, -1 if none
         self.base_node = [self._input(("true", b)) for b in gp.base]
         self.does_node = [self._input(("does", r, m)) for r, m in gp.inputs]
@@ -66,8 +66,9 @@ class Network:
         for head in gp.rule_head:
             self._derived(head)
         self._outputs()
-        self.rule_of = self.head_start = self.atom_lit = None  # the gates hold it all now
-        self.wins = []
+        # the gates hold it all now: free the build's tables
+        self.rule_of = self.head_start = self.atom_lit = None  # type: ignore[assignment]
+        self.wins: list = []
         self._simplify()
         self._layout()
 

@@ -474,7 +474,7 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
                 solve(i + 1, b2)
 
     solve(0, {})
-    solve = None  # solve refers to itself: break the cycle, free it now
+    solve = None  # type: ignore[assignment]  # it refers to itself: break the cycle, free it
     return out
 
 

@@ -104,7 +104,7 @@ def factor(rules) -> list:
     (guessed p1 ?a)) (true (guessed p2 ?b)))`` is one rule per pair of
     guesses as written, one per guess split.
     """
-    out = []
+    out: list = []
     for rule in rules:
         for lits, _ in expand(rule):
             out.extend(_factor_clause(rule, lits, len(out)))
@@ -164,7 +164,7 @@ def specialize(rules) -> list:
             )
         ]
         for pattern in sorted(general, key=repr):
-            binding = {}
+            binding: dict = {}
             for h, c in zip(rule.head[1:], pattern):
                 if c is None:
                     continue

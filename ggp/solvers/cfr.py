@@ -73,7 +73,7 @@ def load_policy(tree: Tree, path) -> list:
 
 def expected_values(tree: Tree, policy: list) -> tuple:
     """Every player's expected utility (in the tree's unit) when all follow ``policy``."""
-    values = [None] * tree.histories
+    values: list = [None] * tree.histories
     for n in range(tree.histories - 1, -1, -1):  # children are numbered after parents
         kind = tree.kind[n]
         if kind == TERMINAL:
@@ -200,7 +200,7 @@ class CFRSolver(TableSolver):
         flat = self.flat
         sizes = np.diff(flat.move_start)
         self._current = np.repeat(1.0 / sizes, sizes)
-        self._tracked = None
+        self._tracked: tuple | None = None
         self._kernel = CFRKernel(
             flat.kind,
             flat.child_start,
@@ -242,6 +242,6 @@ class CFRSolver(TableSolver):
         self._tracking, self._tracked = player, (np.zeros(count), np.zeros(count))
         return self
 
-    def tracked(self) -> tuple:
-        """The sums of :meth:`track` per node (value, reach)."""
+    def tracked(self) -> tuple | None:
+        """The sums of :meth:`track` per node (value, reach); None before it."""
         return self._tracked

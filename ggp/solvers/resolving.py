@@ -158,7 +158,9 @@ def gadget(
     child[pairs], child[pairs + 1] = offsets, leaf  # move 0 follow, move 1 terminate
     lo, hi = flat.child_start[tops], flat.child_start[end[tops]]
     # the children of a block are contiguous in the original arrays, in node order
-    edges = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)]) if len(tops) else []
+    edges: np.ndarray | list = (
+        np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)]) if len(tops) else []
+    )
     edge_shift = np.repeat(offsets - tops, hi - lo)
     inner_edges = np.concatenate(
         [np.arange(child_start[o], child_start[o] + (b - a)) for o, a, b in zip(offsets, lo, hi)]
@@ -168,7 +170,7 @@ def gadget(
 
     utility = np.zeros((count, flat.utility.shape[1]))
     utility[where] = flat.utility[block]
-    mass = {}
+    mass: dict = {}
     for s, w in zip(sets, weights):
         mass[s] = mass.get(s, 0.0) + w
     for i, s in enumerate(sets):
@@ -235,6 +237,7 @@ def kept_data(
     for g, w, s in zip(nodes, weights, opponent_sets):
         kept[s] = kept.get(s, 0.0) + w * value[g]
     if values == "iterations":
+        assert tracked is not None, "values='iterations' needs the tracked sums"
         sums: dict = {}
         for g, w, s in zip(nodes, weights, opponent_sets):
             entry = sums.setdefault(s, [0.0, 0.0, 0.0])

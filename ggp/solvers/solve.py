@@ -68,6 +68,9 @@ def solve(
     exploitability) per point, added to ``curve`` (a list) as they come, so
     that the caller keeps them when interrupted.  ``progress(done)`` after
     each batch: the iterations, or the seconds with ``seconds``."""
+    if seconds is None and iterations is None:
+        raise ValueError("give iterations or seconds")
+    total = iterations or 0  # the iterations to run, when not on the clock
     solver = make_solver(tree, algo, seed)
     curve, solving = [] if curve is None else curve, 0.0
     marks = sorted(p for p in points if p > 0)
@@ -85,7 +88,7 @@ def solve(
     while True:
         goal = solver.iteration + batch
         if seconds is None:
-            goal = min(goal, iterations)
+            goal = min(goal, total)
         upcoming = [p for p in marks if solver.iteration < p < goal]
         if upcoming:
             advance(upcoming[0] - solver.iteration)
@@ -97,7 +100,7 @@ def solve(
                 batch *= 2
         if progress:
             progress(solver.iteration if seconds is None else min(solving, seconds))
-        if seconds is None and solver.iteration >= iterations:
+        if seconds is None and solver.iteration >= total:
             break
         if seconds is not None and solving >= seconds:
             break
