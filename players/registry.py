@@ -22,67 +22,27 @@ or a module whose import registers its players).  Nothing lists the players.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from importlib.metadata import entry_points
-
+from ggp.plugins import Registry
 from ggp.specs import parse_spec
 from players.base import Player
 
 #: The entry-point group through which other packages add players.
 ENTRY_POINTS = "ggp.players"
 
-_REGISTRY: dict[str, type] = {}
-_found = False
-
-
-def register(cls: type | None = None, name: str | None = None):
-    """Make a Player class available to :func:`make` under ``name`` (default
-    its ``name``); usable as ``@register`` or ``register(cls, name)``.
-    Returns the class."""
-
-    def add(cls: type) -> type:
-        if not (isinstance(cls, type) and issubclass(cls, Player)):
-            raise TypeError(f"{cls!r} is not a Player class")
-        _REGISTRY[name or cls.name] = cls
-        return cls
-
-    return add if cls is None else add(cls)
-
-
-def _discover() -> None:
-    """Import the package's player modules and the installed plug-ins, once."""
-    global _found
-    if _found:
-        return
-    _found = True
-    import players
-
-    for module in pkgutil.walk_packages(players.__path__, "players."):
-        if not module.name.rpartition(".")[2].startswith("_"):
-            importlib.import_module(module.name)
-    for point in entry_points(group=ENTRY_POINTS):
-        try:
-            loaded = point.load()
-        except Exception as exc:  # a broken plug-in is one line, not a crash
-            raise ValueError(
-                f"the {ENTRY_POINTS} entry point {point.name!r} "
-                f"({point.value}) could not be loaded: {exc}"
-            ) from None
-        if isinstance(loaded, type):
-            register(loaded, point.name)
+REGISTRY = Registry(Player, "players", ENTRY_POINTS)
+#: Make a Player class available to :func:`make` under ``name`` (default its
+#: ``name``); usable as ``@register`` or ``register(cls, name)``.
+register = REGISTRY.register
 
 
 def names() -> list[str]:
-    _discover()
-    return sorted(_REGISTRY)
+    return sorted(REGISTRY.found())
 
 
 def player_class(name: str) -> type:
     """The class registered as ``name``; ValueError naming the known ones."""
-    _discover()
     try:
-        return _REGISTRY[name]
+        return REGISTRY.found()[name]
     except KeyError:
         raise ValueError(f"unknown player {name!r}; known: {', '.join(names())}") from None
 
@@ -101,4 +61,4 @@ def make(spec: str, **overrides) -> Player:
 
 def describe() -> list[dict]:
     """Every registered player with its declared parameters (``ggp players``)."""
-    return [_REGISTRY[name].describe() for name in names()]
+    return [REGISTRY.classes[name].describe() for name in names()]

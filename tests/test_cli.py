@@ -583,11 +583,11 @@ def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(
     # only the players of the package (other test modules register their own)
     players.registry.names()
     monkeypatch.setattr(
-        players.registry,
-        "_REGISTRY",
+        players.registry.REGISTRY,
+        "classes",
         {
             name: cls
-            for name, cls in players.registry._REGISTRY.items()
+            for name, cls in players.registry.REGISTRY.classes.items()
             if cls.__module__.startswith("players.")
         },
     )
