@@ -120,14 +120,8 @@ class SampledNFSP(NFSP):
 
     def _longest_playout(self) -> int:
         """The most steps of :data:`DEPTH_PLAYOUTS` random playouts (seeded)."""
-        rng, steps, longest = random.Random(self.params["seed"]), self.stepper, 1
-        for _ in range(DEPTH_PLAYOUTS):
-            state, t = self.root, 0
-            while (legal := steps.legal(state)) is not None:
-                state, _ = steps.next_seen(state, [rng.choice(m) for m in legal])
-                t += 1
-            longest = max(longest, t)
-        return longest
+        rng, sm = random.Random(self.params["seed"]), self.stepper.sm
+        return max(1, *(sm.random_playout(self.root, rng)[1] for _ in range(DEPTH_PLAYOUTS)))
 
     def signature(self) -> str:
         """A digest of the roles, the features' vocabularies and depth."""
