@@ -557,14 +557,14 @@ def test_a_question_past_the_demand_reasoners_limit_is_one_line():
     }
 
 
-# --- the README's table of bad inputs ------------------------------------------------------
+# --- the table of bad inputs in docs/errors.md ------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def readme_bad_inputs():
-    """(command, line) of every row of the README's table of bad inputs."""
-    text = (ROOT / "README.md").read_text()
+    """(command, line) of every row of the table of bad inputs (docs/errors.md)."""
+    text = (ROOT / "docs" / "errors.md").read_text()
     table = text.split("<!-- bad-inputs: begin -->")[1].split("<!-- bad-inputs: end -->")[0]
     rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
     out = []
@@ -576,7 +576,7 @@ def readme_bad_inputs():
 
 
 @pytest.mark.parametrize("command, line", readme_bad_inputs())
-def test_the_readme_table_of_bad_inputs_is_what_the_commands_print(
+def test_the_documented_table_of_bad_inputs_is_what_the_commands_print(
     capsys, monkeypatch, command, line
 ):
     monkeypatch.chdir(ROOT)

@@ -39,13 +39,23 @@ from matches.cli.common import (
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ggp`` command's parser: each command group adds its commands."""
+    return _commands()[0]
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Every command's own parser by name, in ``ggp --help``'s order (the
+    documentation's command pages are their help)."""
+    return _commands()[1].parsers
+
+
+def _commands() -> tuple[argparse.ArgumentParser, Commands]:
     parser = Parser(
         prog="ggp", description="General Game Playing toolkit", formatter_class=HelpFormatter
     )
     cli = Commands(parser)
     for group in (games, imperfect, play):
         group.add_commands(cli)
-    return parser
+    return parser, cli
 
 
 def _fail(as_json: bool, error) -> int:

@@ -197,11 +197,14 @@ class Commands:
     def __init__(self, parser: argparse.ArgumentParser):
         self.formatter = HelpFormatter
         self.sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+        #: every command's parser by name, in the order ``ggp --help`` lists them
+        self.parsers: dict[str, argparse.ArgumentParser] = {}
 
     def command(self, name, func, help_text, game=True):
         p = self.sub.add_parser(
             name, help=help_text, description=help_text, formatter_class=self.formatter
         )
+        self.parsers[name] = p
         if game:
             p.add_argument("game", metavar="GAME", help="a name in games_gdl or a .kif path")
             self.max_bytes(p)

@@ -1,0 +1,64 @@
+"""The documentation against the code: each command's page is its ``--help``,
+and the README stays a page a newcomer reads (the site's strict build, with
+its links and anchors, runs in ``.ci/run``)."""
+
+import importlib.util
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def commands_module():
+    spec = importlib.util.spec_from_file_location("docs_commands", ROOT / "docs" / "commands.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_command_page_is_the_command_s_help(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "88")
+    pages = commands_module().pages()
+    from matches.cli import command_parsers
+
+    assert sorted(p.stem for p in pages) == sorted(command_parsers())
+    for path, text in pages.items():
+        assert path.read_text() == text, f"{path} is stale: python docs/commands.py"
+
+
+def test_the_check_finds_a_stale_page(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "88")
+    module = commands_module()
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    (tmp_path / "commands").mkdir()
+    assert module.main(["--check"]) == 1
+    assert module.main([]) == 0 and module.main(["--check"]) == 0
+    page = tmp_path / "commands" / "play.md"
+    page.write_text(page.read_text().replace("--playclock", "--clock"))
+    assert module.main(["--check"]) == 1
+    assert "play.md: differs" in capsys.readouterr().out
+
+
+def test_every_command_has_a_page_in_the_site_s_navigation():
+    from matches.cli import command_parsers
+
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for name in command_parsers():
+        assert f"commands/{name}.md" in nav
+
+
+def test_the_readme_is_short_and_holds_the_two_commands_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_command = re.search(r"```sh\n(python -m pytest[^\n]*)\n```", readme)[1]
+    assert test_command in ci.splitlines()
+    assert "pip install -e '.[test]' && ggp play tictactoe random random" in readme
+
+
+def test_every_page_the_readme_links_exists():
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    assert links
+    for link in links:
+        assert (ROOT / link).exists(), link
