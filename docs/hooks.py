@@ -4,8 +4,12 @@ The plots and tables under ``benchmarks/results`` are written there by the
 benchmark scripts and stay there; the pages link them as ``results/...``, and
 this hook adds those files to the build, so that a link to a result that does
 not exist fails the strict build like any other broken link.
+
+The docstrings cite names the Sphinx way (``:class:`Game```); the API page
+shows the name alone.
 """
 
+import re
 from pathlib import Path
 
 from mkdocs.structure.files import File
@@ -26,3 +30,10 @@ def on_files(files, config):
                 )
             )
     return files
+
+
+SPHINX_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj):(?=<code>)")
+
+
+def on_page_content(html, page, config, files):
+    return SPHINX_ROLE.sub("", html)
