@@ -338,7 +338,11 @@ class Game:
             if future is not None:
                 return future, False
             self._machines[key] = future = Future()
-            return future, True
+        # a build begins: what reports its progress counts its seconds from here
+        logging.getLogger("ggp.build").info(
+            "%s: building the %s reasoner", self.name, reasoner, extra={"build_start": True}
+        )
+        return future, True
 
     def _build_in_background(self, future, reasoner, limit, effort):
         """Build into ``future`` (:meth:`build`); a cancelled build is forgotten."""

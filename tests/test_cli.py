@@ -694,6 +694,33 @@ def test_info_counts_what_it_can_within_its_effort(capsys):
     )
 
 
+def test_a_build_s_seconds_count_from_its_start_not_from_the_command_s(capsys):
+    """``ggp serve`` builds each game it is sent: a server up for minutes
+    printed ``building (180 s)`` for a game whose build had just begun."""
+    import logging
+    import time
+
+    from ggp import load_game
+    from ggp.game import games_dir
+    from matches import cli
+
+    progress = cli._BuildProgress(after=2.0)
+    progress.start -= 180.0  # as if the command had run three minutes
+    log = logging.getLogger("ggp.build")
+    level = log.level
+    log.addHandler(progress)
+    log.setLevel(logging.INFO)  # as main() sets it
+    try:
+        started = time.monotonic()
+        load_game((games_dir() / "tictactoe.kif").read_text()).state_machine()
+    finally:
+        log.removeHandler(progress)
+        log.setLevel(level)
+    assert progress.start >= started  # the clock restarted when the build began
+    err = capsys.readouterr().err
+    assert "building (18" not in err
+
+
 def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatch):
     """Once a command has run a couple of seconds (here at once), what the
     game's build is doing goes to stderr, a line a second at most; the

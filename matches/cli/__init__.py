@@ -69,7 +69,7 @@ def _fail(as_json: bool, error) -> int:
 
 class _BuildProgress(logging.Handler):
     """Prints what a game's build is doing (the ``ggp.build`` log) once the
-    command has run ``after`` seconds, a line a second at most."""
+    build has run ``after`` seconds, a line a second at most."""
 
     def __init__(self, after: float = 2.0):
         super().__init__(logging.INFO)
@@ -81,6 +81,9 @@ class _BuildProgress(logging.Handler):
         self.last = -1.0
 
     def emit(self, record):
+        if getattr(record, "build_start", False):  # a build begins (a server's next game)
+            self.restart()
+            return
         now = time.monotonic() - self.start
         if now >= self.after and now - self.last >= 1.0:
             self.last = now
