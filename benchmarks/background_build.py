@@ -1,6 +1,6 @@
 """A compiled build in the background, in a thread or in a process, alone and
-beside a search on the fallback reasoner (README, "Matches": "Ready within the
-start clock").
+beside a search on the fallback reasoner (docs/matches.md, "Ready within
+the start clock").
 
 Two designs of :meth:`ggp.Game.build`, measured side by side on the same
 machine, one after the other for each game and repetition:

@@ -8,8 +8,8 @@ ggplib (github.com/richemslie/ggplib, C++ with a Python 2 front end, its
 propnets made by ggp-base's Java factory) is built outside the repository;
 ``GGPLIB`` is a command that, given ``--seconds S --games GAME``, runs its
 depth charges from the game's initial state for S seconds and prints a line
-``GAME playouts/s state_changes/s ...`` (the way we built it is in the README,
-"Against ggplib").  Each round runs, per game, ours (``Kernel.playouts``,
+``GAME playouts/s state_changes/s ...`` (the way we built it is in
+docs/reasoners.md, "Against ggplib").  Each round runs, per game, ours (``Kernel.playouts``,
 batches of playouts from the initial state) then ggplib for ``--seconds``
 each; the table gives each side's mean over the rounds and the ratio.
 """

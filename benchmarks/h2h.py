@@ -1,10 +1,11 @@
-"""A study's results as seed 001's head-to-head table (slide 51): for every pair,
-the row player's mean goal against the column player over their matches (roles
-swapped every match), with its 95% Wilson interval, in the order the study lists its players.
+"""A study's results as the head-to-head table of Šustr, Kovařík and Lisý, "Monte Carlo
+Continual Resolving" (slides), slide 51: for every pair, the row player's mean goal
+against the column player over their matches (roles swapped every match), with its
+95% Wilson interval, in the order the study lists its players.
 
     python benchmarks/h2h.py benchmarks/seed001_leduc.yaml
 
-Reads the study's matches file (``matches.jsonl.gz``).  The seed reports expected utility x 100 in
+Reads the study's matches file (``matches.jsonl.gz``).  The slides report expected utility x 100 in
 [-100, 100]; our goals are 0..100, so its figure is 2 x ours - 100 for a win/lose game.
 """
 

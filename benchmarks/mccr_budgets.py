@@ -1,6 +1,7 @@
-"""Monte Carlo Continual Resolving against its budgets, as seed 001 measures it
-(Sustr, Kovarik and Lisy, "Monte Carlo Continual Resolving for Online Strategy
-Computation in Imperfect Information Games", AAMAS 2019; the slides' results 46-50):
+"""Monte Carlo Continual Resolving against its budgets, as Šustr, Kovařík and Lisý
+measure it ("Monte Carlo Continual Resolving for Online Strategy Computation in
+Imperfect Information Games", AAMAS 2019; the results on slides 46-50 of their
+"Monte Carlo Continual Resolving" slides):
 
 - ``grid``: the exploitability of ``mccr`` (``keep`` and ``reset``) over a grid
   of root (preplay) iterations T0 and iterations a resolve TR (slides 46-47),

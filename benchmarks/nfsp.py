@@ -1,8 +1,10 @@
 """Learning curves at equal wall time: NFSP, MC-NFSP and NFSP's DQN ablation
 beside Smooth UCT, CFR+ and outcome-sampling MCCFR, on Kuhn and Leduc.
 
-The DQN ablation (``nfsp:eta=1``, seed 002 section 6) is scored twice: its
-average policy (label ``dqn``) and its greedy policy (``dqn-greedy``).
+The DQN ablation (``nfsp:eta=1``; Heinrich and Silver, "Deep Reinforcement
+Learning from Self-Play in Imperfect-Information Games", 2016, section 6) is
+scored twice: its average policy (label ``dqn``) and its greedy policy
+(``dqn-greedy``).
 ``nfsp-decay`` is NFSP with epsilon's schedule stretched (``decay=10000``),
 ``nfsp-tuned`` the same with the action values' learning rate at 0.01,
 ``nfsp-explore`` that with epsilon's schedule stretched ten times more;
@@ -36,7 +38,8 @@ from players.learning.curves import CSV_FIELDS, checkpoints, plot_curves
 from players.learning.selfplay import learner_for
 
 #: What runs: (label in the files, spec); the spec is a self-play learner or
-#: (prefix ``solve:``) a solver of ggp.solvers.solve.solve.  Seed 000's tuned Smooth UCT.
+#: (prefix ``solve:``) a solver of ggp.solvers.solve.solve.  Smooth UCT tuned as in
+#: Heinrich, "Smooth UCT Search" (thesis chapter).
 LEARNERS = {
     "kuhn": [
         ("nfsp", "nfsp"),
@@ -58,7 +61,8 @@ LEARNERS = {
         ("mccfr", "solve:mccfr"),
     ],
     # the deepest GDL-II game of games_gdl whose exact best response is quick
-    # (221,155 histories, 12 steps): where seed 004 says NFSP's DQN falls short
+    # (221,155 histories, 12 steps): where Zhang et al. ("Monte Carlo Neural Fictitious
+    # Self-Play", 2019) say NFSP's DQN falls short
     "liarsdice": [
         ("nfsp", "nfsp"),
         ("nfsp-tuned", "nfsp:decay=10000,rl_lr=0.01"),

@@ -1,4 +1,5 @@
-"""Seed 000's experiments with its own protocol (Heinrich, "Smooth UCT Search", Section 3.5).
+"""The experiments of Heinrich, "Smooth UCT Search" (thesis chapter, Section 3.5), with
+its own protocol.
 
 * Kuhn poker (figure 3.2): Smooth UCT (c=1.75, gamma=0.1, eta0=0.9, d=0.001) and
   extensive-form UCT (c=2), 20 million episodes, averaged over repeated runs; learning
@@ -202,7 +203,7 @@ def main(argv=None) -> int:
         measures = [("exploitability", "exploitability (chips)")]
         if situations:
             measures.append(("mse", "mean squared error to the closest Nash equilibrium"))
-        plot(rows, measures, args.out / f"{game}.png", f"{game}: self-play, seed 000's protocol")
+        plot(rows, measures, args.out / f"{game}.png", f"{game}: self-play, Heinrich's protocol")
         for measure, _ in measures:
             print(
                 f"\n{game}\n"

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Seed 001's evaluation of online players: the exploitability of the strategy each
-# player plays (run at every decision it can reach, as both roles, 10 seeds averaged)
-# for budgets of 10^2, 10^3 and 10^4 iterations a move.  One CSV and one PNG a game in
+# The evaluation of online players in Šustr, Kovařík and Lisý, "Monte Carlo Continual
+# Resolving" (slides): the exploitability of the strategy each player plays (run at
+# every decision it can reach, as both roles, 10 seeds averaged) for budgets of 10^2,
+# 10^3 and 10^4 iterations a move.  One CSV and one PNG a game in
 # benchmarks/results/seed001/online_GAME.{csv,png}.  IS-MCTS runs through the match
 # interface, each of its decisions searched once (players/imperfect/evaluation.py); on Liar's Dice
 # (12,288 information states a role) at 10^2 and 10^3 simulations only.  OOS with IST

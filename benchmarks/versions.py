@@ -14,7 +14,7 @@ Printed per game: the network's nodes in each and the median over the
 rounds of each rate, with the new/old ratio; medians of alternating rounds,
 since a shared machine's noise moves single runs by more than the
 differences looked for.  Games: names under ../shared/games/gdl1 (default:
-the README's speed table) or .kif paths.
+the speed table of docs/reasoners.md) or .kif paths.
 """
 
 from __future__ import annotations

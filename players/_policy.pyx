@@ -6,8 +6,10 @@ network kernel (:mod:`ggp.reasoners._propnet`), learning from the simulations as
     Last-Good-Reply Policy Applied in General Game Playing", IEEE Transactions
     on Computational Intelligence and AI in Games 4(2), 2012, pp. 73-83
 
-(below "Tak et al.") and CadiaPlayer's MAST (H. Finnsson and Y. Björnsson,
-"Simulation-Based Approach to General Game Playing", AAAI 2008).
+(below "Tak et al."; "slide N" is a slide of A. Shwartz's presentation of it,
+"N-Grams and the Last-Good-Reply Policy in MCTS", 2015) and CadiaPlayer's MAST
+(H. Finnsson and Y. Björnsson, "Simulation-Based Approach to General Game
+Playing", AAAI 2008).
 
 Moves are the kernel's global move indices.  A simulation is a sequence of
 joint moves (one move per role per step): the game's history before the search
@@ -16,7 +18,7 @@ every move of the tree part and of the playout is credited with the final goal
 (0..100, no discount) of the role that played it, whether the simulation ended
 in a playout (:meth:`Policy.playout`) or at a terminal state inside the tree
 (:meth:`Policy.credit`): CadiaPlayer and Tak et al. update the statistics with
-the moves of the whole simulation (seed 003, slides 22-25: the statistics are
+the moves of the whole simulation (Tak et al., slides 22-25: the statistics are
 those of the simulations a move was used in).  All roles' statistics live in
 one :class:`Policy`.
 
@@ -36,7 +38,7 @@ Statistics (Tak et al., Sections III and IV):
   move is the average of the average rewards of its N-grams of lengths
   1..max_n, where a 1-gram counts once seen and a longer N-gram once seen at
   least k times; a move with no counted N-gram scores 100.
-* LGR (Last-Good-Reply, seed 003 slide 25; fallback slide 26): after a
+* LGR (Last-Good-Reply, Tak et al., slide 25; fallback slide 26): after a
   simulation a role *won* when its goal is strictly greater than every other
   role's (one role: goal 100), *lost* when another role's goal is strictly
   greater (one role: goal below 100).  For each credited move m of a winner,
@@ -549,7 +551,7 @@ cdef class Policy:
         ``credit_from`` (context only, as in :meth:`playout`) and ``goals`` (per
         role): a simulation that reached a terminal state inside the search
         tree, without a playout.  The statistics learn from it all the same
-        (seed 003, slides 22-25)."""
+        (Tak et al., slides 22-25)."""
         cdef int n = self.nroles, known, r
         cdef double[64] g
         if len(goals) != n:

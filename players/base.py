@@ -46,7 +46,7 @@ log = logging.getLogger("players")
 
 #: The reasoner a player searches on while its compiled machine builds: the
 #: one a game too large to ground runs on anyway, and on the slow-building
-#: games measured the faster of the two (README, "Ready within the start clock").
+#: games measured the faster of the two (docs/matches.md, "Ready within the start clock").
 FALLBACK = "demand"
 #: The share of the start clock a player keeps, when the compiled build is
 #: not done, to start on the fallback reasoner and think before answering.

@@ -1,4 +1,4 @@
-"""The benchmark scripts' own safeguards (the figures they print are in the README)."""
+"""The benchmark scripts' own safeguards (the figures they print are in docs/)."""
 
 from __future__ import annotations
 

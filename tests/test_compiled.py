@@ -35,7 +35,7 @@ INVALID = {
 }
 
 #: Public games that do not ground within the default limits or within 60 s
-#: (README, "Coverage"); they fall back to the demand-driven reasoner
+#: (docs/coverage.md); they fall back to the demand-driven reasoner
 #: (tests/test_demand.py), checked in the slow run.
 UNGROUNDABLE = {"amazons", "chess", "small_dominion"}
 

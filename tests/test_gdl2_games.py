@@ -463,8 +463,9 @@ def test_liarsdice_random_games_agree_with_twin():
 
 
 def test_liarsdice_twin_has_seed_001s_counts():
-    """Seed 001's table: |H| = 147,456 non-terminal decision histories, |Z| =
-    147,420 terminal ones, |I| = 24,576 information states for LD(1,1,6)."""
+    """The table of Šustr, Kovařík and Lisý, "Monte Carlo Continual Resolving"
+    (slides): |H| = 147,456 non-terminal decision histories, |Z| = 147,420
+    terminal ones, |I| = 24,576 information states for LD(1,1,6)."""
     twin = brute_force.make("liarsdice")
     counts = collections.Counter()
     infostates = set()
@@ -498,9 +499,10 @@ def test_brps_agrees_with_twin():
 
 def test_liarsdice_extensive_form_and_public_states():
     """Our tree passes through the forced calls after (2 6): the twin's
-    non-forced decision histories and information states, seed 001's terminal
-    count, and one public state per bid sequence where someone chooses (the
-    bids are public, each die private) plus the root and the second roll."""
+    non-forced decision histories and information states, the terminal count
+    of the MCCR slides (Šustr, Kovařík and Lisý), and one public state per bid
+    sequence where someone chooses (the bids are public, each die private)
+    plus the root and the second roll."""
     from ggp.solvers.efg import CHANCE, DECISION, build_tree
     from ggp.solvers.public import public_states
 

@@ -249,9 +249,10 @@ def test_mc_nfsp_search_finds_the_plain_best_response(kuhn_tree, card, best):
 
 
 def test_mc_nfsp_keeps_the_searchs_visit_distributions(kuhn_tree):
-    """Seed 004's MC-NFSP: both memories keep the search's visit distribution
-    (on the legal moves, summing to 1), and the networks learn every ``every``
-    episodes; ``targets=move`` keeps the move drawn instead."""
+    """Zhang et al.'s MC-NFSP ("Monte Carlo Neural Fictitious Self-Play", 2019):
+    both memories keep the search's visit distribution (on the legal moves,
+    summing to 1), and the networks learn every ``every`` episodes;
+    ``targets=move`` keeps the move drawn instead."""
     from players.learning.nfsp import MCNFSP
 
     learner = MCNFSP(kuhn_tree, {"seed": 1, "eta": 1.0, "simulations": 30, "every": 50, "batch": 8})

@@ -1,6 +1,7 @@
-"""Continual resolving and the solving players (seed 001): the gadget's value,
-the safety of resolving, the online players in matches, and the exploitability
-of online players (ggp exploit --online)."""
+"""Continual resolving and the solving players (Šustr, Kovařík and Lisý, "Monte
+Carlo Continual Resolving" (slides)): the gadget's value, the safety of
+resolving, the online players in matches, and the exploitability of online
+players (ggp exploit --online)."""
 
 from __future__ import annotations
 
@@ -136,13 +137,13 @@ def _as_list(view, flat_policy):
 @pytest.mark.parametrize("game, root, iterations", [("iigs4", 300, 3000), ("leduc", 100, 1000)])
 @pytest.mark.parametrize("variant", ["keep", "reset"])
 def test_resolving_with_the_kept_values_is_safe(game, root, iterations, variant):
-    """Seed 001's safety argument, with ``mccr``'s own resolver keeping the
+    """The MCCR slides' safety argument, with ``mccr``'s own resolver keeping the
     opponent's counterfactual best-response values (``values=br``) and exact
     resolves: the resolved strategy is no more exploitable than its
     blueprint.  Keeping the values of the resolved average profile instead
-    (``values=average``, the seed's slides) is not safe: here it is several
+    (``values=average``, as in the MCCR slides) is not safe: here it is several
     times the blueprint's.  (The default, values averaged over a sampled
-    resolve's iterations, is measured in the README.)"""
+    resolve's iterations, is measured in docs/mccr.md.)"""
     view = View(build_tree(load_game(game)))
     resolved, blueprint = _continual(view, "br", variant, root, iterations)
     before = exploitability(view.tree, _as_list(view, blueprint))
@@ -213,8 +214,7 @@ def _one_second_cases():
     """Every shared GDL-II game with every new player.  small_dominion runs on the
     demand-driven reasoner (it does not ground), where one belief update can take
     longer than a second: ismcts:select=rm timed out once there on a loaded machine
-    (2026-11-24), as plain ismcts did at a 10 s clock (README, "Playing games of
-    imperfect information online")."""
+    (2026-11-24), as plain ismcts did at a 10 s clock (docs/online.md)."""
     for spec in ("mccr", "oos", "mccfr", "ismcts:select=rm"):
         for path in SHARED_GDL2:
             marks = (
@@ -416,7 +416,7 @@ def test_online_on_too_large_a_tree_is_one_line(capsys):
 
 def test_the_root_budget_is_set_apart_from_a_moves(kuhn_view):
     """``mccr:root=N`` solves the root for N iterations, whatever a move's budget
-    (the seed's preplay and move budgets, slides 46-48); unset, it is a move's."""
+    (the MCCR slides' preplay and move budgets, slides 46-48); unset, it is a move's."""
     game, tree = load_game("kuhn"), kuhn_view.tree
 
     def strategy(spec):

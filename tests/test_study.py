@@ -214,7 +214,7 @@ def ray_home(tmp_path):
 
 @pytest.fixture
 def ray_head(ray_home):
-    """A Ray cluster of the test's own, started as the README says (`ray start --head
+    """A Ray cluster of the test's own, started as docs/matches.md says (`ray start --head
     --port PORT`) on ports and a temporary directory of its own, in a process group of
     its own: the end stops that group and nothing else (`ray stop` stops every Ray
     cluster of the user on the machine)."""
@@ -323,7 +323,7 @@ def test_a_ray_address_where_no_cluster_answers_is_one_line(tmp_path, capsys):
     "path", sorted((Path(__file__).parents[1] / "benchmarks").glob("*.yaml")), ids=lambda p: p.name
 )
 def test_the_benchmark_studies_load(path):
-    # every study the README quotes is still valid: its keys, player specs and games
+    # every study the docs quote is still valid: its keys, player specs and games
     if "shared/games" in path.read_text() and not (path.parents[2] / "shared" / "games").is_dir():
         pytest.skip("../shared/games is absent (the studies name their games by that path)")
     study = load_study(path)

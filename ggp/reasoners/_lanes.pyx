@@ -16,11 +16,11 @@ Here a simulation is a random playout of the game (a *lane*).  Each step
 sweeps the whole network (the gates the outputs need), however little
 changed, where the incremental kernel (:mod:`ggp.reasoners._propnet`) pays only for
 what changed in one playout.  So lanes win while one sweep costs less than 64
-incremental steps: on every public game measured, up to half a million gate
-inputs, they make 5 to 23 times the kernel's state changes per second, but
-only break even on a 20x20 connect-five board (2.9 million gate inputs, a move
-changing little of them).  With fewer playouts to run than about 16, lanes
-idle and the kernel is faster (``benchmarks/lanes.py``).
+incremental steps: on networks up to about half a million gate inputs they
+make several times the kernel's state changes per second, and only break even
+on the largest boards, where a move changes little of the network.  With fewer
+playouts to run than about 16, lanes idle and the kernel is faster (the
+figures: ``benchmarks/lanes.py``, docs/reasoners.md).
 
 Memory: a word per node, the gate programs (an int per gate input and three
 per gate), and scratch per move and per lane.

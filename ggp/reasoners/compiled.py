@@ -24,12 +24,12 @@ from ggp.statemachine import GameError, StateMachine, single_goal
 #: at least this many input edges: below it, settling them at the end of
 #: every playout costs about what keeping them up to date does (leduc, 190
 #: edges: 0.91-1.00x); above it, reversi (37,000) and othello-comp2007
-#: (180,000) run 1.3-2.1x the state changes a second (README, "Lazy goals").
+#: (180,000) run 1.3-2.1x the state changes a second (docs/reasoners.md, "Lazy goals").
 LAZY_GOAL_EDGES = 1000
 
 #: A kernel is split by at most this many control propositions (one network
-#: each), on networks of at most ``SPLIT_EDGES`` gate inputs (README, "Split by
-#: control").
+#: each), on networks of at most ``SPLIT_EDGES`` gate inputs (docs/reasoners.md,
+#: "Split by control").
 MAX_CONTROLS = 4
 SPLIT_EDGES = 2_000_000
 SPLIT_RATIO = 0.1
@@ -271,9 +271,9 @@ class CompiledMachine(StateMachine):
 
         Returns (total steps, summed final goals per role, playouts cut short).
         Enough playouts on a network that is not too large run 64 at a time,
-        one per bit of a machine word (:mod:`ggp.reasoners._lanes`, 5 to 16 times the
-        state changes a second of the incremental kernel on the benchmark
-        games); fewer run one after another on the kernel.  The rule depends
+        one per bit of a machine word (:mod:`ggp.reasoners._lanes`, several times
+        the incremental kernel's state changes a second: docs/reasoners.md);
+        fewer run one after another on the kernel.  The rule depends
         on the network and ``count`` only, so a seed gives the same result in
         every run.  The C loop checks the goals of the terminal states it
         reaches, so that a fault raises the :class:`RuleError` the other

@@ -2,8 +2,9 @@
 """Monte Carlo CFR kernels for ``ggp.solvers.mccfr`` over a flattened tree (``ggp.solvers.efg.FlatTree``).
 
 Outcome sampling (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo Sampling
-for Regret Minimization in Extensive Games", NIPS 2009; seed 001, slides
-28-31), one sampled terminal history per traversal:
+for Regret Minimization in Extensive Games", NIPS 2009; Šustr, Kovařík and
+Lisý, "Monte Carlo Continual Resolving" (slides), slides 28-31), one sampled
+terminal history per traversal:
 
 - the sampling policy at the updated player's nodes is epsilon-on-policy,
   ``(1 - eps) sigma + eps uniform``; elsewhere it is sigma (and chance's own

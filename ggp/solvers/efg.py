@@ -139,7 +139,8 @@ class Tree:
     chance or decision node, each player's *augmented information set* there
     (an int; equal ints, equal sets): its observation history, i.e. its
     moves and percepts so far, its move already chosen in this step, and its
-    legal moves when it acts at n (seed 001, slide 19).  Two nodes where some
+    legal moves when it acts at n (Šustr, Kovařík and Lisý, "Monte Carlo
+    Continual Resolving" (slides), slide 19).  Two nodes where some
     player's augmented information set is the same are ones that player
     cannot tell apart (:mod:`ggp.solvers.public` builds public states from them).
     """

@@ -1,6 +1,7 @@
 """Monte Carlo CFR over a game's extensive form (``ggp.solvers.efg``): outcome sampling
 with epsilon-on-policy exploration and stochastically-weighted averaging
-(seed 001, slides 28-31), optionally targeted as Online Outcome Sampling
+(Šustr, Kovařík and Lisý, "Monte Carlo Continual Resolving" (slides), slides
+28-31), optionally targeted as Online Outcome Sampling
 does, and external sampling.  The traversals run in the Cython kernel
 :mod:`ggp.solvers._mccfr`, whose docstring gives the estimators and their papers.
 
@@ -24,7 +25,7 @@ import numpy as np
 from ggp.solvers.cfr import TableSolver
 from ggp.solvers.efg import Tree
 
-#: outcome sampling's exploration at the updated player's nodes (seed 001)
+#: outcome sampling's exploration at the updated player's nodes (the MCCR slides)
 EPSILON = 0.6
 SAMPLINGS = ("outcome", "external")
 

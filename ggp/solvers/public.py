@@ -1,5 +1,6 @@
 """Public states of a game's extensive form (``ggp.solvers.efg``), built from what the
-players observe, for any GDL-II description (seed 001, slides 19-22).
+players observe, for any GDL-II description (Šustr, Kovařík and Lisý, "Monte Carlo
+Continual Resolving" (slides), slides 19-22).
 
 Two non-terminal histories g and h are *told apart* by nobody, ``g ~ h``, when
 some player has the same augmented information set at both (the same
@@ -9,7 +10,7 @@ cannot tell them apart".  This is the coarsest public partition that the
 players' observations allow; every player knows which public state it is in,
 and every player knows that every player knows.
 
-The seed notes that the crude augmented information sets may be refined where
+The slides note that the crude augmented information sets may be refined where
 a game makes more public than the observations say (in its IIGS example, who
 won each bid).  ``refine`` is that hook: a function of the tree and a node
 giving a label that every player can be said to observe there; nodes with

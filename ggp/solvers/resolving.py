@@ -1,6 +1,6 @@
-"""Continual resolving over a game's extensive form (seed 001, slides 35-38):
-the resolving gadget of a public state, and the data one resolve leaves for
-the next.
+"""Continual resolving over a game's extensive form (Šustr, Kovařík and Lisý,
+"Monte Carlo Continual Resolving" (slides), slides 35-38): the resolving gadget
+of a public state, and the data one resolve leaves for the next.
 
 The *gadget* of a public state S for the resolving player i (Burch, Johanson
 and Bowling, "Solving Imperfect Information Games Using Decomposition", AAAI
@@ -206,7 +206,7 @@ def kept_data(
     ``values="br"`` keeps the opponent's counterfactual *best-response*
     values against the resolver's strategy (Burch, Johanson and Bowling 2014:
     with them a resolve can only gain on its blueprint); ``"average"`` keeps
-    its values under the resolved average profile itself, as seed 001's slides
+    its values under the resolved average profile itself, as the MCCR slides
     describe, which off the equilibrium path lie below the best response's and
     let the next resolve give the opponent more than it had.
     ``"iterations"`` keeps the opponent's values per unit of reach averaged

@@ -604,7 +604,8 @@ def add_commands(cli: Commands) -> None:
         action="store_true",
         help="score an online player (any GDL-II player, e.g. mccr, oos, ismcts): "
         "run it at every decision it can reach as every role and score the "
-        "strategy it plays, averaged over --seeds (seed 001's evaluation)",
+        "strategy it plays, averaged over --seeds (the evaluation of Šustr, Kovařík "
+        "and Lisý, Monte Carlo Continual Resolving)",
     )
     p.add_argument("--seeds", type=COUNT, default=None, help="--online: seeds (default 10)")
     p.add_argument(

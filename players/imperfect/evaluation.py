@@ -1,14 +1,15 @@
-"""The exploitability of an online player (seed 001, slide 43): run the player
-at every decision it can reach, as every role, and score the strategy it
-plays with the exact best response of :mod:`ggp.solvers.cfr`.
+"""The exploitability of an online player (Šustr, Kovařík and Lisý, "Monte Carlo
+Continual Resolving" (slides), slide 43): run the player at every decision it
+can reach, as every role, and score the strategy it plays with the exact best
+response of :mod:`ggp.solvers.cfr`.
 
 The strategy of one seed is what the player would do at each of its
 information states in any match: its distribution over the moves there when
 it keeps one (``last_policy``: the solving players of :mod:`players.imperfect.online`,
 ``random``), else all of the probability on the move it chose.  The figure
 reported averages the seeds' strategies *per information state*, the plain
-mean of their distributions there, as GTLib2 (the seed authors' library)
-does.  That is not the seed's double-bar strategy, the mixture of the seeds'
+mean of their distributions there, as GTLib2 (the MCCR authors' library)
+does.  That is not the slides' double-bar strategy, the mixture of the seeds'
 strategies, whose behaviour at an information state weights each seed by
 its own reach of it; convexity bounds the mixture's exploitability by the
 seeds' mean, not the per-state average's, which measures slightly higher
@@ -17,7 +18,7 @@ seeds' mean, not the per-state average's, which measures slightly higher
 - The solving players (``mccr``, ``oos``, ``mccfr``) compute it with
   :meth:`players.imperfect.online.SolvingPlayer.online_strategy`: each resolve or
   search that a decision depends on is run once and shared by the decisions
-  below it (MCCR: once per public state of the path, as the seed's
+  below it (MCCR: once per public state of the path, as the slides'
   evaluation does).
 - Any other player is run through the match interface: started with the
   seed, told the role's moves and percepts along every history of them depth

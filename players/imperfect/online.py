@@ -1,5 +1,6 @@
-"""Players that solve the game's extensive form while they play (seed 001):
-``mccr``, ``oos`` and ``mccfr``.
+"""Players that solve the game's extensive form while they play (Šustr, Kovařík
+and Lisý, "Monte Carlo Continual Resolving" (slides)): ``mccr``, ``oos`` and
+``mccfr``.
 
 Each builds the game's whole extensive form at the start of a match
 (:func:`ggp.solvers.efg.build_tree`, shared by the players of one game object) and
@@ -12,8 +13,8 @@ runs Monte Carlo CFR in C over it (:mod:`ggp.solvers.mccfr`):
   the same, but ``delta`` of the samples are targeted at the histories of the
   current information state (``targeting=ist``) or public state (``pst``),
   with the estimates kept unbiased (:mod:`ggp.solvers._mccfr`).
-- ``mccr``: Monte Carlo Continual Resolving (Sustr, Kovarik and Lisy 2019;
-  seed 001, slides 37-40).  It solves the game from the root in the start
+- ``mccr``: Monte Carlo Continual Resolving (Šustr, Kovařík and Lisý 2019;
+  the MCCR slides 37-40).  It solves the game from the root in the start
   clock; then, at its first decision in each new public state
   (:mod:`ggp.solvers.public`), it builds the resolving gadget of that public state
   from its range and the opponent's counterfactual values kept from the
@@ -24,11 +25,11 @@ runs Monte Carlo CFR in C over it (:mod:`ggp.solvers.mccfr`):
   counterfactual values (:func:`ggp.solvers.resolving.kept_data`): with
   ``values=iterations`` (the default) its values per unit of reach averaged
   over the resolve's iterations, estimated by the outcome-sampling traversals
-  (as DeepStack keeps them; the seed estimates its values from samples too);
+  (as DeepStack keeps them; the MCCR slides estimate values from samples too);
   with ``br`` its exact counterfactual best-response values against the
   resolved strategy, which make each resolve safe when it is solved exactly
   but are pessimistic against a sampled one; with ``average`` its exact
-  values under the resolved average profile, as the seed's slides say, which
+  values under the resolved average profile, as the MCCR slides say, which
   are not safe (they lie below the best response's off the equilibrium
   path).  ``variant=keep`` carries the
   resolver's regrets and average-strategy weights from one resolve to the
@@ -408,7 +409,7 @@ class SolvingPlayer(Player):
         """The strategy this player computes, with ``seed`` and ``iterations`` a
         move, at every information state of ``player`` it can reach, flat per
         (information state, move) (other entries 0): what it would play in every
-        match, computed once per decision it depends on (seed 001, slide 43)."""
+        match, computed once per decision it depends on (the MCCR slides, slide 43)."""
         raise NotImplementedError
 
 
@@ -551,7 +552,7 @@ class OOSPlayer(SolvingPlayer):
 
 @register
 class MCCRPlayer(SolvingPlayer):
-    """Monte Carlo Continual Resolving (seed 001)."""
+    """Monte Carlo Continual Resolving (Šustr, Kovařík and Lisý 2019)."""
 
     name = "mccr"
     params = extend(
@@ -569,7 +570,7 @@ class MCCRPlayer(SolvingPlayer):
             int,
             None,
             "MCCFR iterations of the solve from the root at START "
-            "(the seed's preplay budget; default: as a move's, iterations or the clock)",
+            "(the MCCR slides' preplay budget; default: as a move's, iterations or the clock)",
             low=1,
         ),
         Param(

@@ -1,7 +1,8 @@
 """Monte Carlo CFR over a tree grown by sampling through the state machine:
 what the solving players (:mod:`players.imperfect.online`) run on a game whose whole
 extensive form is too large to build (IIGS-13, phantom tic-tac-toe), as
-seed 001's implementations do (nodes are made when first sampled).
+the implementations of Šustr, Kovařík and Lisý ("Monte Carlo Continual
+Resolving", slides) do (nodes are made when first sampled).
 
 The tree is a table per role from the role's information-state key (a hash
 of its own moves and percepts, :mod:`players.belief`) to the moves there,
@@ -9,8 +10,8 @@ their cumulative regrets and their average-strategy weights.  A traversal is
 one history sampled from the initial state by :class:`players.belief.Steps`
 (a kernel call a step); simultaneous moves are sampled independently, each
 role's node being its information state before the step.  The estimators are
-outcome sampling's (Lanctot, Waugh, Zinkevich and Bowling, NIPS 2009; seed
-001, slides 28-31), as in :mod:`ggp.solvers._mccfr`: epsilon-on-policy sampling at
+outcome sampling's (Lanctot, Waugh, Zinkevich and Bowling, NIPS 2009; the
+MCCR slides 28-31), as in :mod:`ggp.solvers._mccfr`: epsilon-on-policy sampling at
 the updated player's nodes, ``sigma`` elsewhere and uniform for the
 ``random`` role; the sampled regret of move a at the updated player's node h
 on the sampled terminal history z is ``W (pi_i(z | ha) - pi_i(z | h))`` (the
@@ -28,7 +29,7 @@ Three ways to start a traversal, for the three players:
   mixture ``q(h) = delta q_target(h) + (1 - delta) q(h)`` that keeps the
   estimates unbiased, ``q_target`` of a history above the target being the
   weight of the target histories below it;
-- from a *resolving gadget* (``mccr``, seed 001, slides 37-40; the gadget of
+- from a *resolving gadget* (``mccr``, the MCCR slides 37-40; the gadget of
   Burch, Johanson and Bowling, AAAI 2014): chance picks one of the belief's
   histories h in proportion to its chance reach (the resolving player's own
   reach is the same at all of them), the opponent chooses in its augmented

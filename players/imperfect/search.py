@@ -18,8 +18,8 @@ constant ``c`` is on that scale: its default, 0.8, is 40 goal points of a
   ``Q(u, a) + c * sqrt(ln A(u, a) / N(u, a))``.  One node is added per
   simulation, then a random playout runs in C.  It plays the most visited move.
 - ``smooth-uct`` and ``efg-uct``: extensive-form MCTS with one tree per role
-  over that role's own information states (Heinrich, "Smooth UCT Search",
-  seed 000, Algorithm 1), each role's key followed along the sampled
+  over that role's own information states (Heinrich, "Smooth UCT Search"
+  (thesis chapter), Algorithm 1), each role's key followed along the sampled
   history.  A role that reaches an information state outside its tree adds it,
   plays randomly from then on (OUT-OF-TREE), and the playout finishes in C once
   every role is out.  SELECT and UPDATE are Algorithm 3 (Smooth UCB, mixing in
@@ -268,7 +268,8 @@ class ISMCTSPlayer(InformationSetPlayer):
             str,
             "uct",
             "the selection at a node: UCB with availability counts, "
-            "or regret matching mixed with gamma of uniform (seed 001's RM)",
+            "or regret matching mixed with gamma of uniform (RM, as in Šustr, Kovařík "
+            "and Lisý's Monte Carlo Continual Resolving slides)",
             choices=("uct", "rm"),
         ),
         Param("gamma", float, 0.2, "rm: the share of uniform exploration", low=0, high=1),
@@ -423,7 +424,7 @@ def _ucb_available(stats: dict, moves, c: float, draws):
 
 @register
 class SmoothUCTPlayer(InformationSetPlayer):
-    """Extensive-form MCTS with Smooth UCB (seed 000, Algorithms 1 and 3)."""
+    """Extensive-form MCTS with Smooth UCB (Heinrich's Algorithms 1 and 3)."""
 
     name = "smooth-uct"
     rule = "smooth"
@@ -519,7 +520,7 @@ class SmoothUCTPlayer(InformationSetPlayer):
 
 @register
 class EFGUCTPlayer(SmoothUCTPlayer):
-    """Extensive-form UCT (seed 000, Algorithms 1 and 2): Smooth UCT with eta = 1."""
+    """Extensive-form UCT (Heinrich's Algorithms 1 and 2): Smooth UCT with eta = 1."""
 
     name = "efg-uct"
     rule = "ucb"

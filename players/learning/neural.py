@@ -1,4 +1,5 @@
-"""Small neural networks in numpy for the NFSP learners (seeds 002 and 004).
+"""Small neural networks in numpy for the NFSP learners (Heinrich and Silver 2016;
+Zhang et al., "Monte Carlo Neural Fictitious Self-Play", 2019).
 
 A :class:`NeuralNetwork` is fully connected: ``sizes = (inputs, hidden..., outputs)``,
 rectified linear units between layers and a linear output, He-initialised, in
@@ -22,9 +23,9 @@ respect to those outputs):
   actions against the actions taken, or against distributions (the
   supervised average policy);
 - :func:`policy_value_loss`: both, for a network whose last output is a
-  value (MC-NFSP's best-response network, seed 004).
+  value (MC-NFSP's best-response network, Zhang et al. 2019).
 
-Optimisers: :class:`SGD` (seed 002's choice) and :class:`Adam` (Kingma and Ba
+Optimisers: :class:`SGD` (Heinrich and Silver's choice) and :class:`Adam` (Kingma and Ba
 2015).  Buffers: :class:`Circular` (the DQN replay memory M_RL) and
 :class:`Reservoir` (M_SL, Vitter's algorithm R: every item offered so far is
 kept with the same probability).
@@ -176,7 +177,7 @@ def policy_value_loss(targets: np.ndarray, legal: np.ndarray, values: np.ndarray
     """For outputs whose last column is a value and the others a policy's
     logits: :func:`policy_loss` of the logits against ``targets`` plus half
     the mean squared error of the value against ``values`` (AlphaGo Zero's
-    loss without its L2 term; seed 004's l1)."""
+    loss without its L2 term; Zhang et al.'s l1)."""
     rows, policy = np.arange(len(targets)), policy_loss(targets, legal)
 
     def loss(out):

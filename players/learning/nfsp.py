@@ -1,6 +1,6 @@
-"""Neural Fictitious Self-Play (seed 002: Heinrich and Silver, "Deep
-Reinforcement Learning from Self-Play in Imperfect-Information Games", 2016)
-over a two-player game's extensive form.
+"""Neural Fictitious Self-Play (Heinrich and Silver, "Deep Reinforcement
+Learning from Self-Play in Imperfect-Information Games", 2016, as presented
+in a Chinese article) over a two-player game's extensive form.
 
 Each player is an NFSP agent with two networks over the generic features of
 its information states (:class:`ggp.solvers.features.Encoding`):
@@ -14,14 +14,14 @@ its information states (:class:`ggp.solvers.features.Encoding`):
   (cross-entropy) from a reservoir ``M_SL`` of its own best-response moves.
 
 In each episode an agent plays ``beta`` with probability ``eta`` (the
-anticipatory parameter), else ``pi`` (seed 002, Algorithm 1).  Every
+anticipatory parameter), else ``pi`` (Heinrich and Silver, Algorithm 1).  Every
 ``every`` steps of the game each agent makes ``updates`` minibatch updates of
-``batch`` samples per network.  ``eta = 1`` is the seed's DQN ablation: the
-agents play only their epsilon-greedy policies, and ``pi`` is the average of
-what DQN played.
+``batch`` samples per network.  ``eta = 1`` is Heinrich and Silver's DQN
+ablation: the agents play only their epsilon-greedy policies, and ``pi`` is
+the average of what DQN played.
 
-The defaults are the seed's Leduc settings (section 6; its Chinese text says
-3 updates per network every 128 steps): 64 hidden units, ``M_RL`` 200,000,
+The defaults are Heinrich and Silver's Leduc settings (section 6; the Chinese
+text says 3 updates per network every 128 steps): 64 hidden units, ``M_RL`` 200,000,
 ``M_SL`` 2,000,000, learning rates 0.1 (RL) and 0.005 (SL) by plain SGD,
 minibatches of 128, target refitted every 300 updates, eta 0.1, epsilon from
 0.06 decaying with the inverse square root of the episodes.
@@ -32,9 +32,10 @@ are visited between two updates on the larger games), so an episode is a walk
 through the flat tree with table lookups.  The score is the exact
 exploitability of ``pi`` (:func:`ggp.solvers.cfr.exploitability`).
 
-:class:`MCNFSP` (seed 004) replaces DQN by a search guided by a
-policy-value network; the players ``nfsp`` and ``mc-nfsp`` play a learner's
-average policy in matches (:mod:`players.learning.nfsp_player`).
+:class:`MCNFSP` (Zhang et al., "Monte Carlo Neural Fictitious Self-Play",
+2019) replaces DQN by a search guided by a policy-value network; the players
+``nfsp`` and ``mc-nfsp`` play a learner's average policy in matches
+(:mod:`players.learning.nfsp_player`).
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ PARAMS = (
         "decay",
         float,
         1.0,
-        "episodes per unit of epsilon's decay (1: the seed's 1/sqrt(episodes) read literally)",
+        "episodes per unit of epsilon's decay "
+        "(1: Heinrich and Silver's 1/sqrt(episodes) read literally)",
         low=0,
         low_open=True,
     ),
@@ -540,7 +542,7 @@ class NFSP:
         """Called after :meth:`load` restored the agents."""
 
 
-#: MC-NFSP's parameters: NFSP's without DQN's (epsilon, refit), seed 004's
+#: MC-NFSP's parameters: NFSP's without DQN's (epsilon, refit), Zhang et al.'s
 #: Othello settings where they apply (Adam, learning rates 0.01 and 0.005,
 #: M_RL 4,000,000, M_SL 400,000), and the search's.
 MC_PARAMS = extend(
@@ -556,13 +558,13 @@ MC_PARAMS = extend(
     ),
     Param("sl_memory", int, 400_000, "size of the reservoir M_SL", low=1),
     Param("updates", int, 1, "minibatch updates per network each time", low=1),
-    Param("every", int, 100, "episodes between learning (seed 004: every 100)", low=1),
+    Param("every", int, 100, "episodes between learning (Zhang et al. 2019: every 100)", low=1),
     Param(
         "targets",
         str,
         "visits",
         "what the memories keep of a search: its visit "
-        "distribution (seed 004) or the move drawn from it",
+        "distribution (Zhang et al. 2019) or the move drawn from it",
         choices=("visits", "move"),
     ),
     Param("simulations", int, 50, "MCTS simulations a best-response move", low=1),
@@ -580,7 +582,7 @@ class MCAgent(Agent):
     def columns(self, params) -> tuple:
         """M_RL: (information state, search target, outcome); M_SL: (information
         state, search target); a target is the visit distribution over the
-        moves (seed 004) or, with ``targets=move``, the move drawn."""
+        moves (Zhang et al. 2019) or, with ``targets=move``, the move drawn."""
         target = (np.float32, len(self.enc.moves)) if params["targets"] == "visits" else np.int32
         return {"s": np.int32, "a": target, "z": np.float64}, {"s": np.int32, "a": target}
 
@@ -616,7 +618,7 @@ class MCAgent(Agent):
 
 
 class MCNFSP(NFSP):
-    """Monte Carlo NFSP (seed 004, Algorithm 3.1): NFSP whose best response is
+    """Monte Carlo NFSP (Zhang et al. 2019, Algorithm 3.1): NFSP whose best response is
     a search instead of DQN.  At a decision in best-response mode the agent
     runs ``simulations`` simulations of MCTS over its own information states
     against the opponent's average policy: each samples a history of the

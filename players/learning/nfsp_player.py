@@ -108,7 +108,8 @@ class NFSPPlayer(SolvingPlayer):
 
 @register
 class MCNFSPPlayer(NFSPPlayer):
-    """:class:`NFSPPlayer` with an MC-NFSP learner (seed 004)."""
+    """:class:`NFSPPlayer` with an MC-NFSP learner (Zhang et al., "Monte Carlo Neural
+    Fictitious Self-Play", 2019)."""
 
     name = "mc-nfsp"
     learner = MCNFSP

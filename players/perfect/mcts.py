@@ -5,24 +5,25 @@ One search for any number of roles, turn-taking or simultaneous, as in
 CadiaPlayer (Björnsson and Finnsson, "CadiaPlayer: A Simulation-Based General
 Game Player", IEEE TCIAIG 1(1), 2009) and the players of Tak, Winands and
 Björnsson, "N-Grams and the Last-Good-Reply Policy Applied in General Game
-Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
+Playing" (IEEE TCIAIG 4(2), 2012; "slide N" below is a slide of A. Shwartz's
+presentation of that paper, "N-Grams and the Last-Good-Reply Policy in MCTS", 2015):
 
 * every node keeps, for every role, the visits and reward sum of each of the
   role's legal moves, and each role chooses its own move by UCB1 on its own
   goal (decoupled UCT: simultaneous moves, general-sum and multi-player
   games alike; a role with one legal move, such as ``noop``, has no choice);
 * a move never tried at a node is tried first, the playout policy choosing
-  among the untried ones (seed 003 slide 26, "fine details");
+  among the untried ones (Tak et al., slide 26, "fine details");
 * one node is added per simulation, then a playout runs to the end of the game
   in C (:mod:`players._policy`), and the goals, discounted by 0.999 a ply
-  (``gamma ** plies``, seed 003 slide 30), are backed up along the path;
+  (``gamma ** plies``, Tak et al., slide 30), are backed up along the path;
 * the playout policy learns from every simulation, with the moves of the tree
   part and of the playout, also when the simulation ends at a terminal state
-  inside the tree (seed 003, slides 22-25);
+  inside the tree (Tak et al., slides 22-25);
 * the tree is kept between turns (the subtree of the joint move played), and
   the policy's statistics are multiplied by ``decay`` once per decision of
   ours (a step where we have more than one legal move), before its search;
-* the move played (seed 003 slide 29, "how do we select the move"): the best
+* the move played (Tak et al., slide 29, "how do we select the move"): the best
   average (``final=average``, the slide's option 2), the best reward seen
   (``final=best``, option 1, which the slide gives as CadiaPlayer's), the
   most visited (``final=visits``), or one drawn in proportion to the root
@@ -31,8 +32,8 @@ Playing" (IEEE TCIAIG 4(2), 2012; seed 003):
   a pure strategy, throws away);
 * ``transpositions=true`` shares one node between paths reaching one state.
 
-Options of the C tree, off by default, each measured at equal time in the
-README: ``threads`` (root parallelism), ``solver`` (MCTS-Solver), ``leaf``
+Options of the C tree, off by default, each measured at equal time in
+docs/players.md: ``threads`` (root parallelism), ``solver`` (MCTS-Solver), ``leaf``
 (``uct``: leaf parallelism in the bit-parallel lanes), ``rave`` (RAVE,
 Gelly and Silver 2007) and ``heuristic`` (a learned material evaluation mixed
 into a new leaf's value, :mod:`players.perfect.heuristic`); :mod:`players.perfect._tree`
@@ -43,7 +44,7 @@ makes the same simulations with the same seed; the Python tree below is the
 one for the reference reasoner (and ``engine=python``), and the oracle the C
 tree is tested against.
 
-Defaults and their basis (seed 003 slides, else /work/shared/REFERENCES.md):
+Defaults and their basis (the slides on Tak et al., else /work/shared/REFERENCES.md):
 
 * ``c=40``: slides 16-17 give UCB1 without a value; CadiaPlayer's C on the
   0..100 scale.
@@ -136,7 +137,7 @@ class MCTSPlayer(Player):
             str,
             "average",
             "the move played: most visited, best average, best "
-            "reward seen, or drawn in proportion to the visits (seed 003 slide 29)",
+            "reward seen, or drawn in proportion to the visits (Tak et al. 2012, slide 29)",
             choices=("visits", "average", "best", "mixed"),
         ),
         Param("transpositions", bool, False, "one node per state instead of per path"),
@@ -401,7 +402,7 @@ class MCTSPlayer(Player):
 
     def _backup(self, path, picks, goals, depth):
         """Add each role's goal, discounted by ``gamma ** plies`` from the
-        node to the end of the simulation (seed 003 slide 30), to the move it
+        node to the end of the simulation (Tak et al., slide 30), to the move it
         chose at each node, and keep the best such reward seen."""
         gamma = self.discount
         scale = gamma**depth
@@ -453,7 +454,7 @@ class MCTSPlayer(Player):
         return node.legal[r], node.visits[r], node.sums[r], node.tops[r]
 
     def _best(self, r, allowed):
-        """The move to play (``final``, seed 003 slide 29) among the root's
+        """The move to play (``final``, Tak et al., slide 29) among the root's
         moves in ``allowed`` (None when there is none): most visits (ties:
         best average), best average (ties: most visits), best reward seen
         (ties: best average), or one drawn with probability proportional to
@@ -637,7 +638,7 @@ class UCTPlayer(MCTSPlayer):
 
 @register
 class MASTPlayer(MCTSPlayer):
-    """MCTS with Move-Average Sampling playouts (CadiaPlayer; seed 003 slide 22:
+    """MCTS with Move-Average Sampling playouts (CadiaPlayer; Tak et al., slide 22:
     a move's score is the average reward of the simulations it was used in,
     played by epsilon-greedy or Gibbs sampling, slide 21)."""
 
@@ -671,7 +672,7 @@ class MASTPlayer(MCTSPlayer):
 
 @register
 class NSTPlayer(MASTPlayer):
-    """MCTS with N-gram Selection playouts (seed 003 slides 23-24, 27-28: the
+    """MCTS with N-gram Selection playouts (Tak et al., slides 23-24, 27-28: the
     score of a move averages the rewards of its N-grams up to ``n`` moves, a
     longer N-gram counting once seen ``k`` times)."""
 
@@ -687,7 +688,7 @@ class NSTPlayer(MASTPlayer):
 
 @register
 class LGRPlayer(NSTPlayer):
-    """MCTS with Last-Good-Reply playouts (seed 003, slide 25): the replies of a
+    """MCTS with Last-Good-Reply playouts (Tak et al., slide 25): the replies of a
     won simulation are stored, those of a lost one forgotten (``forget``),
     to the last move (LGR-1), the last two (LGR-2) or both (``replies``);
     without a legal reply the ``fallback`` chooses (slide 26: N-grams or
@@ -830,7 +831,7 @@ class ReferenceSearch(_Search):
     """Search questions answered by any state machine (for games too large to
     ground); moves are the moves themselves.  Playouts are uniformly random,
     or for ``mast`` chosen by Move-Average Sampling kept here in Python
-    (Finnsson and Bjornsson, AAAI 2008; seed 003 slides 21-22: a move's score
+    (Finnsson and Bjornsson, AAAI 2008; Tak et al., slides 21-22: a move's score
     is the average goal of its role in the simulations that played it, a move
     never played scoring 100; epsilon-greedy or Gibbs sampling with
     temperature ``tau``), as the compiled reasoner's policy does in C.  The
