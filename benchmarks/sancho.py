@@ -1,20 +1,35 @@
-"""Matches against Sancho, the champion of the 2014 International GGP Competition.
+"""Matches against Sancho, the champion of the 2014 International GGP Competition,
+at equal thinking time.
 
 Sancho is built outside the repository from its public source, as
 ../shared/peers/README.md describes; this script takes the command that starts
-it on a port from the environment::
+it on a port (``SANCHO``) and its configuration file (``SANCHO_CFG``, the
+``data/cfg/NAME.properties`` it reads) from the environment::
 
-    SANCHO="sh /work/peers/run_sancho.sh" python benchmarks/sancho.py \\
-        --player uct --games connectFour breakthrough --matches 20
+    SANCHO="sh /work/peers/run_sancho.sh" SANCHO_CFG=/work/peers/sancho/data/cfg/ggp.properties \\
+        python benchmarks/sancho.py --panel --player uct
+
+**Equal thinking time.**  Sancho stops thinking ``SAFETY_MARGIN`` ms before
+each deadline (2,500 by default; its competition files used 1,000-3,300).  The
+script writes ``--margin`` (1,000 ms by default) into Sancho's configuration as
+its ``SAFETY_MARGIN`` and gives our player the same: ``ggp serve``'s own
+margin plus the player's ``margin`` parameter add up to it.  Every row records
+both (``margin``, ``sancho_margin``, in seconds), and the summary says them.
 
 Each side runs in a process of its own pinned to its own core (``taskset``):
 our player behind ``ggp serve`` on core 0, Sancho on core 1, and ``ggp match``
 is the game manager (it writes clocks as integers, as Sancho's ggp-base
 expects), roles swapped every match.  Each match is recorded in the match
 database (``--db``) and as a line of ``OUT/matches.jsonl``; the script
-resumes from that file, and prints per game our player's score (goal points,
-0..100) against Sancho with a 95% interval, wins, draws, losses and faults,
-as Markdown (also ``OUT/summary.md``).
+resumes from that file.
+
+``--panel`` plays the fixed panel: the two-player games of ``PANEL``
+(``--matches`` each, 10 by default) and the puzzles of ``PUZZLES``, which each
+side plays alone on the same clocks (``--puzzle-runs`` each).  The summary
+(``OUT/summary.md``, printed too) gives per game our score (goal points,
+0..100) against Sancho with its 95% Wilson interval, wins, draws and losses,
+and the same over the panel; matches in which either side faulted are counted
+apart and not scored.  Puzzles give each side's mean goal.
 """
 
 from __future__ import annotations
@@ -23,6 +38,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -34,6 +50,23 @@ from pathlib import Path
 from matches.study import score_interval
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
+
+#: The panel of two-player games (issue 34) and of puzzles.
+PANEL = (
+    "connectFour",
+    "breakthrough",
+    "checkers",
+    "reversi",
+    "hex",
+    "skirmish",
+    "connect5",
+    "nineBoardTicTacToe",
+)
+PUZZLES = ("eightPuzzle", "hanoi", "knightsTour", "lightsOut", "maze")
+
+#: ``ggp serve``'s margin (seconds kept for the reply to travel); the player's
+#: own ``margin`` is the rest of ``--margin``.
+SERVE_MARGIN = 0.25
 
 
 def free_port() -> int:
@@ -78,9 +111,25 @@ def game_path(name: str) -> str:
     return str(path) if path.exists() else name
 
 
-def play(game: str, ours: str, sancho: str, first: bool, args, seed: int) -> dict:
-    """One match; our player's role first when ``first``."""
-    players = [ours, sancho] if first else [sancho, ours]
+def set_safety_margin(cfg: Path, ms: int) -> None:
+    """Write ``SAFETY_MARGIN=ms`` into Sancho's configuration file, keeping
+    its other settings."""
+    lines = cfg.read_text().splitlines() if cfg.exists() else []
+    lines = [line for line in lines if not re.match(r"\s*SAFETY_MARGIN\s*=", line)]
+    cfg.write_text("\n".join([*lines, f"SAFETY_MARGIN={ms}"]) + "\n")
+
+
+def our_spec(spec: str, margin: float) -> str:
+    """Our player's spec thinking until ``margin`` seconds before the
+    deadline: its own ``margin`` is what ``ggp serve``'s does not keep."""
+    if re.search(r"(^|[:,])margin=", spec):
+        raise SystemExit(f"{spec}: leave margin out, --margin sets both sides' margins")
+    own = round(margin - SERVE_MARGIN, 3)
+    return f"{spec}{',' if ':' in spec else ':'}margin={own}"
+
+
+def manage(game: str, players: list, args, seed: int) -> dict:
+    """One match through ``ggp match``: its JSON record."""
     argv = [
         sys.executable,
         "-m",
@@ -102,62 +151,147 @@ def play(game: str, ours: str, sancho: str, first: bool, args, seed: int) -> dic
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"ggp match failed: {done.stderr.strip()}")
-    record = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def faults_of(record: dict, role_index: int) -> int:
+    return sum(bool(step[role_index]) for step in record["errors"])
+
+
+def play(game: str, ours: str, sancho: str, first: bool, args, seed: int) -> dict:
+    """One match against Sancho; our player's role first when ``first``."""
+    record = manage(game, [ours, sancho] if first else [sancho, ours], args, seed)
     roles = list(record["players"])
     me, them = (0, 1) if first else (1, 0)
-    faults = [sum(bool(step[r]) for step in record["errors"]) for r in (me, them)]
     return {
+        "kind": "match",
         "game": game,
         "seed": seed,
         "our_role": roles[me],
         "ours": record["goals"][roles[me]],
         "sancho": record["goals"][roles[them]],
-        "our_faults": faults[0],
-        "sancho_faults": faults[1],
+        "our_faults": faults_of(record, me),
+        "sancho_faults": faults_of(record, them),
         "steps": record["steps"],
     }
 
 
+def solve(game: str, url: str, side: str, args, seed: int) -> dict:
+    """One side playing a puzzle alone."""
+    record = manage(game, [url], args, seed)
+    (role,) = record["players"]
+    return {
+        "kind": "puzzle",
+        "game": game,
+        "seed": seed,
+        "side": side,
+        "goal": record["goals"][role],
+        "faults": faults_of(record, 0),
+        "steps": record["steps"],
+    }
+
+
+def faulted(row: dict) -> bool:
+    return bool(row["our_faults"] or row["sancho_faults"])
+
+
+def score_row(label: str, rows: list) -> str:
+    scores = [r["ours"] for r in rows]
+    n = len(scores)
+    wins = sum(r["ours"] > r["sancho"] for r in rows)
+    losses = sum(r["ours"] < r["sancho"] for r in rows)
+    low, high = score_interval(scores)
+    return (
+        f"| {label} | {n} | {sum(scores) / n:.1f} ({low} .. {high}) | "
+        f"{wins} / {n - wins - losses} / {losses} |"
+    )
+
+
 def summary(rows: list) -> str:
-    lines = [
-        "| game | matches | our score (95% CI) | wins / draws / losses | our faults | "
-        "Sancho's faults |",
-        "|---|---|---|---|---|---|",
+    """The Markdown tables: per game and over the panel, faulted matches
+    apart; the puzzles, each side's mean goal."""
+    clocks = {(r.get("startclock"), r.get("playclock")) for r in rows}
+    margins = {(r.get("margin"), r.get("sancho_margin")) for r in rows}
+    out = [
+        f"Clocks (start, play) {sorted(clocks, key=str)}; margins (ours, Sancho's) "
+        f"{sorted(margins, key=str)} s: both sides stop thinking that long before each "
+        "deadline; each on its own core.",
+        "",
     ]
-    for game in dict.fromkeys(r["game"] for r in rows):
-        scores = [r["ours"] for r in rows if r["game"] == game]
-        n = len(scores)
-        low, high = score_interval(scores)
-        games = [r for r in rows if r["game"] == game]
-        wins = sum(r["ours"] > r["sancho"] for r in games)
-        losses = sum(r["ours"] < r["sancho"] for r in games)
-        lines.append(
-            f"| {game} | {n} | {sum(scores) / n:.1f} ({low} .. {high}) | "
-            f"{wins} / {n - wins - losses} / {losses} | "
-            f"{sum(r['our_faults'] for r in games)} | "
-            f"{sum(r['sancho_faults'] for r in games)} |"
-        )
-    return "\n".join(lines) + "\n"
+    matches = [r for r in rows if r.get("kind", "match") == "match"]
+    if matches:
+        out += [
+            "| game | matches scored | our score (95% CI) | wins / draws / losses | "
+            "faulted (ours / Sancho's) |",
+            "|---|---|---|---|---|",
+        ]
+        clean_all = []
+        for game in dict.fromkeys(r["game"] for r in matches):
+            games = [r for r in matches if r["game"] == game]
+            clean = [r for r in games if not faulted(r)]
+            ours = sum(bool(r["our_faults"]) for r in games)
+            theirs = sum(bool(r["sancho_faults"]) for r in games)
+            clean_all += clean
+            line = score_row(game, clean) if clean else f"| {game} | 0 | - | - |"
+            out.append(f"{line} {ours} / {theirs} |")
+        if len({r["game"] for r in matches}) > 1 and clean_all:
+            out.append(f"{score_row('**panel**', clean_all)} |")
+        out.append("")
+    puzzles = [r for r in rows if r.get("kind") == "puzzle"]
+    if puzzles:
+        out += ["| puzzle | runs | our mean goal | Sancho's mean goal | faults (ours / Sancho's) |"]
+        out += ["|---|---|---|---|---|"]
+        for game in dict.fromkeys(r["game"] for r in puzzles):
+            side = {
+                s: [r for r in puzzles if r["game"] == game and r["side"] == s]
+                for s in ("ours", "sancho")
+            }
+            mean = {
+                s: f"{sum(r['goal'] for r in v) / len(v):.1f}" if v else "-"
+                for s, v in side.items()
+            }
+            out.append(
+                f"| {game} | {len(side['ours'])} / {len(side['sancho'])} | {mean['ours']} | "
+                f"{mean['sancho']} | {sum(r['faults'] for r in side['ours'])} / "
+                f"{sum(r['faults'] for r in side['sancho'])} |"
+            )
+    return "\n".join(out) + "\n"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--player", default="uct", help="our player's spec")
-    parser.add_argument("--games", nargs="+", default=["connectFour", "breakthrough"])
-    parser.add_argument("--matches", type=int, default=20, help="per game, roles swapped")
+    parser.add_argument("--player", default="uct", help="our player's spec (no margin)")
+    parser.add_argument(
+        "--games", nargs="+", default=None, help="default: connectFour, breakthrough"
+    )
+    parser.add_argument("--panel", action="store_true", help="the panel's games and puzzles")
+    parser.add_argument("--puzzles", nargs="*", default=None, help="default: none (--panel: its)")
+    parser.add_argument("--matches", type=int, default=None, help="per game, roles swapped")
+    parser.add_argument("--puzzle-runs", type=int, default=2, help="per puzzle and side")
     parser.add_argument("--startclock", type=int, default=30)
     parser.add_argument("--playclock", type=int, default=5)
-    parser.add_argument("--out", default="benchmarks/results/sancho")
+    parser.add_argument(
+        "--margin", type=int, default=1000, help="ms both sides keep back from each deadline"
+    )
+    parser.add_argument("--out", default="benchmarks/results/sancho_equal")
     parser.add_argument("--db", default=None, help="match database (default: the user's)")
     args = parser.parse_args(argv)
+    games = list(PANEL) if args.panel else args.games or ["connectFour", "breakthrough"]
+    puzzles = args.puzzles if args.puzzles is not None else list(PUZZLES) if args.panel else []
+    matches = args.matches or (10 if args.panel else 20)
+    if args.margin / 1000 <= SERVE_MARGIN:
+        raise SystemExit(f"--margin must be more than ggp serve's {SERVE_MARGIN * 1000:.0f} ms")
     # stopped with SIGTERM, the run still stops both players (the match under way is lost)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    command = os.environ.get("SANCHO")
-    if not command:
+    command, cfg = os.environ.get("SANCHO"), os.environ.get("SANCHO_CFG")
+    if not command or not cfg:
         raise SystemExit(
-            "set SANCHO to the command that starts Sancho on a port given as its "
-            "last argument (see ../shared/peers/README.md)"
+            "set SANCHO to the command that starts Sancho on a port given as its last "
+            "argument, and SANCHO_CFG to the configuration file it reads (its "
+            "SAFETY_MARGIN is set from --margin; see ../shared/peers/README.md)"
         )
+    set_safety_margin(Path(cfg), args.margin)
+    spec = our_spec(args.player, args.margin / 1000)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     done_path = out / "matches.jsonl"
@@ -166,41 +300,80 @@ def main(argv=None) -> int:
         if done_path.exists()
         else []
     )
+    same = {
+        "player": args.player,
+        "startclock": args.startclock,
+        "playclock": args.playclock,
+        "margin": args.margin / 1000,
+        "sancho_margin": args.margin / 1000,
+    }
+
+    def done(kind: str, game: str, seed: int, side: str | None = None) -> bool:
+        return any(
+            r.get("kind", "match") == kind
+            and r["game"] == game
+            and r["seed"] == seed
+            and r.get("side") == side
+            and all(r.get(k) == v for k, v in same.items())
+            for r in rows
+        )
+
     ours_port, sancho_port = free_port(), free_port()
-    ours = [sys.executable, "-m", "matches.cli", "serve", args.player, "--port", str(ours_port)]
+    serve = [
+        sys.executable,
+        "-m",
+        "matches.cli",
+        "serve",
+        spec,
+        "--port",
+        str(ours_port),
+        "--margin",
+        str(SERVE_MARGIN),
+    ]
     with (
         process([*shlex.split(command), str(sancho_port)], 1, out / "sancho.log") as them,
-        process(ours, 0, out / "ours.log") as us,
+        process(serve, 0, out / "ours.log") as us,
     ):
         wait_for(ours_port)
         wait_for(sancho_port)
-        for game in args.games:
-            for i in range(args.matches):
-                if any(r["game"] == game and r["seed"] == i for r in rows):
-                    continue
-                row = play(
-                    game,
-                    f"http://127.0.0.1:{ours_port}",
-                    f"http://127.0.0.1:{sancho_port}",
-                    i % 2 == 0,
-                    args,
-                    i,
-                )
-                # a side that died plays nothing but substituted moves: the match is not
-                # a result, and the run stops (what was played is kept; it resumes)
-                for name, proc in (("Sancho", them), ("our player", us)):
-                    if proc.poll() is not None:
-                        raise SystemExit(
-                            f"{name} exited (status {proc.returncode}) during "
-                            f"{game} #{i}; that match is not recorded"
-                        )
-                row["player"] = args.player
-                rows.append(row)
-                with open(done_path, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+        urls = {
+            "ours": f"http://127.0.0.1:{ours_port}",
+            "sancho": f"http://127.0.0.1:{sancho_port}",
+        }
+        work = [("match", g, i, None) for g in games for i in range(matches)]
+        work += [
+            ("puzzle", g, i, s)
+            for g in puzzles
+            for i in range(args.puzzle_runs)
+            for s in ("ours", "sancho")
+        ]
+        for kind, game, i, side in work:
+            if done(kind, game, i, side):
+                continue
+            if kind == "match":
+                row = play(game, urls["ours"], urls["sancho"], i % 2 == 0, args, i)
+            else:
+                row = solve(game, urls[side], side, args, i)
+            # a side that died plays nothing but substituted moves: the match is not
+            # a result, and the run stops (what was played is kept; it resumes)
+            for name, proc in (("Sancho", them), ("our player", us)):
+                if proc.poll() is not None:
+                    raise SystemExit(
+                        f"{name} exited (status {proc.returncode}) during "
+                        f"{game} #{i}; that match is not recorded"
+                    )
+            row.update(same)
+            rows.append(row)
+            with open(done_path, "a") as f:
+                f.write(json.dumps(row) + "\n")
+            if kind == "match":
                 print(f"{game} #{i}: ours {row['ours']}, Sancho {row['sancho']}", flush=True)
+            else:
+                print(f"{game} #{i} ({side} alone): goal {row['goal']}", flush=True)
+    # the tables are of the rows at these settings (clocks, margins, our player)
+    rows = [r for r in rows if all(r.get(k) == v for k, v in same.items())]
     (out / "summary.md").write_text(summary(rows))  # every game recorded in OUT
-    print(summary([r for r in rows if r["game"] in args.games]))
+    print(summary([r for r in rows if r["game"] in games + puzzles]))
     return 0
 
 

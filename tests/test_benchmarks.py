@@ -31,14 +31,16 @@ def test_matches_against_a_peer_that_dies_are_not_recorded(tmp_path):
             "--startclock",
             "1",
             "--playclock",
-            "1",
+            "3",
+            "--margin",
+            "500",
             "--out",
             str(out),
             "--db",
             str(tmp_path / "db.sqlite"),
         ],
         cwd=ROOT,
-        env={**os.environ, "SANCHO": stand_in},
+        env={**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(tmp_path / "sancho.cfg")},
         capture_output=True,
         text=True,
         timeout=120,
@@ -49,6 +51,67 @@ def test_matches_against_a_peer_that_dies_are_not_recorded(tmp_path):
         (out / "matches.jsonl").read_text().splitlines() if (out / "matches.jsonl").exists() else []
     )
     assert [json.loads(r) for r in rows] == []
+
+
+def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_path):
+    """Issue 34: Sancho stops SAFETY_MARGIN ms (2,500 by default) before each
+    deadline and our players 0.1 s, so Sancho thought half as long at a 5 s
+    clock.  The script writes --margin into Sancho's configuration, gives our
+    player the same (``ggp serve``'s margin plus the player's), records both in
+    every row, scores matches and puzzles apart, and resumes without
+    replaying.  A stand-in (our random player) plays Sancho's seat."""
+    stand_in = f"{sys.executable} -m matches.cli serve random --port"
+    cfg = tmp_path / "sancho.cfg"
+    cfg.write_text("USE_AFFINITY=false\nSAFETY_MARGIN=2500\n")
+    out = tmp_path / "out"
+    argv = [
+        sys.executable,
+        "benchmarks/sancho.py",
+        "--player",
+        "uct:simulations=20",
+        "--games",
+        "tictactoe",
+        "--matches",
+        "2",
+        "--puzzles",
+        "lightsout",
+        "--puzzle-runs",
+        "1",
+        "--startclock",
+        "1",
+        "--playclock",
+        "1",
+        "--margin",
+        "500",
+        "--out",
+        str(out),
+        "--db",
+        str(tmp_path / "db.sqlite"),
+    ]
+    env = {**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(cfg)}
+
+    def run():
+        return subprocess.run(
+            argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True
+        )
+
+    first = run()
+    assert cfg.read_text() == "USE_AFFINITY=false\nSAFETY_MARGIN=500\n"
+    rows = [json.loads(r) for r in (out / "matches.jsonl").read_text().splitlines()]
+    assert [(r["kind"], r["game"], r.get("side")) for r in rows] == [
+        ("match", "tictactoe", None),
+        ("match", "tictactoe", None),
+        ("puzzle", "lightsout", "ours"),
+        ("puzzle", "lightsout", "sancho"),
+    ]
+    assert all((r["margin"], r["sancho_margin"]) == (0.5, 0.5) for r in rows)
+    assert "margins (ours, Sancho's) [(0.5, 0.5)]" in first.stdout
+    assert "| tictactoe | 2 |" in first.stdout and "| lightsout | 1 / 1 |" in first.stdout
+    ours = (out / "ours.log").read_text()
+    assert "margin 0.25 s" in ours  # ggp serve's share; the player's is the rest
+    second = run()
+    assert len((out / "matches.jsonl").read_text().splitlines()) == 4  # nothing replayed
+    assert "| tictactoe | 2 |" in second.stdout
 
 
 def test_mccr_budgets_writes_the_seeds_grid(tmp_path):
