@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import players
 from matches.cli import main
+from matches.cli.imperfect import EXPLOIT_MODES
 
 GOOD = """
 (role a)
@@ -747,3 +748,44 @@ def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatc
     assert json.loads(capsys.readouterr().out)["reasoner"] == "demand"
     with pytest.warns(GroundingWarning, match="more than 50 facts derived"):
         assert main(["count", "breakthrough", "--depth", "1", "--ground-limit", "100"]) == 0
+
+
+# --- ggp exploit's three modes --------------------------------------------------------------
+
+EXPLOIT_VALUES = {
+    "--episodes": ["10"],
+    "--curve": ["x.csv"],
+    "--append": ["--curve", "x.csv"],
+    "--seed": ["1"],
+    "--out": ["p.json"],
+    "--save": ["d"],
+    "--resume": ["--save", "d"],
+    "--online": [],
+    "--seeds": ["2"],
+    "--budgets": ["10"],
+}
+EXPLOIT_BASES = {
+    "policy": ["--policy", "uniform"],
+    "self-play": ["--player", "smooth-uct"],
+    "online": ["--player", "mccr", "--online"],
+}
+
+
+@pytest.mark.parametrize(
+    "mode, flag",
+    [
+        (mode, flag)
+        for mode in EXPLOIT_BASES
+        for flag in EXPLOIT_VALUES
+        if flag not in EXPLOIT_MODES[mode] and flag != "--online"  # --online makes the mode
+    ],
+)
+def test_exploit_refuses_a_flag_of_another_mode_in_one_line_naming_it(capsys, mode, flag):
+    """``ggp exploit`` is three commands in one (a policy, self-play, an online
+    player); each flag belongs to some of them, declared once
+    (EXPLOIT_MODES), and one given to another mode is refused before any work
+    (``--seed`` with ``--online`` was silently ignored)."""
+    argv = ["exploit", "kuhn", *EXPLOIT_BASES[mode], flag, *EXPLOIT_VALUES[flag]]
+    assert main(argv) == 1
+    line = capsys.readouterr().err.splitlines()
+    assert len(line) == 1 and flag in line[0] and line[0].startswith("ggp: ")

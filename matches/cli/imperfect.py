@@ -112,30 +112,53 @@ def _write_solve_curve(args, game, tree, curve) -> None:
         plot_curves(args.curve, Path(args.curve).with_suffix(".png"))
 
 
+#: ``ggp exploit``'s three modes (a policy given; learned by self-play with
+#: ``--player``; an online player scored with ``--player --online``) and the
+#: flags each takes besides the game's.
+EXPLOIT_MODES = {
+    "policy": (),
+    "self-play": ("--episodes", "--curve", "--append", "--seed", "--out", "--save", "--resume"),
+    "online": ("--online", "--curve", "--append", "--seeds", "--budgets"),
+}
+#: flags that mean nothing without another
+EXPLOIT_NEEDS = {
+    "--online": ("--player", "--player SPEC"),
+    "--append": ("--curve", "--curve"),
+    "--resume": ("--save", "--save DIR"),
+}
+
+
+def exploit_mode(args) -> str:
+    """The mode of a ``ggp exploit`` command line, every flag given checked
+    against it: one given in another mode is one line saying where it goes."""
+    flags = dict.fromkeys(f for takes in EXPLOIT_MODES.values() for f in ("--player", *takes))
+    given = [f for f in flags if getattr(args, f[2:]) not in (None, False)]
+    for flag, (needed, shown) in EXPLOIT_NEEDS.items():
+        if flag in given and needed not in given:
+            raise UserError(f"{flag} goes with {shown}")
+    mode = "online" if args.online else "self-play" if args.player is not None else "policy"
+    stray = [f for f in given if f not in ("--player", *EXPLOIT_MODES[mode])]
+    if stray:
+        why = {f: _misplaced(f, mode) for f in stray}
+        first = why[stray[0]]
+        raise UserError(f"{', '.join(f for f in stray if why[f] == first)}: {first}")
+    return mode
+
+
+def _misplaced(flag: str, mode: str) -> str:
+    """Where a flag given in the wrong ``ggp exploit`` mode goes."""
+    if flag not in EXPLOIT_MODES["self-play"]:
+        return "only with --online"
+    if mode == "policy":
+        return "only with --player, not with --policy"
+    return "for self-play, not with --online"
+
+
 def cmd_exploit(args) -> int:
     from ggp.solvers.cfr import expected_values, exploitability, load_policy, uniform_policy
 
-    if args.player is None:
-        given = [
-            flag
-            for flag, value in (
-                ("--episodes", args.episodes),
-                ("--curve", args.curve),
-                ("--append", args.append or None),
-                ("--seed", args.seed),
-                ("--out", args.out),
-                ("--save", args.save),
-                ("--resume", args.resume or None),
-            )
-            if value is not None
-        ]
-        if given:
-            raise UserError(f"{', '.join(given)}: only with --player, not with --policy")
-    if args.online:
+    if exploit_mode(args) == "online":
         return _exploit_online(args)
-    for flag, value in (("--seeds", args.seeds), ("--budgets", args.budgets)):
-        if value is not None:
-            raise UserError(f"{flag}: only with --online")
     game = load_args_game(args)
     if args.player is not None:
         try:
@@ -180,14 +203,6 @@ def _exploit_online(args) -> int:
     from players.learning.curves import write_curve
     from players.registry import make, parse_spec, player_class
 
-    if args.player is None:
-        raise UserError("--online goes with --player SPEC")
-    if args.episodes is not None or args.out or args.save or args.resume:
-        raise UserError(
-            "--episodes, --out, --save and --resume are for self-play, not with --online"
-        )
-    if args.append and not args.curve:
-        raise UserError("--append goes with --curve")
     if args.curve:
         writable(args.curve)
     try:
@@ -331,10 +346,6 @@ def _exploit_selfplay(args, game, tree) -> int:
     from players.registry import parse_spec
 
     episodes = 1_000_000 if args.episodes is None else args.episodes
-    if args.append and not args.curve:
-        raise UserError("--append goes with --curve")
-    if args.resume and not args.save:
-        raise UserError("--resume goes with --save DIR")
     if args.save and parse_spec(args.player)[0] not in LEARNERS:
         raise UserError(
             "--save: only nfsp and mc-nfsp learners are saved (the others "
@@ -432,8 +443,6 @@ def _exploit_sampled(args, game, too_large) -> int:
                 "(--save DIR keeps the learner)",
                 "tree",
             )
-    if args.resume and not args.save:
-        raise UserError("--resume goes with --save DIR")
     if args.save:
         writable(args.save)
     try:
