@@ -340,12 +340,18 @@ def main(argv=None) -> int:
             "ours": f"http://127.0.0.1:{ours_port}",
             "sancho": f"http://127.0.0.1:{sancho_port}",
         }
-        work = [("match", g, i, None) for g in games for i in range(matches)]
-        work += [
-            ("puzzle", g, i, s)
-            for g in puzzles
-            for i in range(args.puzzle_runs)
-            for s in ("ours", "sancho")
+        # round by round (a match of every game, then each puzzle by each side), so that
+        # a run stopped early has played every game
+        work = [
+            item
+            for i in range(max(matches, args.puzzle_runs))
+            for item in [("match", g, i, None) for g in games if i < matches]
+            + [
+                ("puzzle", g, i, s)
+                for g in puzzles
+                if i < args.puzzle_runs
+                for s in ("ours", "sancho")
+            ]
         ]
         for kind, game, i, side in work:
             if done(kind, game, i, side):

@@ -98,11 +98,11 @@ def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_pat
     first = run()
     assert cfg.read_text() == "USE_AFFINITY=false\nSAFETY_MARGIN=500\n"
     rows = [json.loads(r) for r in (out / "matches.jsonl").read_text().splitlines()]
-    assert [(r["kind"], r["game"], r.get("side")) for r in rows] == [
-        ("match", "tictactoe", None),
-        ("match", "tictactoe", None),
-        ("puzzle", "lightsout", "ours"),
-        ("puzzle", "lightsout", "sancho"),
+    assert [(r["kind"], r["game"], r["seed"], r.get("side")) for r in rows] == [
+        ("match", "tictactoe", 0, None),  # round by round
+        ("puzzle", "lightsout", 0, "ours"),
+        ("puzzle", "lightsout", 0, "sancho"),
+        ("match", "tictactoe", 1, None),
     ]
     assert all((r["margin"], r["sancho_margin"]) == (0.5, 0.5) for r in rows)
     assert "margins (ours, Sancho's) [(0.5, 0.5)]" in first.stdout
