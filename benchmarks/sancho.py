@@ -85,25 +85,42 @@ def wait_for(port: int, seconds: float = 120.0):
     raise SystemExit(f"nothing listens on port {port} after {seconds:.0f} s")
 
 
-@contextlib.contextmanager
-def process(argv: list, core: int, log: Path):
-    """``argv`` pinned to ``core``, its output in ``log``; stopped on exit."""
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            ["taskset", "-c", str(core), *argv],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield proc
-    finally:
+class Side:
+    """A player's process (``argv`` and a port) pinned to ``core``, its output
+    appended to ``log``; started again by :meth:`revive` when it has died."""
+
+    def __init__(self, name: str, argv: list, port: int, core: int, log: Path):
+        self.name, self.argv, self.port, self.core, self.log = name, argv, port, core, log
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                ["taskset", "-c", str(self.core), *self.argv],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        wait_for(self.port)
+
+    def died(self) -> int | None:
+        """Its exit status if it has died, else None."""
+        assert self.proc is not None
+        return self.proc.poll()
+
+    def revive(self) -> None:
+        self.stop()
+        self.start()
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 15)
+            os.killpg(self.proc.pid, 15)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(10)
+            self.proc.wait(10)
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)
+            os.killpg(self.proc.pid, 9)
 
 
 def game_path(name: str) -> str:
@@ -192,7 +209,7 @@ def solve(game: str, url: str, side: str, args, seed: int) -> dict:
 
 
 def faulted(row: dict) -> bool:
-    return bool(row["our_faults"] or row["sancho_faults"])
+    return bool(row["our_faults"] or row["sancho_faults"] or row.get("died"))
 
 
 def score_row(label: str, rows: list) -> str:
@@ -229,8 +246,8 @@ def summary(rows: list) -> str:
         for game in dict.fromkeys(r["game"] for r in matches):
             games = [r for r in matches if r["game"] == game]
             clean = [r for r in games if not faulted(r)]
-            ours = sum(bool(r["our_faults"]) for r in games)
-            theirs = sum(bool(r["sancho_faults"]) for r in games)
+            ours = sum(bool(r["our_faults"] or "our player" in r.get("died", ())) for r in games)
+            theirs = sum(bool(r["sancho_faults"] or "Sancho" in r.get("died", ())) for r in games)
             clean_all += clean
             line = score_row(game, clean) if clean else f"| {game} | 0 | - | - |"
             out.append(f"{line} {ours} / {theirs} |")
@@ -330,12 +347,15 @@ def main(argv=None) -> int:
         "--margin",
         str(SERVE_MARGIN),
     ]
-    with (
-        process([*shlex.split(command), str(sancho_port)], 1, out / "sancho.log") as them,
-        process(serve, 0, out / "ours.log") as us,
-    ):
-        wait_for(ours_port)
-        wait_for(sancho_port)
+    sides = [
+        Side(
+            "Sancho", [*shlex.split(command), str(sancho_port)], sancho_port, 1, out / "sancho.log"
+        ),
+        Side("our player", serve, ours_port, 0, out / "ours.log"),
+    ]
+    try:
+        for side in sides:
+            side.start()
         urls = {
             "ours": f"http://127.0.0.1:{ours_port}",
             "sancho": f"http://127.0.0.1:{sancho_port}",
@@ -360,14 +380,20 @@ def main(argv=None) -> int:
                 row = play(game, urls["ours"], urls["sancho"], i % 2 == 0, args, i)
             else:
                 row = solve(game, urls[side], side, args, i)
-            # a side that died plays nothing but substituted moves: the match is not
-            # a result, and the run stops (what was played is kept; it resumes)
-            for name, proc in (("Sancho", them), ("our player", us)):
-                if proc.poll() is not None:
-                    raise SystemExit(
-                        f"{name} exited (status {proc.returncode}) during "
-                        f"{game} #{i}; that match is not recorded"
+            # a side that died (Sancho runs out of memory building some games) played
+            # substituted moves from then on: the match is recorded as faulted, counted
+            # apart, and the side started again for the next one
+            for player in sides:
+                status = player.died()
+                if status is not None:
+                    row.setdefault("died", []).append(player.name)
+                    print(
+                        f"{player.name} exited (status {status}) during {game} #{i}: "
+                        "the match is counted apart; started again",
+                        file=sys.stderr,
+                        flush=True,
                     )
+                    player.revive()
             row.update(same)
             rows.append(row)
             with open(done_path, "a") as f:
@@ -376,6 +402,9 @@ def main(argv=None) -> int:
                 print(f"{game} #{i}: ours {row['ours']}, Sancho {row['sancho']}", flush=True)
             else:
                 print(f"{game} #{i} ({side} alone): goal {row['goal']}", flush=True)
+    finally:
+        for player in sides:
+            player.stop()
     # the tables are of the rows at these settings (clocks, margins, our player)
     rows = [r for r in rows if all(r.get(k) == v for k, v in same.items())]
     (out / "summary.md").write_text(summary(rows))  # every game recorded in OUT
