@@ -208,6 +208,13 @@ def solve(game: str, url: str, side: str, args, seed: int) -> dict:
     }
 
 
+def faults_by_side(row: dict) -> tuple:
+    """(Sancho's, ours) faults of a match or puzzle run, in ``sides``' order."""
+    if row["kind"] == "puzzle":
+        return (row["faults"], 0) if row["side"] == "sancho" else (0, row["faults"])
+    return row["sancho_faults"], row["our_faults"]
+
+
 def faulted(row: dict) -> bool:
     return bool(row["our_faults"] or row["sancho_faults"] or row.get("died"))
 
@@ -382,8 +389,10 @@ def main(argv=None) -> int:
                 row = solve(game, urls[side], side, args, i)
             # a side that died (Sancho runs out of memory building some games) played
             # substituted moves from then on: the match is recorded as faulted, counted
-            # apart, and the side started again for the next one
-            for player in sides:
+            # apart, and the side started again for the next one; so is a side that
+            # faulted, which may still be busy with this game (Sancho building checkers
+            # went on for minutes after the match, and faulted the next two games)
+            for player, faults in zip(sides, faults_by_side(row)):
                 status = player.died()
                 if status is not None:
                     row.setdefault("died", []).append(player.name)
@@ -393,6 +402,7 @@ def main(argv=None) -> int:
                         file=sys.stderr,
                         flush=True,
                     )
+                if status is not None or faults:
                     player.revive()
             row.update(same)
             rows.append(row)

@@ -153,3 +153,44 @@ def test_mccr_budgets_writes_the_seeds_grid(tmp_path):
     for small, large in (rows[0:2], rows[2:4]):
         assert float(large["exploitability_unit"]) < float(small["exploitability_unit"])
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_peer_that_faults_is_started_again_before_the_next_match(tmp_path):
+    """Sancho building checkers went on for minutes after the match and
+    faulted every move of the next two games: a side that faulted is started
+    again before the next match.  The stand-in answers every message with an
+    HTTP error (the standard library's file server refuses POST)."""
+    stand_in = f"{sys.executable} -m http.server --bind 127.0.0.1"
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/sancho.py",
+            "--player",
+            "uct:simulations=20",
+            "--games",
+            "tictactoe",
+            "--matches",
+            "2",
+            "--startclock",
+            "1",
+            "--playclock",
+            "1",
+            "--margin",
+            "500",
+            "--out",
+            str(out),
+            "--db",
+            str(tmp_path / "db.sqlite"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(tmp_path / "sancho.cfg")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(r) for r in (out / "matches.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(r["sancho_faults"] == r["steps"] for r in rows)
+    assert (out / "sancho.log").read_text().count("Serving HTTP") == 3  # started, then twice again
+    assert "| tictactoe | 0 | - | - | 0 / 2 |" in done.stdout
