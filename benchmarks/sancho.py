@@ -215,8 +215,14 @@ def faults_by_side(row: dict) -> tuple:
     return row["sancho_faults"], row["our_faults"]
 
 
+def faulted_by(row: dict, side: str) -> bool:
+    """Whether ``side`` ("Sancho" or "our player") faulted in a match or died during it."""
+    faults = row["sancho_faults"] if side == "Sancho" else row["our_faults"]
+    return bool(faults) or side in row.get("died", ())
+
+
 def faulted(row: dict) -> bool:
-    return bool(row["our_faults"] or row["sancho_faults"] or row.get("died"))
+    return faulted_by(row, "Sancho") or faulted_by(row, "our player")
 
 
 def score_row(label: str, rows: list) -> str:
@@ -253,8 +259,8 @@ def summary(rows: list) -> str:
         for game in dict.fromkeys(r["game"] for r in matches):
             games = [r for r in matches if r["game"] == game]
             clean = [r for r in games if not faulted(r)]
-            ours = sum(bool(r["our_faults"] or "our player" in r.get("died", ())) for r in games)
-            theirs = sum(bool(r["sancho_faults"] or "Sancho" in r.get("died", ())) for r in games)
+            ours = sum(faulted_by(r, "our player") for r in games)
+            theirs = sum(faulted_by(r, "Sancho") for r in games)
             clean_all += clean
             line = score_row(game, clean) if clean else f"| {game} | 0 | - | - |"
             out.append(f"{line} {ours} / {theirs} |")

@@ -54,13 +54,14 @@ def pages() -> dict[Path, str]:
 
 
 def main(argv: list[str]) -> int:
-    stale = [p for p, text in pages().items() if not p.exists() or p.read_text() != text]
+    wanted = pages()
+    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text() != text]
     if "--check" in argv:
         for p in stale:
             print(f"{p}: differs from the command's --help (python docs/commands.py)")
         return 1 if stale else 0
     for p in stale:
-        p.write_text(pages()[p])
+        p.write_text(wanted[p])
     return 0
 
 

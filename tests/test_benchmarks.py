@@ -11,6 +11,41 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_sancho_script(tmp_path, stand_in: str, *options: str, timeout: float = 300):
+    """benchmarks/sancho.py on tictactoe with ``stand_in`` in Sancho's seat:
+    2 matches at 1 s start clock, both margins 0.5 s, writing into
+    ``tmp_path``; ``options`` add to or override these."""
+    argv = [
+        sys.executable,
+        "benchmarks/sancho.py",
+        "--games",
+        "tictactoe",
+        "--matches",
+        "2",
+        "--startclock",
+        "1",
+        "--margin",
+        "500",
+        "--out",
+        str(tmp_path / "out"),
+        "--db",
+        str(tmp_path / "db.sqlite"),
+        *options,
+    ]
+    return subprocess.run(
+        argv,
+        cwd=ROOT,
+        env={**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(tmp_path / "sancho.cfg")},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def sancho_rows(tmp_path) -> list:
+    return [json.loads(r) for r in (tmp_path / "out" / "matches.jsonl").read_text().splitlines()]
+
+
 def test_a_match_in_which_a_peer_dies_is_counted_apart_and_the_peer_started_again(tmp_path):
     """benchmarks/sancho.py with a stand-in for Sancho (our random player
     behind ``ggp serve``) that dies 4 s after each start, during each match
@@ -19,38 +54,10 @@ def test_a_match_in_which_a_peer_dies_is_counted_apart_and_the_peer_started_agai
     again for the next (before, the run stopped at the first; earlier still,
     a dead side's matches were recorded as results, every move substituted)."""
     stand_in = f"timeout 4 {sys.executable} -m matches.cli serve random --port"
-    out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/sancho.py",
-            "--player",
-            "uct",
-            "--games",
-            "tictactoe",
-            "--matches",
-            "2",
-            "--startclock",
-            "1",
-            "--playclock",
-            "3",
-            "--margin",
-            "500",
-            "--out",
-            str(out),
-            "--db",
-            str(tmp_path / "db.sqlite"),
-        ],
-        cwd=ROOT,
-        env={**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(tmp_path / "sancho.cfg")},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_sancho_script(tmp_path, stand_in, "--player", "uct", "--playclock", "3", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("Sancho exited") == 2 and "Traceback" not in done.stderr
-    rows = [json.loads(r) for r in (out / "matches.jsonl").read_text().splitlines()]
-    assert [r["died"] for r in rows] == [["Sancho"], ["Sancho"]]
+    assert [r["died"] for r in sancho_rows(tmp_path)] == [["Sancho"], ["Sancho"]]
     assert "| tictactoe | 0 | - | - | 0 / 2 |" in done.stdout
 
 
@@ -62,43 +69,23 @@ def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_pat
     every row, scores matches and puzzles apart, and resumes without
     replaying.  A stand-in (our random player) plays Sancho's seat."""
     stand_in = f"{sys.executable} -m matches.cli serve random --port"
-    cfg = tmp_path / "sancho.cfg"
+    cfg = tmp_path / "sancho.cfg"  # the file run_sancho_script names
     cfg.write_text("USE_AFFINITY=false\nSAFETY_MARGIN=2500\n")
     out = tmp_path / "out"
-    argv = [
-        sys.executable,
-        "benchmarks/sancho.py",
-        "--player",
-        "uct:simulations=20",
-        "--games",
-        "tictactoe",
-        "--matches",
-        "2",
-        "--puzzles",
-        "lightsout",
-        "--puzzle-runs",
-        "1",
-        "--startclock",
-        "1",
-        "--playclock",
-        "1",
-        "--margin",
-        "500",
-        "--out",
-        str(out),
-        "--db",
-        str(tmp_path / "db.sqlite"),
-    ]
-    env = {**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(cfg)}
 
     def run():
-        return subprocess.run(
-            argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True
+        done = run_sancho_script(
+            tmp_path,
+            stand_in,
+            *("--player", "uct:simulations=20", "--playclock", "1"),
+            *("--puzzles", "lightsout", "--puzzle-runs", "1"),
         )
+        assert done.returncode == 0, done.stderr
+        return done
 
     first = run()
     assert cfg.read_text() == "USE_AFFINITY=false\nSAFETY_MARGIN=500\n"
-    rows = [json.loads(r) for r in (out / "matches.jsonl").read_text().splitlines()]
+    rows = sancho_rows(tmp_path)
     assert [(r["kind"], r["game"], r["seed"], r.get("side")) for r in rows] == [
         ("match", "tictactoe", 0, None),  # round by round
         ("puzzle", "lightsout", 0, "ours"),
@@ -111,7 +98,7 @@ def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_pat
     ours = (out / "ours.log").read_text()
     assert "margin 0.25 s" in ours  # ggp serve's share; the player's is the rest
     second = run()
-    assert len((out / "matches.jsonl").read_text().splitlines()) == 4  # nothing replayed
+    assert len(sancho_rows(tmp_path)) == 4  # nothing replayed
     assert "| tictactoe | 2 |" in second.stdout
 
 
@@ -161,36 +148,13 @@ def test_a_peer_that_faults_is_started_again_before_the_next_match(tmp_path):
     again before the next match.  The stand-in answers every message with an
     HTTP error (the standard library's file server refuses POST)."""
     stand_in = f"{sys.executable} -m http.server --bind 127.0.0.1"
-    out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/sancho.py",
-            "--player",
-            "uct:simulations=20",
-            "--games",
-            "tictactoe",
-            "--matches",
-            "2",
-            "--startclock",
-            "1",
-            "--playclock",
-            "1",
-            "--margin",
-            "500",
-            "--out",
-            str(out),
-            "--db",
-            str(tmp_path / "db.sqlite"),
-        ],
-        cwd=ROOT,
-        env={**os.environ, "SANCHO": stand_in, "SANCHO_CFG": str(tmp_path / "sancho.cfg")},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_sancho_script(
+        tmp_path, stand_in, "--player", "uct:simulations=20", "--playclock", "1"
     )
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(r) for r in (out / "matches.jsonl").read_text().splitlines()]
+    rows = sancho_rows(tmp_path)
     assert len(rows) == 2 and all(r["sancho_faults"] == r["steps"] for r in rows)
-    assert (out / "sancho.log").read_text().count("Serving HTTP") == 3  # started, then twice again
+    assert (tmp_path / "out" / "sancho.log").read_text().count(
+        "Serving HTTP"
+    ) == 3  # started, then twice again
     assert "| tictactoe | 0 | - | - | 0 / 2 |" in done.stdout
