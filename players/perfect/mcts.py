@@ -30,7 +30,12 @@ presentation of that paper, "N-Grams and the Last-Good-Reply Policy in MCTS", 20
   visits (``final=mixed``: in a simultaneous-move game the visit frequencies
   of decoupled UCT approximate a mixed strategy, which the most visited move,
   a pure strategy, throws away);
-* ``transpositions=true`` shares one node between paths reaching one state.
+* ``transpositions=true`` shares one node between paths reaching one state;
+* in a one-player game (``puzzle``, on by default) a planner searches the
+  state graph for the best ending (:mod:`players.perfect.puzzle`), with all of
+  the start clock and half of each play clock until it has a plan known best,
+  which is then played without searching; a plan not known best is played
+  when it scores above 0 and at least the best reward the tree has seen.
 
 Options of the C tree, off by default, each measured at equal time in
 docs/players.md: ``threads`` (root parallelism), ``solver`` (MCTS-Solver), ``leaf``
@@ -94,6 +99,10 @@ from players.registry import register
 
 #: Nodes added per move at most: past it, simulations play out from leaves.
 MAX_NODES = 1_000_000
+
+#: Under a simulation budget, the one-player planner's expansions per
+#: simulation: a playout visits tens to hundreds of states, an expansion one.
+PLAN_EXPANSIONS = 100
 
 
 class Node:
@@ -183,6 +192,14 @@ class MCTSPlayer(Player):
             low=0,
         ),
         Param(
+            "puzzle",
+            bool,
+            True,
+            "one-player games: plan a path to the best ending by breadth- and "
+            "depth-first search of the state graph, and play it once it promises at "
+            "least what the tree has seen (players.perfect.puzzle; compiled reasoner)",
+        ),
+        Param(
             "decisive",
             bool,
             False,
@@ -210,11 +227,14 @@ class MCTSPlayer(Player):
                 "keep them: use one or the other"
             )
         self.last_simulations = 0
+        self.planning = None  # the plan of a one-player game (players.perfect.puzzle)
         self.warned_without_c = False  # of the options only the C tree has (once a player)
 
     # --- the Player hooks -------------------------------------------------------
     def meta_game(self, deadline):
         self.rebuild_search(deadline)
+        if self.planning is not None:
+            self.planning.think(deadline - self.margin, self._plan_budget())
         if self.simulations is None:
             self.think(deadline - self.margin)
 
@@ -230,6 +250,11 @@ class MCTSPlayer(Player):
             [] if self.imperfect else [self.search.ids(o.joint) for o in self.observations]
         )
         self.table = {} if self.transpositions else None
+        self.planning = None
+        if self.puzzle and self.steps.compiled and len(self.sm.roles) == 1 and not self.imperfect:
+            from players.perfect.puzzle import Puzzle
+
+            self.planning = Puzzle(self.steps.kernel, self.position())
         self.ctree = None
         self.evaluation = None  # (weights and biases, weight in a leaf's value): heuristic
         if self.steps.compiled and self.engine == "c":
@@ -300,6 +325,8 @@ class MCTSPlayer(Player):
 
     def observe(self, obs):
         super().observe(obs)
+        if self.planning is not None and obs.joint is not None:
+            self.planning.advance(self.search.ids(obs.joint)[0], self.position())
         if self.ctree is not None:
             if obs.joint is None:
                 self.ctree.restart(self.position())
@@ -320,6 +347,10 @@ class MCTSPlayer(Player):
     def select(self, legal, deadline):
         if not legal:
             return None
+        me = self.sm.roles.index(self.role)
+        planned = self._planned(me, legal, deadline)
+        if planned is not None:
+            return planned
         self.added = 0
         if self.ctree is not None:
             self.ctree.new_move()
@@ -331,13 +362,38 @@ class MCTSPlayer(Player):
             self.think(math.inf, self.simulations)
         else:
             self.think(deadline - self.margin)
-        me = self.sm.roles.index(self.role)
         allowed = {self.search.steps.move_id(me, m) for m in legal}
+        if self.planning is not None:  # the plan, if it promises what the tree has seen
+            planned = self.planning.next_move(max(self._root_rows(me)[3], default=0.0))
+            if planned in allowed:
+                return self.search.move(me, planned)
         best = self._best(me, allowed)
         # GDL-II: the root is one state consistent with what the role saw; when
         # its moves for the role are none of ``legal`` (the belief was lost), a
         # legal move is played rather than an illegal one
         return self.rng.choice(legal) if best is None else self.search.move(me, best)
+
+    def _planned(self, me, legal, deadline):
+        """A one-player game's move from its plan when the plan is known best;
+        else, thinking on the clock or a budget, the planner gets its share
+        (half the time, or the budget in expansions) and None is returned."""
+        planning = self.planning
+        if planning is None:
+            return None
+        if not planning.solved:
+            if self.simulations is not None:
+                planning.think(math.inf, self._plan_budget())
+            else:
+                now = time.monotonic()
+                planning.think(now + (deadline - self.margin - now) / 2)
+        planned = planning.next_move() if planning.solved else None
+        moves = {self.search.steps.move_id(me, m): m for m in legal}
+        return moves.get(planned)
+
+    def _plan_budget(self) -> int | None:
+        """The planner's expansions a decision under a simulation budget:
+        :data:`PLAN_EXPANSIONS` a simulation (None: on the clock)."""
+        return None if self.simulations is None else PLAN_EXPANSIONS * self.simulations
 
     # --- search ---------------------------------------------------------------
     def think(self, until: float, budget: int | None = None):
