@@ -292,7 +292,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--player", default="uct", help="our player's spec (no margin)")
     parser.add_argument(
-        "--games", nargs="+", default=None, help="default: connectFour, breakthrough"
+        "--games",
+        nargs="*",
+        default=None,
+        help="default: connectFour, breakthrough (none: the puzzles alone)",
     )
     parser.add_argument("--panel", action="store_true", help="the panel's games and puzzles")
     parser.add_argument("--puzzles", nargs="*", default=None, help="default: none (--panel: its)")
@@ -306,7 +309,13 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="benchmarks/results/sancho_equal")
     parser.add_argument("--db", default=None, help="match database (default: the user's)")
     args = parser.parse_args(argv)
-    games = list(PANEL) if args.panel else args.games or ["connectFour", "breakthrough"]
+    games = (
+        list(PANEL)
+        if args.panel
+        else args.games
+        if args.games is not None
+        else ["connectFour", "breakthrough"]
+    )
     puzzles = args.puzzles if args.puzzles is not None else list(PUZZLES) if args.panel else []
     matches = args.matches or (10 if args.panel else 20)
     if args.margin / 1000 <= SERVE_MARGIN:

@@ -770,7 +770,7 @@ def test_the_learned_material_evaluation_prefers_having_more_pawns():
     # 400 playouts, the count (not the clock) bounding the sample: with 100
     # the fit happened to give a lost black pawn a small negative weight for
     # white (-1.4 points), whatever the seed; with 400, +0.8 to +0.9
-    weights, bias = material_evaluation(sm, seconds=600, playouts=400, seed=1)
+    weights, bias = material_evaluation(sm, playouts=400, seed=1)
     start = sm.initial_state()
     fewer = sm.state_from_facts(sm.state_facts(start) - {("pawn", "1", "8", "black")})
     value = {
@@ -780,6 +780,29 @@ def test_the_learned_material_evaluation_prefers_having_more_pawns():
     white, black = sm.roles.index("white"), sm.roles.index("black")
     assert value["fewer"][white] > value["start"][white]
     assert value["fewer"][black] < value["start"][black]
+
+
+def test_the_material_evaluation_is_the_same_however_long_it_may_take():
+    """The sample is counted in playouts: the same evaluation with a deadline
+    far off or none, and none at all (OutOfTime) past its deadline."""
+    import numpy as np
+
+    from players.perfect.heuristic import OutOfTime, material_evaluation
+
+    sm = load_game("breakthrough").state_machine()
+    a = material_evaluation(sm, playouts=30, seed=3)
+    b = material_evaluation(sm, playouts=30, seed=3, until=time.monotonic() + 600)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    with pytest.raises(OutOfTime, match="0 of 30 playouts"):
+        material_evaluation(sm, playouts=30, seed=3, until=time.monotonic() - 1)
+
+
+def test_a_heuristic_without_time_to_learn_is_dropped_with_a_warning():
+    game = load_game("breakthrough")
+    player = make("uct:simulations=1,seed=4,heuristic=0.5")
+    with pytest.warns(RuntimeWarning, match="playouts took too long"):
+        player.start(game, "white", 0.0001, 10)
+    assert player.evaluation is None
 
 
 def test_the_heuristic_is_mixed_into_a_new_leaf_value():

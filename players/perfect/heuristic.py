@@ -18,6 +18,7 @@ Features that do not vary in the sample get no weight.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 
@@ -43,16 +44,21 @@ def content_features(base) -> dict:
     return features
 
 
-def sample(sm, seconds: float, playouts: int, seed: int) -> tuple:
-    """States (rows of base bits) along random playouts from the start, and
-    per row the goals its playout ended with; at most ``playouts`` playouts
-    or ``seconds``."""
+class OutOfTime(Exception):
+    """The sample was not drawn by its instant: a partial one would make the
+    evaluation depend on the machine's speed, so there is none."""
+
+
+def sample(sm, playouts: int, seed: int, until: float = math.inf) -> tuple:
+    """States (rows of base bits) along ``playouts`` random playouts from the
+    start, and per row the goals its playout ended with.  The sample is the
+    same on any machine; :class:`OutOfTime` if it is not drawn by ``until``
+    (``time.monotonic()``)."""
     rows, goals = [], []
-    until = time.monotonic() + seconds
     roles = range(len(sm.roles))
     for p in range(playouts):
-        if p and time.monotonic() > until:
-            break
+        if time.monotonic() > until:
+            raise OutOfTime(f"{p} of {playouts} playouts drawn")
         state, states = sm.initial_state(), []
         for _, joint in sm.playout_trace(state, seed + p):
             states.append(state)
@@ -71,14 +77,16 @@ def sample(sm, seconds: float, playouts: int, seed: int) -> tuple:
 
 
 def material_evaluation(
-    sm, seconds: float = 1.0, playouts: int = 200, seed: int = 0
+    sm, playouts: int = 200, seed: int = 0, until: float = math.inf
 ) -> tuple | None:
     """(weights, bias): per role a weight per base proposition and a bias,
     the evaluation of a state being ``bias[r] + weights[r] @ state``, clipped
     to 0..100 by its user; None when the game has no content features that
-    vary in random play, or no playout ended."""
+    vary in random play, or no playout ended.  Learned from ``playouts``
+    random playouts (:func:`sample`, which raises :class:`OutOfTime` past
+    ``until``)."""
     features = content_features(sm.base_propositions)
-    states, goals = sample(sm, seconds, playouts, seed)
+    states, goals = sample(sm, playouts, seed, until)
     if not features or len(states) < 2:
         return None
     names = sorted(features)

@@ -305,18 +305,23 @@ class MCTSPlayer(Player):
 
     def _evaluation(self, deadline) -> tuple | None:
         """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned
-        in at most a quarter of the start clock (and a second); None, with a
-        warning, when the game offers no material to learn from."""
+        from 200 random playouts (the same on any machine), which must be
+        drawn within a quarter of the time to ``deadline``; None, with a
+        warning, when they are not or the game offers no material to learn
+        from."""
         if not self.heuristic:
             return None
-        from players.perfect.heuristic import material_evaluation
+        from players.perfect.heuristic import OutOfTime, material_evaluation
 
-        seconds = min(1.0, max(0.05, (deadline - time.monotonic()) / 4))
-        evaluation = material_evaluation(self.sm, seconds, seed=self.rng.getrandbits(31))
+        until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
+        try:
+            evaluation = material_evaluation(self.sm, seed=self.rng.getrandbits(31), until=until)
+            why = "no piece counts vary in this game's random play"
+        except OutOfTime as exc:
+            evaluation, why = None, f"its playouts took too long ({exc})"
         if evaluation is None:
             warnings.warn(
-                f"{self.name}: no piece counts vary in this game's random play; "
-                "searching without the heuristic",
+                f"{self.name}: {why}; searching without the heuristic",
                 RuntimeWarning,
                 stacklevel=3,
             )
