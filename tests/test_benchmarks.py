@@ -158,3 +158,45 @@ def test_a_peer_that_faults_is_started_again_before_the_next_match(tmp_path):
         "Serving HTTP"
     ) == 3  # started, then twice again
     assert "| tictactoe | 0 | - | - | 0 / 2 |" in done.stdout
+
+
+def test_puzzles_script_plays_each_spec_alone_and_resumes(tmp_path):
+    """benchmarks/puzzles.py finds the one-player games of a games folder,
+    plays each spec alone on them, writes a row per match and the table, and
+    a second run plays nothing again."""
+    shared = tmp_path / "games"
+    (shared / "gdl1").mkdir(parents=True)
+    (shared / "corpus").mkdir()
+    (shared / "gdl1" / "lightsout.kif").write_text(
+        (ROOT / "games_gdl" / "lightsout.kif").read_text()
+    )
+    (shared / "gdl1" / "tictactoe.kif").write_text(
+        (ROOT / "games_gdl" / "tictactoe.kif").read_text()
+    )
+    argv = [
+        sys.executable,
+        "benchmarks/puzzles.py",
+        "--specs",
+        "uct:simulations=20,seed=1",
+        "uct:simulations=20,seed=1,puzzle=false",
+        "--runs",
+        "1",
+        "--startclock",
+        "2",
+        "--playclock",
+        "1",
+        "--out",
+        str(tmp_path / "out"),
+    ]
+    env = {**os.environ, "GGP_SHARED_GAMES": str(shared)}
+    first = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    rows = [json.loads(r) for r in (tmp_path / "out" / "rows.jsonl").read_text().splitlines()]
+    assert [(r["game"], r["spec"]) for r in rows] == [
+        ("gdl1/lightsout", "uct:simulations=20,seed=1"),
+        ("gdl1/lightsout", "uct:simulations=20,seed=1,puzzle=false"),
+    ]
+    assert rows[0]["goal"] == 100 and rows[0]["faults"] == 0
+    assert "| gdl1/lightsout | 100 |" in (tmp_path / "out" / "puzzles.md").read_text()
+    again = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "#0:" not in again.stdout

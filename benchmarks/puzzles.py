@@ -1,0 +1,152 @@
+"""The one-player games of ../shared/games played alone by each of several
+player specs: the puzzle mode's study against the player without it.
+
+    python benchmarks/puzzles.py [--specs uct uct:puzzle=false] [--runs 2]
+        [--startclock 10] [--playclock 2] [--out benchmarks/results/puzzles]
+
+Every one-player game of gdl1/ and corpus/ (one ``role`` in its rules) is
+played by ``ggp play`` in a process of its own, ``--runs`` times a spec with
+seeds 0, 1, ...; a row per match goes to ``OUT/rows.jsonl`` as it ends (a run
+started again skips the rows there), and ``OUT/puzzles.md`` gets the table:
+per game each spec's mean goal, its faults (moves the manager chose for it
+because it answered late or illegally) and the matches that did not end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+SHARED = Path(
+    os.environ.get("GGP_SHARED_GAMES", Path(__file__).resolve().parents[2] / "shared" / "games")
+)
+
+
+def one_player_games() -> list:
+    """The games of gdl1/ and corpus/ with a single role, by path."""
+    role = re.compile(r"\(\s*role\s+([^\s()]+)\s*\)", re.IGNORECASE)
+    return [
+        path
+        for folder in ("gdl1", "corpus")
+        for path in sorted((SHARED / folder).glob("*.kif"))
+        if len(set(role.findall(path.read_text(errors="replace")))) == 1
+    ]
+
+
+def play(path: Path, spec: str, seed: int, args) -> dict:
+    """One match of ``spec`` alone on the game at ``path``."""
+    argv = [
+        sys.executable,
+        "-m",
+        "matches.cli",
+        "play",
+        str(path),
+        spec,
+        "--json",
+        "--seed",
+        str(seed),
+        "--startclock",
+        str(args.startclock),
+        "--playclock",
+        str(args.playclock),
+        "--max-steps",
+        str(args.max_steps),
+    ]
+    row = {"game": f"{path.parent.name}/{path.stem}", "spec": spec, "seed": seed}
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return {**row, "error": f"no result in {args.timeout} s"}
+    if done.returncode != 0:
+        try:  # --json: the error as an object
+            return {**row, "error": json.loads(done.stdout)["error"]["message"]}
+        except (ValueError, KeyError, TypeError):
+            lines = (done.stdout + done.stderr).strip().splitlines()
+            return {**row, "error": lines[-1] if lines else f"exit {done.returncode}"}
+    (match,) = json.loads(done.stdout)["matches"]
+    return {
+        **row,
+        "goal": next(iter(match["goals"].values()), None) if match["goals"] else None,
+        "steps": len(match["moves"]),
+        "faults": len(match["faults"]),
+        "aborted": match["aborted"],
+    }
+
+
+def table(rows: list, specs: list) -> str:
+    """Markdown: per game and spec the mean goal (faults, unfinished)."""
+    games = list(dict.fromkeys(r["game"] for r in rows))
+    head = "| game | " + " | ".join(f"`{s}`" for s in specs) + " |"
+    lines = [head, "|---" * (len(specs) + 1) + "|"]
+    totals = {s: [] for s in specs}
+    for game in games:
+        cells = []
+        for spec in specs:
+            mine = [r for r in rows if r["game"] == game and r["spec"] == spec]
+            goals = [r["goal"] or 0 for r in mine if "error" not in r]
+            totals[spec] += goals
+            notes = []
+            faults = sum(r.get("faults", 0) for r in mine)
+            if faults:
+                notes.append(f"{faults} faults")
+            broken = sum("error" in r or bool(r.get("aborted")) for r in mine)
+            if broken:
+                notes.append(f"{broken} unfinished")
+            mean = f"{sum(goals) / len(goals):.0f}" if goals else "-"
+            cells.append(mean + (f" ({', '.join(notes)})" if notes else ""))
+        lines.append(f"| {game} | " + " | ".join(cells) + " |")
+    lines.append(
+        "| **mean** | "
+        + " | ".join(
+            f"**{sum(v) / len(v):.1f}** ({len(v)} matches)" if v else "-" for v in totals.values()
+        )
+        + " |"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--specs", nargs="+", default=["uct", "uct:puzzle=false"])
+    parser.add_argument("--runs", type=int, default=2, help="matches per game and spec")
+    parser.add_argument("--startclock", type=int, default=10)
+    parser.add_argument("--playclock", type=int, default=2)
+    parser.add_argument("--max-steps", type=int, default=1000)
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds a match may take")
+    parser.add_argument("--games", nargs="*", help="names like corpus/peg (default: all)")
+    parser.add_argument("--out", default="benchmarks/results/puzzles")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "rows.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    done = {(r["game"], r["spec"], r["seed"]) for r in rows}
+    games = one_player_games()
+    if args.games:
+        games = [g for g in games if f"{g.parent.name}/{g.stem}" in args.games]
+    for seed in range(args.runs):
+        for game in games:
+            for spec in args.specs:
+                if (f"{game.parent.name}/{game.stem}", spec, seed) in done:
+                    continue
+                row = play(game, spec, seed, args)
+                rows.append(row)
+                with open(path, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(
+                    f"{row['game']} {spec} #{seed}: "
+                    + (row["error"] if "error" in row else f"goal {row['goal']}"),
+                    flush=True,
+                )
+    (out / "puzzles.md").write_text(table(rows, args.specs))
+    print(table(rows, args.specs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
