@@ -192,3 +192,18 @@ def test_eight_puzzle_solved_at_its_optimum():
     instance's optimum (its start is the mirror image of the goal)."""
     sm, planner, _ = planned(load_game(SHARED / "gdl1" / "eightPuzzle.kif"), limit=4_000_000)
     assert planner.solved and planner.best == 100 and len(planner.plan()) == 30
+
+
+def test_a_planner_out_of_memory_warns_once_and_the_player_plays_on():
+    from players.perfect.puzzle import Puzzle
+
+    class Full:
+        def run(self, budget, until):
+            raise MemoryError
+
+    sm = load_game("lightsout").state_machine()
+    puzzle = Puzzle(sm.kernel, sm.initial_state())
+    puzzle.planner = Full()
+    with pytest.warns(RuntimeWarning, match="ran out of memory"):
+        assert puzzle.think(math.inf, 10) == 0
+    assert puzzle.think(math.inf, 10) == 0 and puzzle.next_move() is None

@@ -208,7 +208,7 @@ cdef class Planner:
         return True
 
     # --- breadth first -----------------------------------------------------------
-    cdef void _wide(self, int64_t budget) noexcept nogil:
+    cdef int _wide(self, int64_t budget) except -1 nogil:
         cdef int64_t node, done = 0
         cdef int k, i
         cdef Table* t = &self.wide
@@ -217,7 +217,7 @@ cdef class Planner:
                 self.wide_done = True
                 if t.count < t.limit:  # every reachable state expanded
                     self.solved = True
-                return
+                return 0
             node = self.head
             self.head += 1
             done += 1
@@ -230,6 +230,7 @@ cdef class Planner:
                 self.K._read_next(self.child)
                 _add(t, self.child, self.nbase, node, self.moves[i])
         self.expanded += done
+        return 0
 
     # --- depth first -------------------------------------------------------------
     cdef int _push(self, int64_t node) except -1 nogil:

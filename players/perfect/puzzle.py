@@ -15,6 +15,7 @@ promises at least what its own search has seen.
 from __future__ import annotations
 
 import math
+import warnings
 
 #: Bytes the planner's two transposition tables may hold together.
 TABLE_BYTES = 1 << 30
@@ -33,11 +34,12 @@ class Puzzle:
         self.moves: list = []
         self.value = -1
         self.solved = False
+        self.failed = False  # out of memory: no more planning this match
 
     def think(self, until: float, budget: int | None = None) -> int:
         """Plan from the current state until ``until`` (``time.monotonic()``) or
         ``budget`` expansions; returns the expansions made."""
-        if self.solved:
+        if self.solved or self.failed:
             return 0
         if self.planner is None:
             from players.perfect._plan import Planner
@@ -45,7 +47,16 @@ class Puzzle:
             limit = TABLE_BYTES // (2 * (len(self.state) + 64))
             self.planner = Planner(self.kernel, self.state, limit)
         planner = self.planner
-        done = planner.run(-1 if budget is None else budget, until)
+        try:
+            done = planner.run(-1 if budget is None else budget, until)
+        except MemoryError:  # the tables grow past what the process may hold
+            warnings.warn(
+                "the one-player planner ran out of memory; playing without it",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            self.planner, self.failed = None, True
+            return 0
         # a planner that proved its best found also what the kept plan reaches
         if planner.solved or planner.best > self.value:
             self.moves, self.value, self.solved = planner.plan(), planner.best, planner.solved
