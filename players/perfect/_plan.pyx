@@ -5,8 +5,8 @@ network kernel (:mod:`ggp.reasoners._propnet`).
 A one-player GDL-I game is deterministic: a path to a terminal state is a
 plan that scores that state's goal for certain, and once one scoring the
 game's highest goal is found there is nothing left to search for (Sancho
-plays such a path as soon as it finds one: S. Draper and A. Rose, "Sancho
-GGP player", 2014, the "puzzles" notes of its blog).  Two searches of the
+commits to such a path as a plan as soon as it sees one: S. Draper and A.
+Rose, "Puzzling it out", the Sancho GGP player blog, 1 August 2014).  Two searches of the
 state graph share the work, in rounds of 4,096 expansions (the first three
 quarters breadth first, the last depth first: the depth-first search finds
 what it finds quickly or not at all, the breadth-first one is the one to
