@@ -146,6 +146,7 @@ def test_the_clock_stops_a_run():
     began = time.monotonic()
     done = planner.run(-1, began + 0.2)
     assert time.monotonic() - began < 2 and done > 0 and not planner.solved
+    assert planner.run(-1, time.monotonic() - 1) == 0  # past its instant: nothing
 
 
 def test_one_role_only():

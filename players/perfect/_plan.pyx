@@ -41,6 +41,7 @@ from players._sampling cimport _grown, _now, _zeroed
 cdef enum:
     SLICE = 4096  # expansions in a round: breadth first, then depth first
     WIDE = 4      # the depth-first search makes the last 1 / WIDE of a round
+    CHECK = 16    # expansions between two readings of the clock
 
 
 cdef struct Table:
@@ -62,6 +63,25 @@ cdef uint64_t _hash(const uint8_t* s, int n) noexcept nogil:
         h = (h ^ s[i]) * 0x100000001B3ULL
     h ^= h >> 29
     return h * 0xBF58476D1CE4E5B9ULL
+
+
+cdef int _reserve(Table* t, int64_t more, int nbase, double until) except -1 nogil:
+    """Room in ``t`` for ``more`` new states, made now unless the copying it
+    takes, counted at a gigabyte a second, would run past ``until``: then 0,
+    else 1.  A table full to its limit needs no room."""
+    cdef int64_t need = min(t.count + more, t.limit)
+    cdef double seconds = 0
+    if need > t.capacity:
+        seconds += t.capacity * (nbase + 20.0) * 1e-9
+    if 2 * need > t.nslots:
+        seconds += t.count * 24.0 * 1e-9
+    if seconds and _now() + seconds >= until:
+        return 0
+    while need > t.capacity:
+        _grow(t, nbase)
+    while 2 * need > t.nslots:
+        _rehash(t)
+    return 1
 
 
 cdef int _grow(Table* t, int nbase) except -1 nogil:
@@ -132,7 +152,7 @@ cdef class Planner:
     state it could reach)."""
 
     cdef Kernel K
-    cdef int nbase, top
+    cdef int nbase, top, width         # width: role 0's moves, the most children a state has
     cdef Table wide, deep
     cdef int64_t head                 # breadth first: the next node to expand
     # depth first: a stack of frames, each its node and its children still
@@ -160,6 +180,7 @@ cdef class Planner:
             raise ValueError("the planner is for one-player games")
         self.K = kernel
         self.nbase = kernel.nbase
+        self.width = kernel.role_start[1] - kernel.role_start[0]
         self.top = 0
         for g in range(kernel.ngoals):
             if kernel.goal_role[g] == 0 and kernel.goal_value[g] > self.top:
@@ -322,11 +343,16 @@ cdef class Planner:
                     share = min(share, budget - (self.expanded - before))
                     if share <= 0:
                         break
+                share = min(share, CHECK)
                 if _now() >= until:
                     break
                 if self.deep_done or (not self.wide_done and pos < SLICE - SLICE // WIDE):
+                    if not _reserve(&self.wide, share * self.width, self.nbase, until):
+                        break
                     self._wide(share)
                 else:
+                    if not _reserve(&self.deep, share * self.width, self.nbase, until):
+                        break
                     self._deep(share)
         return self.expanded - before
 
