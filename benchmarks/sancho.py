@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import re
@@ -76,13 +77,21 @@ def free_port() -> int:
 
 
 def wait_for(port: int, seconds: float = 120.0):
-    """Until something listens on ``port`` (Sancho takes a while to start)."""
+    """Until the player on ``port`` answers the protocol's INFO, with anything.
+    Sancho takes a while to start, and a port that accepts connections may not
+    yet be a player that reads them: twice a Sancho started again after a
+    faulted match, sent START as soon as its port listened, then ignored every
+    PLAY of that match as "not intended for current game" (waiting for an
+    answer is the likely cure, not yet confirmed)."""
     until = time.monotonic() + seconds
     while time.monotonic() < until:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("POST", "/", body="( info )", headers={"Content-Type": "text/acl"})
+            connection.getresponse()  # any answer: the player reads its messages
             return
         time.sleep(0.5)
-    raise SystemExit(f"nothing listens on port {port} after {seconds:.0f} s")
+    raise SystemExit(f"nothing answers INFO on port {port} after {seconds:.0f} s")
 
 
 class Side:
