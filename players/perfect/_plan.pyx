@@ -238,7 +238,7 @@ cdef class Planner:
                 self.wide_done = True
                 if t.count < t.limit:  # every reachable state expanded
                     self.solved = True
-                return 0
+                break
             node = self.head
             self.head += 1
             done += 1
@@ -306,7 +306,7 @@ cdef class Planner:
                 self.deep_done = True
                 if self.deep.count < self.deep.limit:
                     self.solved = True
-                return 0
+                break
             f = self.frames - 1
             if self.frame_next[f] == self.frame_end[f]:
                 self.frames -= 1
