@@ -6,8 +6,8 @@ A one-player GDL-I game is deterministic: a path to a terminal state is a
 plan that scores that state's goal for certain, and once one scoring the
 game's highest goal is found there is nothing left to search for (Sancho
 commits to such a path as a plan as soon as it sees one: S. Draper and A.
-Rose, "Puzzling it out", the Sancho GGP player blog, 1 August 2014).  Two searches of the
-state graph share the work, in rounds of 4,096 expansions (the first three
+Rose, "Puzzling it out", the Sancho GGP player blog, 1 August 2014).  Two
+searches of the state graph share the work, in rounds of 4,096 expansions (the first three
 quarters breadth first, the last depth first: the depth-first search finds
 what it finds quickly or not at all, the breadth-first one is the one to
 finish), each with its own transposition table (a state is expanded once per
@@ -259,7 +259,7 @@ cdef class Planner:
         ordered best first; endings among them are scored, not pushed."""
         cdef Table* t = &self.deep
         cdef int k, i, j, n = 0, legal
-        cdef int64_t c, x
+        cdef int64_t c
         cdef double key
         self.K._load(t.states + node * self.nbase)
         k = self.K._legal(0, self.moves)

@@ -60,6 +60,8 @@ class Puzzle:
         # a planner that proved its best found also what the kept plan reaches
         if planner.solved or planner.best > self.value:
             self.moves, self.value, self.solved = planner.plan(), planner.best, planner.solved
+        if self.solved:  # nothing left to search: its tables are freed
+            self.planner = None
         return done
 
     def next_move(self, seen: float = -math.inf):
@@ -77,5 +79,4 @@ class Puzzle:
         else:
             self.moves, self.value, self.solved = [], -1, False
         self.state = state
-        if not self.solved:
-            self.planner = None
+        self.planner = None
