@@ -597,16 +597,18 @@ def _minimax(sm, state, roles):
     return best
 
 
+@pytest.mark.parametrize("option", ["solver=true", "tactics=true"])
 @pytest.mark.parametrize("seed", range(6))
-def test_the_solver_finds_the_value_under_best_play(seed):
+def test_the_solver_finds_the_value_under_best_play(seed, option):
     """From tic-tac-toe positions with five empty cells (reached by random
-    moves), the solver proves the root, and its value is minimax's."""
+    moves), the solver proves the root, and its value is minimax's; with
+    tactics too (nodes solved at once where their mover wins at once)."""
     import random
 
     game = load_game("tictactoe")
     reference = game.state_machine("reference")
     rng = random.Random(seed)
-    player = make(f"uct:simulations=20000,seed={seed},solver=true")
+    player = make(f"uct:simulations=20000,seed={seed},{option}")
     player.start(game, game.roles[0], 10, 10)
     state = reference.initial_state()
     for turn in range(4):
@@ -626,6 +628,30 @@ def test_the_solver_finds_the_value_under_best_play(seed):
     assert _minimax(reference, reference.next_state(state, joint), game.roles) == value
 
 
+def test_tactics_know_each_move_that_lets_the_opponent_win_at_once_after_one_visit():
+    """In the fork position every x move but (mark 1 3) lets o complete its
+    diagonal at once.  With tactics the node after each such move is solved
+    when it is made (o wins at once there), so after one simulation a root
+    move those four are known losses (the anti-decisive moves of Teytaud and
+    Teytaud, CIG 2010), and the winning move is proved soon after; the plain
+    solver knows nothing after five."""
+    game = fork_game()
+
+    def exact(option, simulations):
+        player = make(f"uct:{option},simulations={simulations},seed=7")
+        player.start(game, "xplayer", 10, 10)
+        player.select(player.legal_moves(), math.inf)
+        moves = player.ctree.root_moves(0)[0]
+        values = player.ctree.root_exact(0)
+        return {player.search.move(0, m): v for m, v in zip(moves, values)}
+
+    found = exact("tactics=true", 5)
+    assert found.pop(("mark", "1", "3")) is None
+    assert set(found.values()) == {0.0} and len(found) == 4
+    assert set(exact("solver=true", 5).values()) == {None}
+    assert exact("tactics=true", 60)[("mark", "1", "3")] == 100.0
+
+
 def test_the_solver_changes_nothing_until_it_proves_something():
     """Early in connect four nothing is proved: with and without the solver,
     the same simulations."""
@@ -643,7 +669,7 @@ def first_search(game, spec):
 
 
 @pytest.mark.parametrize(
-    "option", ["threads=4", "solver=true", "leaf=64", "rave=500", "heuristic=0.5"]
+    "option", ["threads=4", "solver=true", "tactics=true", "leaf=64", "rave=500", "heuristic=0.5"]
 )
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")

@@ -105,6 +105,7 @@ cdef class SearchTree:
     cdef int nroles, nbase
     cdef double c, gamma
     cdef bint transpositions, solver
+    cdef bint tactics           # a new node's mover winning at once solves it
     cdef int64_t max_nodes
     cdef readonly int64_t root, added
     cdef Store s
@@ -158,6 +159,7 @@ cdef class SearchTree:
                     self.eval_w[r * self.nbase + b] = weights[r][b]
         self.c, self.gamma, self.transpositions = c, discount, transpositions
         self.solver = solver
+        self.tactics = solver and kernel.wins
         self.max_nodes = max_nodes
         self.context = <int32_t*> _grown(NULL, 2 * self.nroles * sizeof(int32_t))
         self.state = <uint8_t*> _grown(NULL, self.nbase)
@@ -309,9 +311,39 @@ cdef class SearchTree:
                     s.amaf_n[row] = 0
                     s.amaf_sums[row] = 0.0
                 s.rows += k
+            if self.tactics:
+                self._win_at_once(node)
         if self.transpositions:
             self._enter(s, node)
         return node
+
+    cdef void _win_at_once(self, int64_t node) noexcept nogil:
+        """Solve the new ``node`` when its one role with a choice has a move
+        that ends the game at once with its goal 100: its goals are those of
+        the state that move reaches.  In the tree this is the decisive move of
+        Teytaud and Teytaud ("On the Huge Benefit of Decisive Moves in
+        Monte-Carlo Tree Search Algorithms", CIG 2010), and through the solver
+        their anti-decisive one: a move into such a node is a known loss for
+        the role that made it.  Needs a kernel that reads wins (``K.win_node``)."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, m = self._mover(node), r, i
+        cdef int64_t first
+        if m < 0:
+            return
+        for r in range(nr):
+            if r != m:
+                self.K.chosen[r] = s.move[s.first[node * nr + r]]
+        first = s.first[node * nr + m]
+        i = self.K._decisive(m, s.move + first, s.width[node * nr + m])
+        self.loaded = -1                        # the kernel's moves are set: load again
+        if i < 0:
+            return
+        self.K.chosen[m] = s.move[first + i]
+        self.K._do()
+        self.K._read_next(self.state)
+        self.K._load(self.state)
+        self.K._best_goals(s.goals + node * nr)
+        s.solved[node] = 1
 
     cdef int64_t _child(self, int64_t node, int64_t joint) noexcept nogil:
         cdef int64_t e = self.s.edge[node]
@@ -433,7 +465,9 @@ cdef class SearchTree:
         cdef double scale, reward, depth = 0
         self.loaded = -1
         self.path[0] = node
-        while not s.solved[node]:
+        # the root is searched even when solved: a node solved at once by
+        # tactics has no child yet, and its moves' statistics choose the move
+        while not s.solved[node] or level == 0 and not s.terminal[node]:
             if level + 1 >= self.levels:
                 self._levels(2 * self.levels)
             joint = self.joints + (self.ncontext + level) * nr

@@ -206,6 +206,14 @@ class MCTSPlayer(Player):
             "decisive-move playouts: where one role has a choice, "
             "a move that wins at once is played (compiled reasoner)",
         ),
+        Param(
+            "tactics",
+            bool,
+            False,
+            "MCTS-Solver whose new nodes are solved at once where their mover "
+            "has a move that wins at once: decisive and anti-decisive moves in the tree "
+            "(players.perfect._tree; engine=c)",
+        ),
     )
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
@@ -243,7 +251,11 @@ class MCTSPlayer(Player):
         position: at START, and when the player moves to the compiled
         reasoner mid-match (:mod:`players.base`)."""
         self.search = search_for(
-            self.steps, self.playout, self.policy_params, self.rng.getrandbits(63)
+            self.steps,
+            self.playout,
+            self.policy_params,
+            self.rng.getrandbits(63),
+            wins=self.tactics or self.decisive,
         )
         # joint moves of the match so far (search ids; GDL-II: since the root)
         self.history = (
@@ -267,7 +279,7 @@ class MCTSPlayer(Player):
                 self.discount,
                 self.transpositions,
                 [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
-                self.solver,
+                self.solver or self.tactics,
                 self.rave,
                 self.leaf,
                 self.evaluation,
@@ -288,6 +300,7 @@ class MCTSPlayer(Player):
             for name, value, default in (
                 ("threads", self.threads, 1),
                 ("solver", self.solver, False),
+                ("tactics", self.tactics, False),
                 ("rave", self.rave, 0),
                 ("leaf", self.leaf, 1),
                 ("heuristic", self.heuristic, 0),
@@ -523,7 +536,7 @@ class MCTSPlayer(Player):
         moves, visits, sums, tops = self._root_rows(r)
         exact = (
             self.ctree.root_exact(r)
-            if self.solver and self.ctree is not None
+            if (self.solver or self.tactics) and self.ctree is not None
             else [None] * len(moves)
         )
         choices = [j for j in range(len(moves)) if moves[j] in allowed]
@@ -785,10 +798,11 @@ class LGRPlayer(NSTPlayer):
 
 
 # --- the reasoner behind a search ------------------------------------------------
-def search_for(steps, playout, params, seed):
-    """The search for a player's :class:`players.belief.Steps` (its reasoner)."""
+def search_for(steps, playout, params, seed, wins=False):
+    """The search for a player's :class:`players.belief.Steps` (its reasoner);
+    ``wins``: on a kernel that reads wins (``Kernel._decisive``)."""
     if steps.compiled:
-        return CompiledSearch(steps, playout, params, seed)
+        return CompiledSearch(steps, playout, params, seed, wins)
     return ReferenceSearch(steps, playout, seed, params)
 
 
@@ -839,11 +853,11 @@ class CompiledSearch(_Search):
     """Search questions answered by the compiled reasoner's kernel; moves are
     the kernel's move numbers, playouts run in C with the named policy."""
 
-    def __init__(self, steps, playout, params, seed):
+    def __init__(self, steps, playout, params, seed, wins=False):
         from players._policy import Policy
 
         super().__init__(steps)
-        self.kernel = steps.sm.decisive_kernel() if params.get("decisive") else steps.kernel
+        self.kernel = steps.sm.decisive_kernel() if wins else steps.kernel
         self.kind, self.params, self.seed = playout, params, seed
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
 
