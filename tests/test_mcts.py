@@ -669,7 +669,8 @@ def first_search(game, spec):
 
 
 @pytest.mark.parametrize(
-    "option", ["threads=4", "solver=true", "tactics=true", "leaf=64", "rave=500", "heuristic=0.5"]
+    "option",
+    ["threads=4", "solver=true", "tactics=true", "leaf=64", "rave=500", "heuristic=0.5", "prior=5"],
 )
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
@@ -796,7 +797,7 @@ def test_the_learned_material_evaluation_prefers_having_more_pawns():
     # 400 playouts, the count (not the clock) bounding the sample: with 100
     # the fit happened to give a lost black pawn a small negative weight for
     # white (-1.4 points), whatever the seed; with 400, +0.8 to +0.9
-    weights, bias = material_evaluation(sm, playouts=400, seed=1)
+    weights, bias, _ = material_evaluation(sm, playouts=400, seed=1)
     start = sm.initial_state()
     fewer = sm.state_from_facts(sm.state_facts(start) - {("pawn", "1", "8", "black")})
     value = {
@@ -806,6 +807,31 @@ def test_the_learned_material_evaluation_prefers_having_more_pawns():
     white, black = sm.roles.index("white"), sm.roles.index("black")
     assert value["fewer"][white] > value["start"][white]
     assert value["fewer"][black] < value["start"][black]
+
+
+def test_priors_start_a_capture_above_the_quiet_moves():
+    """prior=5: each root move starts with five visits at a value from how much
+    it changes white's learned material evaluation.  After 4,2-4,3, 5,7-5,6,
+    4,3-4,4, 5,6-5,5 white's one capture (4,4 takes 5,5) starts above 50 and
+    every quiet move at 50 exactly (it changes no piece count); before the
+    move's search the root's statistics are the priors alone."""
+    player = make("uct:prior=5,simulations=1,seed=1")
+    game = load_game("breakthrough")
+    player.start(game, "white", 10, 10)
+    for turn, joint in enumerate(
+        [
+            (("move", "4", "2", "4", "3"), "noop"),
+            ("noop", ("move", "5", "7", "5", "6")),
+            (("move", "4", "3", "4", "4"), "noop"),
+            ("noop", ("move", "5", "6", "5", "5")),
+        ]
+    ):
+        player.observe(Observation(turn=turn + 1, joint=joint))
+    moves, visits, sums, _ = player.ctree.root_moves(0)
+    value = {player.search.move(0, m): s / v for m, v, s in zip(moves, visits, sums)}
+    assert set(visits) == {5}
+    capture = value.pop(("move", "4", "4", "5", "5"))
+    assert capture > 55 and set(value.values()) == {50.0}
 
 
 def test_the_material_evaluation_is_the_same_however_long_it_may_take():

@@ -27,7 +27,7 @@ joint move index being the mixed-radix number of the roles' picks.  When the
 root moves on (:meth:`SearchTree.advance`), what the new root cannot reach is
 dropped by copying its subtree into fresh storage.
 """
-from libc.math cimport INFINITY, log, pow, sqrt
+from libc.math cimport INFINITY, exp, log, pow, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcmp, memcpy
@@ -100,6 +100,8 @@ cdef class SearchTree:
     cdef double alpha           # weight of the evaluation at a new leaf (0: none)
     cdef double* eval_w         # per role, a weight per base proposition
     cdef double* eval_b         # per role, a bias
+    cdef int64_t prior          # virtual visits a new node's moves get from the evaluation
+    cdef double scale           # the evaluation change a prior maps to 73 (of 100)
     cdef int64_t* mark          # per move: the simulation that played it (RAVE)
     cdef int64_t stamp
     cdef int nroles, nbase
@@ -136,8 +138,8 @@ cdef class SearchTree:
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
-                 double rave=0.0, evaluation=None, double alpha=0.0, Lanes lanes=None,
-                 long leaf=1, unsigned long long seed=0):
+                 double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
+                 Lanes lanes=None, long leaf=1, unsigned long long seed=0):
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
@@ -149,8 +151,9 @@ cdef class SearchTree:
         self.mark = <int64_t*> _zeroed(kernel.nmoves + 1, sizeof(int64_t))
         self.stamp = 0
         self.alpha = alpha if evaluation is not None else 0.0
-        if self.alpha > 0:
-            weights, bias = evaluation
+        self.prior = prior if evaluation is not None else 0
+        if self.alpha > 0 or self.prior > 0:
+            weights, bias, self.scale = evaluation
             self.eval_w = <double*> _grown(NULL, (self.nroles * self.nbase + 1) * sizeof(double))
             self.eval_b = <double*> _grown(NULL, self.nroles * sizeof(double))
             for r in range(self.nroles):
@@ -313,6 +316,8 @@ cdef class SearchTree:
                 s.rows += k
             if self.tactics:
                 self._win_at_once(node)
+            if self.prior > 0 and not s.solved[node]:
+                self._seed(node)
         if self.transpositions:
             self._enter(s, node)
         return node
@@ -430,6 +435,44 @@ cdef class SearchTree:
             radix *= k if k > 0 else 1
         return index
 
+    cdef double _evaluate(self, int r, const uint8_t* state) noexcept nogil:
+        """Role ``r``'s evaluation of ``state`` (:mod:`players.perfect.heuristic`)."""
+        cdef int b, nb = self.nbase
+        cdef double v = self.eval_b[r]
+        for b in range(nb):
+            if state[b]:
+                v += self.eval_w[r * nb + b]
+        return v
+
+    cdef void _seed(self, int64_t node) noexcept nogil:
+        """Progressive bias as virtual visits (Chaslot et al., "Progressive
+        Strategies for Monte-Carlo Tree Search", 2008; Sancho seeds a new
+        child's average from its piece heuristic the same way): each move of
+        the new ``node``'s one role with a choice starts with ``prior`` visits
+        at the value 100 / (1 + exp(-d / scale)), d being how much the move
+        changes that role's evaluation.  A move that wins material starts above
+        50, one that loses it below, and no move is left untried."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, m = self._mover(node), r, j, k
+        cdef int64_t first
+        cdef double here, value
+        if m < 0:
+            return
+        for r in range(nr):
+            if r != m:
+                self.K.chosen[r] = s.move[s.first[node * nr + r]]
+        here = self._evaluate(m, s.states + node * self.nbase)
+        first, k = s.first[node * nr + m], s.width[node * nr + m]
+        for j in range(k):
+            self.K.chosen[m] = s.move[first + j]
+            self.K._do()
+            self.K._read_next(self.state)
+            value = 100.0 / (1.0 + exp(-(self._evaluate(m, self.state) - here) / self.scale))
+            s.visits[first + j] = self.prior
+            s.sums[first + j] = self.prior * value
+        s.n[node] += self.prior * k
+        self.loaded = -1                        # the kernel's moves are set: load again
+
     cdef double _leaf(self, const uint8_t* state) noexcept nogil:
         """``leaf`` random playouts from ``state`` in the lanes: their mean
         goals into ``goals``; returns their mean depth."""
@@ -446,13 +489,10 @@ cdef class SearchTree:
         to 0..100) into the playout's goals: (1 - alpha) goals + alpha value,
         as AlphaGo mixes its value network with the rollout outcome (Silver et
         al., Nature 2016, "Searching with policy and value networks")."""
-        cdef int r, b, nb = self.nbase
+        cdef int r
         cdef double v
         for r in range(self.nroles):
-            v = self.eval_b[r]
-            for b in range(nb):
-                if state[b]:
-                    v += self.eval_w[r * nb + b]
+            v = self._evaluate(r, state)
             v = 0.0 if v < 0 else 100.0 if v > 100 else v
             self.goals[r] = (1 - self.alpha) * self.goals[r] + self.alpha * v
 

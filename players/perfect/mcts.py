@@ -38,10 +38,13 @@ presentation of that paper, "N-Grams and the Last-Good-Reply Policy in MCTS", 20
   when it scores above 0 and at least the best reward the tree has seen.
 
 Options of the C tree, off by default, each measured at equal time in
-docs/players.md: ``threads`` (root parallelism), ``solver`` (MCTS-Solver), ``leaf``
-(``uct``: leaf parallelism in the bit-parallel lanes), ``rave`` (RAVE,
-Gelly and Silver 2007) and ``heuristic`` (a learned material evaluation mixed
-into a new leaf's value, :mod:`players.perfect.heuristic`); :mod:`players.perfect._tree`
+docs/players.md: ``threads`` (root parallelism), ``solver`` (MCTS-Solver),
+``tactics`` (the solver with decisive and anti-decisive moves at each new
+node, Teytaud and Teytaud 2010), ``leaf`` (``uct``: leaf parallelism in the
+bit-parallel lanes), ``rave`` (RAVE, Gelly and Silver 2007), ``heuristic`` (a
+learned material evaluation mixed into a new leaf's value,
+:mod:`players.perfect.heuristic`) and ``prior`` (that evaluation as virtual
+visits on a new node's moves, Chaslot et al. 2008); :mod:`players.perfect._tree`
 gives their sources.
 
 On the compiled reasoner the tree lives in C (:mod:`players.perfect._tree`), which
@@ -184,6 +187,15 @@ class MCTSPlayer(Player):
             high=1,
         ),
         Param(
+            "prior",
+            int,
+            0,
+            "virtual visits each move of a new node starts with, at a value "
+            "from how much it changes its role's learned material evaluation "
+            "(players.perfect.heuristic); 0: off (engine=c)",
+            low=0,
+        ),
+        Param(
             "rave",
             float,
             0.0,
@@ -268,7 +280,7 @@ class MCTSPlayer(Player):
 
             self.planning = Puzzle(self.steps.kernel, self.position())
         self.ctree = None
-        self.evaluation = None  # (weights and biases, weight in a leaf's value): heuristic
+        self.evaluation = None  # (weights, biases and scale; weight in a leaf's value; prior)
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
             self.ctree = Forest(
@@ -304,6 +316,7 @@ class MCTSPlayer(Player):
                 ("rave", self.rave, 0),
                 ("leaf", self.leaf, 1),
                 ("heuristic", self.heuristic, 0),
+                ("prior", self.prior, 0),
             )
             if value != default
         ]
@@ -317,12 +330,12 @@ class MCTSPlayer(Player):
             )
 
     def _evaluation(self, deadline) -> tuple | None:
-        """(evaluation, weight) for the C tree when ``heuristic`` > 0: learned
-        from 200 random playouts (the same on any machine), which must be
+        """(evaluation, weight, prior) for the C tree when ``heuristic`` or
+        ``prior`` > 0: learned from 200 random playouts (the same on any machine), which must be
         drawn within a quarter of the time to ``deadline``; None, with a
         warning, when they are not or the game offers no material to learn
         from."""
-        if not self.heuristic:
+        if not self.heuristic and not self.prior:
             return None
         from players.perfect.heuristic import OutOfTime, material_evaluation
 
@@ -339,7 +352,7 @@ class MCTSPlayer(Player):
                 stacklevel=3,
             )
             return None
-        return evaluation, self.heuristic
+        return evaluation, self.heuristic, self.prior
 
     def observe(self, obs):
         super().observe(obs)
@@ -629,7 +642,7 @@ class Forest:
                 MAX_NODES,
                 solver,
                 rave,
-                *(evaluation or (None, 0.0)),
+                *(evaluation or (None, 0.0, 0)),
                 *s.lanes(leaf),
             )
             for s in self.searches
