@@ -867,8 +867,8 @@ def test_the_heuristic_is_mixed_into_a_new_leaf_value():
     player = make("uct:simulations=1,seed=4,heuristic=1,discount=1")
     player.start(game, "white", 10, 10)
     player.play(Observation())
-    (weights, bias), alpha = player.evaluation
-    assert alpha == 1
+    (weights, bias, _), alpha, prior = player.evaluation
+    assert alpha == 1 and prior == 0
     moves, visits, sums, _ = player._root_rows(0)
     [tried] = [j for j, v in enumerate(visits) if v]
     child = sm.next_state(sm.initial_state(), (player.search.move(0, moves[tried]), "noop"))
