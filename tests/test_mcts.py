@@ -634,7 +634,7 @@ def test_tactics_know_each_move_that_lets_the_opponent_win_at_once_after_one_vis
     when it is made (o wins at once there), so after one simulation a root
     move those four are known losses (the anti-decisive moves of Teytaud and
     Teytaud, CIG 2010), and the winning move is proved soon after; the plain
-    solver knows nothing after five."""
+    solver knows nothing after five, with decisive playouts or without."""
     game = fork_game()
 
     def exact(option, simulations):
@@ -649,6 +649,9 @@ def test_tactics_know_each_move_that_lets_the_opponent_win_at_once_after_one_vis
     assert found.pop(("mark", "1", "3")) is None
     assert set(found.values()) == {0.0} and len(found) == 4
     assert set(exact("solver=true", 5).values()) == {None}
+    # decisive playouts run on the kernel that reads wins; the solver beside
+    # them is still the plain one
+    assert set(exact("solver=true,decisive=true", 5).values()) == {None}
     assert exact("tactics=true", 60)[("mark", "1", "3")] == 100.0
 
 

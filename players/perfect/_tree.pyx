@@ -138,7 +138,7 @@ cdef class SearchTree:
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
-                 double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
+                 bint tactics=False, double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
                  Lanes lanes=None, long leaf=1, unsigned long long seed=0):
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
@@ -162,7 +162,9 @@ cdef class SearchTree:
                     self.eval_w[r * self.nbase + b] = weights[r][b]
         self.c, self.gamma, self.transpositions = c, discount, transpositions
         self.solver = solver
-        self.tactics = solver and kernel.wins
+        if tactics and not (solver and kernel.wins):
+            raise ValueError("tactics need the solver and a kernel that reads wins")
+        self.tactics = tactics
         self.max_nodes = max_nodes
         self.context = <int32_t*> _grown(NULL, 2 * self.nroles * sizeof(int32_t))
         self.state = <uint8_t*> _grown(NULL, self.nbase)
@@ -322,6 +324,18 @@ cdef class SearchTree:
             self._enter(s, node)
         return node
 
+    cdef int _one_mover(self, int64_t node) noexcept nogil:
+        """The one role with a choice at ``node`` (:meth:`_mover`), the
+        others' single moves set in the kernel's ``chosen``, so that the
+        mover's moves can be tried one by one; -1 when no single role has a
+        choice."""
+        cdef int nr = self.nroles, m = self._mover(node), r
+        if m >= 0:
+            for r in range(nr):
+                if r != m:
+                    self.K.chosen[r] = self.s.move[self.s.first[node * nr + r]]
+        return m if m >= 0 else -1
+
     cdef void _win_at_once(self, int64_t node) noexcept nogil:
         """Solve the new ``node`` when its one role with a choice has a move
         that ends the game at once with its goal 100: its goals are those of
@@ -331,13 +345,10 @@ cdef class SearchTree:
         their anti-decisive one: a move into such a node is a known loss for
         the role that made it.  Needs a kernel that reads wins (``K.win_node``)."""
         cdef Store* s = &self.s
-        cdef int nr = self.nroles, m = self._mover(node), r, i
+        cdef int nr = self.nroles, m = self._one_mover(node), i
         cdef int64_t first
         if m < 0:
             return
-        for r in range(nr):
-            if r != m:
-                self.K.chosen[r] = s.move[s.first[node * nr + r]]
         first = s.first[node * nr + m]
         i = self.K._decisive(m, s.move + first, s.width[node * nr + m])
         self.loaded = -1                        # the kernel's moves are set: load again
@@ -453,14 +464,11 @@ cdef class SearchTree:
         changes that role's evaluation.  A move that wins material starts above
         50, one that loses it below, and no move is left untried."""
         cdef Store* s = &self.s
-        cdef int nr = self.nroles, m = self._mover(node), r, j, k
+        cdef int nr = self.nroles, m = self._one_mover(node), j, k
         cdef int64_t first
         cdef double here, value
         if m < 0:
             return
-        for r in range(nr):
-            if r != m:
-                self.K.chosen[r] = s.move[s.first[node * nr + r]]
         here = self._evaluate(m, s.states + node * self.nbase)
         first, k = s.first[node * nr + m], s.width[node * nr + m]
         for j in range(k):
