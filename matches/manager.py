@@ -19,7 +19,10 @@ call keeps its thread, and its next call waits behind it.
 
 A match whose game does not end within ``max_steps`` steps (default
 :data:`MAX_STEPS`) is aborted by the manager: every player gets ABORT, the
-record has no goals and says why in ``aborted``.
+record has no goals and says why in ``aborted``.  So is a match whose game
+breaks its own rules in play (:class:`ggp.RuleError`: a role with no legal
+move, or a terminal state without exactly one goal for each role, as
+chess.kif gives none after its 200th move): the moves played are kept.
 
 Players are reached through seats (:mod:`matches.seats`): a local match and a
 match over HTTP run this same code with the transport swapped.
@@ -44,6 +47,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
+from ggp import RuleError
 from matches.records import game_source
 from matches.seats import GRACE, Fault, LocalSeat, RemoteSeat
 from players import Observation
@@ -110,10 +114,10 @@ def run_match(
     fallback: see the module docstring);
     ``on_fault(fault)`` as soon as a fault is known, with its entry of
     ``record.faults``.  A game that breaks its rules during the match (a role
-    with no legal move, no goal) raises :class:`ggp.GameError` after every
-    player has been sent ABORT.  A game not over after ``max_steps`` steps is
-    aborted: every player is sent ABORT, and the record, without goals, says
-    why in ``aborted``.
+    with no legal move, no goal: :class:`ggp.RuleError`) or that is not over
+    after ``max_steps`` steps is aborted: every player is sent ABORT, and the
+    record, without goals, says why in ``aborted``.  Any other error is
+    raised after every player has been sent ABORT.
     """
     if not isinstance(max_steps, int) or max_steps < 1:
         raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
@@ -144,6 +148,11 @@ def run_match(
     with _Rounds(seats, record, on_fault) as rounds:
         try:
             _play(game, machine, rng, rounds, record, on_step, max_steps)
+        except RuleError as exc:
+            record.goals = {}
+            record.aborted = f"the rules broke at step {len(record.moves)}: {exc}"
+            log.warning("%s: match %s aborted: %s", game.name, record.match_id, record.aborted)
+            rounds.abort()
         except BaseException:
             rounds.abort()
             raise

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gdl import to_kif
-from ggp import load_game
+from ggp import RuleError, load_game
 from ggp.game import games_dir
 from matches import schema
 from matches.board import render
@@ -380,11 +380,20 @@ def replay(data: dict, game=None) -> ReplayReport:
         )
         if step < len(states):
             _compare(report, step, facts, states[step])
+    aborted = data.get("isAborted") is True
     if not sm.is_terminal(state):
-        if data.get("isAborted") is True:
+        if aborted:
             report.lines.append(f"aborted: {data.get('abortReason') or 'no reason given'}")
         else:
             report.problems.append(f"step {len(moves)}: the last state is not terminal")
+        return report
+    if aborted:  # ended by the rules' own fault: they must give no goals
+        try:
+            goals = [sm.goal(state, role) for role in roles]
+        except RuleError:
+            report.lines.append(f"aborted: {data.get('abortReason') or 'no reason given'}")
+        else:
+            report.problems.append(f"aborted in a terminal state whose goals are {goals}")
         return report
     goals = data.get("goalValues") or []
     if len(goals) != len(roles):

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import players
+from ggp import load_game
 from matches.cli import main
 from matches.cli.imperfect import EXPLOIT_MODES
 
@@ -313,6 +314,12 @@ def test_bench_json(capsys, reasoner):
         "peak_rss_mb",
     }
     assert data["reasoner"] == reasoner and data["playouts"] > 0
+    if reasoner == "compiled":  # the build's work, the same in every build
+        sm = load_game("tictactoe").state_machine("compiled")
+        assert data["build_effort"] == sm.build_effort > 0
+        assert data["ground_rules"] == len(sm.ground_program.rule_head) > 0
+    else:
+        assert data["build_effort"] is None and data["ground_rules"] is None
     # state changes per playout: the mean length of a uniformly random tic-tac-toe
     # game, computed exactly from the plain-Python twin (within 3 standard errors)
     mean, sd = random_game_length(brute_force.tictactoe())

@@ -5,6 +5,7 @@ slower than the start clock."""
 import logging
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import SHARED, needs_shared
@@ -326,6 +327,42 @@ def test_a_match_that_never_ends_is_aborted_at_the_step_cap():
     assert data["abortReason"] == record.aborted and data["goalValues"] == [None, None]
     report = replay(data)
     assert report.ok and report.lines[-1] == f"aborted: {record.aborted}"
+
+
+class Last(Aborted):
+    """Plays its last legal move."""
+
+    def select(self, legal, deadline):
+        return legal[-1]
+
+
+@pytest.mark.parametrize(
+    "path, reason",
+    [
+        (
+            "tests/invalid/play/goal_none.kif",
+            "the rules broke at step 1: role b has no goal values in a terminal state; "
+            "GDL requires exactly one",
+        ),
+        (
+            "tests/invalid/play/legal_none.kif",
+            "the rules broke at step 1: role a has no legal move in a reachable non-terminal state",
+        ),
+    ],
+)
+def test_a_match_whose_rules_break_in_play_is_aborted_with_its_moves(path, reason):
+    """Issue 35: chess.kif has no goal after its 200th move, and the
+    manager raised there, losing 200 moves; the record now keeps them and
+    says why it ended, every player gets ABORT, and the replay agrees."""
+    game = load_game(Path(__file__).parent.parent / path)
+    seats = {r: Last(seed=i) for i, r in enumerate(game.roles)}  # goal_none: a plays right
+    record = run_match(game, seats, seed=1)
+    assert record.aborted == reason and record.goals == {} and len(record.moves) == 1
+    assert all(p.aborts == 1 and p.stops == 0 for p in seats.values())
+    data = to_ggp_json(record)
+    assert data["isAborted"] is True and data["goalValues"] == [None] * len(game.roles)
+    report = replay(data)
+    assert report.ok and report.lines[-1] == f"aborted: {reason}"
 
 
 def test_a_match_that_ends_is_not_aborted():

@@ -69,6 +69,10 @@ def bench(
         "states_per_sec": round(steps / elapsed, 1),
         "mean_depth": round(steps / playouts, 2) if playouts else 0.0,
         "build_seconds": round(build, 3),
+        # the build's work, the same on any machine: candidate atoms the
+        # grounding's joins examined, and the ground rules they gave
+        "build_effort": getattr(sm, "build_effort", None),
+        "ground_rules": len(sm.ground_program.rule_head) if hasattr(sm, "ground_program") else None,
         "fault": fault,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
