@@ -90,6 +90,9 @@ class MatchRecord:
     reasoners: list = field(default_factory=list)
     #: why the manager aborted the match before the game ended ("" when it ended)
     aborted: str = ""
+    #: the rules' own fault that ended the match (``aborted`` says it in
+    #: words), for a command to report as ``ggp check`` would; not recorded
+    broken: RuleError | None = field(default=None, repr=False, compare=False)
 
 
 def run_match(
@@ -149,7 +152,7 @@ def run_match(
         try:
             _play(game, machine, rng, rounds, record, on_step, max_steps)
         except RuleError as exc:
-            record.goals = {}
+            record.goals, record.broken = {}, exc
             record.aborted = f"the rules broke at step {len(record.moves)}: {exc}"
             log.warning("%s: match %s aborted: %s", game.name, record.match_id, record.aborted)
             rounds.abort()

@@ -394,7 +394,8 @@ def score_interval(scores: list, z: float = 1.96) -> tuple:
 
 def aborted(rows: list[dict]) -> int:
     """The matches the manager aborted (no goals: the game did not end
-    within the study's ``maxsteps``), which the tables do not score."""
+    within the study's ``maxsteps``, or its rules broke in play), which the
+    tables do not score."""
     return sum(1 for row in rows if len(row["goals"]) != 2)
 
 
@@ -580,7 +581,8 @@ def write_tables(study: Study, rows: list[dict], ranks: list[dict], unscored: in
         lines += [
             "",
             f"{unscored} match(es) aborted, not scored: the game did not end "
-            f"within {study.maxsteps:,} steps (maxsteps).",
+            f"within {study.maxsteps:,} steps (maxsteps), or its rules broke in "
+            "play (each record's abortReason says which).",
         ]
     text = "\n".join(lines) + "\n"
     study.out.mkdir(parents=True, exist_ok=True)

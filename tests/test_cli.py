@@ -92,6 +92,13 @@ def test_every_command_rejects_an_unplayable_game_with_checks_line(tmp_path, arg
     result = run(argv[0], str(path), *argv[1:], *db)
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == run("check", str(path)).stderr.strip()
+    if db:  # the match is kept, aborted, with the move played before the rules broke
+        from matches.records import MatchStore
+
+        with MatchStore(db[1]) as store:
+            (match,) = store.matches()
+            data = store.get(match["match_id"])
+        assert data["isAborted"] and len(data["moves"]) == 1
 
 
 def test_check_finds_no_termination(tmp_path):

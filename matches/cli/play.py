@@ -110,9 +110,11 @@ def cmd_play(args) -> int:
         matches.append(_summary(record))
         if not args.json:
             print(_outcome(record))
+        if record.broken is not None:
+            break
     if args.json:
         print(json.dumps({"game": game.name, "matches": matches}, indent=2))
-    return 0
+    return _broken(args, record)
 
 
 def cmd_match(args) -> int:
@@ -136,7 +138,18 @@ def cmd_match(args) -> int:
     text = f"{steps} steps, {len(record.faults)} fault(s); {_outcome(record)}"
     emit(args, {"game": game.name, **_summary(record)}, text)
     _keep_serving(viewer)
-    return 0
+    return _broken(args, record)
+
+
+def _broken(args, record) -> int:
+    """0, or 1 when the game broke its rules in the (last) match, which
+    was recorded aborted: the error is then raised for ``ggp check``'s line,
+    or, with ``--json``, left to the record's ``aborted``."""
+    if record.broken is None:
+        return 0
+    if args.json:
+        return 1
+    raise record.broken
 
 
 def _viewer(args, kind: str):
