@@ -152,7 +152,7 @@ def run_match(
         try:
             _play(game, machine, rng, rounds, record, on_step, max_steps)
         except RuleError as exc:
-            record.goals, record.broken = {}, exc
+            record.broken = exc  # before the goals were set: the record has none
             record.aborted = f"the rules broke at step {len(record.moves)}: {exc}"
             log.warning("%s: match %s aborted: %s", game.name, record.match_id, record.aborted)
             rounds.abort()

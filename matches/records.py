@@ -381,9 +381,10 @@ def replay(data: dict, game=None) -> ReplayReport:
         if step < len(states):
             _compare(report, step, facts, states[step])
     aborted = data.get("isAborted") is True
+    said = f"aborted: {data.get('abortReason') or 'no reason given'}"
     if not sm.is_terminal(state):
         if aborted:
-            report.lines.append(f"aborted: {data.get('abortReason') or 'no reason given'}")
+            report.lines.append(said)
         else:
             report.problems.append(f"step {len(moves)}: the last state is not terminal")
         return report
@@ -391,7 +392,7 @@ def replay(data: dict, game=None) -> ReplayReport:
         try:
             goals = [sm.goal(state, role) for role in roles]
         except RuleError:
-            report.lines.append(f"aborted: {data.get('abortReason') or 'no reason given'}")
+            report.lines.append(said)
         else:
             report.problems.append(f"aborted in a terminal state whose goals are {goals}")
         return report

@@ -163,7 +163,7 @@ def test_amazons_compiled_counts_agree_with_the_demand_reasoner():
     replies after every sixteenth of them (136 positions), move for move:
     the demand-driven reasoner, which never grounds, is the oracle here (the
     reference takes minutes a step).  The 4,307,152 positions after two
-    plies are counted on the compiled reasoner alone (docs/coverage.md)."""
+    plies are counted on the compiled reasoner alone (docs/reasoners.md)."""
     game = load_game(SHARED / "gdl1" / "amazons.kif")
     fast = game.state_machine("compiled")
     slow = game.state_machine("demand")

@@ -327,14 +327,14 @@ cdef class SearchTree:
     cdef int _one_mover(self, int64_t node) noexcept nogil:
         """The one role with a choice at ``node`` (:meth:`_mover`), the
         others' single moves set in the kernel's ``chosen``, so that the
-        mover's moves can be tried one by one; -1 when no single role has a
-        choice."""
+        mover's moves can be tried one by one; negative when no single role
+        has a choice."""
         cdef int nr = self.nroles, m = self._mover(node), r
         if m >= 0:
             for r in range(nr):
                 if r != m:
                     self.K.chosen[r] = self.s.move[self.s.first[node * nr + r]]
-        return m if m >= 0 else -1
+        return m
 
     cdef void _win_at_once(self, int64_t node) noexcept nogil:
         """Solve the new ``node`` when its one role with a choice has a move
