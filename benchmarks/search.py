@@ -13,7 +13,11 @@ Per game: the kernel's state changes a second and playouts a second
 (``Kernel.playouts`` from the initial state, one playout at a time), and each
 player's simulations a second (``simulations`` budget on the first move, a
 fresh player each round), with the ratio of ``uct``'s simulations to the
-kernel's playouts (the issue's bar: 70%).  Rounds alternate between the
+kernel's playouts (the bar: 70%); and ``uct`` on the clock as ``ggp bench
+--player`` runs it (:func:`players.bench.bench_player`: a player started at a
+start clock of 0, its machine built first), with its ratio to the kernel's
+playouts, which catches a player that searches on another reasoner than the
+one measured beside it.  Rounds alternate between the
 measures so that all see the same machine load; each gets ``--seconds`` in all.
 Printed as Markdown tables.
 """
@@ -28,6 +32,7 @@ from pathlib import Path
 
 import players
 from ggp import load_game
+from players.bench import bench_player
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
@@ -100,6 +105,11 @@ def openspiel_ismcts(python: str):
     return run
 
 
+def clocked(result: dict) -> tuple:
+    """(simulations, seconds) of one :func:`players.bench.bench_player` run."""
+    return result["simulations"], result["seconds"]
+
+
 class Measure:
     """One quantity measured in rounds: ``run(n) -> (units, seconds)``, its
     batch ``n`` grown until a round takes about ``round_seconds``."""
@@ -168,7 +178,7 @@ def main(argv=None):
     head = (
         ["game", "kernel: state changes/s", "kernel: playouts/s"]
         + [f"{p} ({t}): simulations/s" for p in PLAYERS for t, _ in trees]
-        + ["uct (C) / kernel playouts"]
+        + ["uct (C) / kernel playouts", "uct on the clock: simulations/s", "on the clock / kernel"]
     )
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -182,11 +192,15 @@ def main(argv=None):
                 measures[p, t] = Measure(
                     lambda n, p=p, c=c_tree: (n, simulations(game, p, n, c)), args.round
                 )
+        measures["clock"] = Measure(
+            lambda n: clocked(bench_player(game, "uct", args.round)), args.round
+        )
         run_rounds(measures, args.seconds)
         row = (
             [Path(str(name)).stem, f"{steps.rate:,.0f}", f"{outs.rate:,.0f}"]
             + [f"{measures[p, t].rate:,.0f}" for p in PLAYERS for t, _ in trees]
             + [f"{measures['uct', 'C'].rate / outs.rate:.2f}"]
+            + [f"{measures['clock'].rate:,.0f}", f"{measures['clock'].rate / outs.rate:.2f}"]
         )
         print("| " + " | ".join(row) + " |", flush=True)
     if not args.gdl2:

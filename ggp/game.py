@@ -219,6 +219,9 @@ class Game:
         #: ``state_machine`` forks, built or being built
         self._machines: dict = {}
         self._groundings: dict = {}  # key -> _Grounding of a background build
+        #: (reasoner, limit, effort) -> why that build fell back to the
+        #: demand-driven reasoner (:meth:`fallback_reason`)
+        self._fallbacks: dict = {}
         self._lock = threading.Lock()
 
     @cached_property
@@ -317,6 +320,15 @@ class Game:
         machine.add_done_callback(lambda done: _fulfil(named, lambda: done.result().name))
         return named
 
+    def fallback_reason(
+        self, reasoner: str = "compiled", limit: int = GROUND_LIMIT, effort: int = EFFORT
+    ) -> str | None:
+        """Why the machine of :meth:`state_machine` for these arguments is
+        the demand-driven reasoner instead of the one asked for (the game
+        does not ground within the limits: the warning's text), or None when
+        it is the one asked for or is not built yet."""
+        return self._fallbacks.get((reasoner, limit, effort))
+
     def cancel_builds(self) -> None:
         """End the grounding processes of the builds still running, which
         gives their memory back; their futures raise
@@ -389,6 +401,7 @@ class Game:
             program = grounding() if grounding is not None else None
             return CompiledMachine(self.rules, self.roles, limit, effort, program)
         except GroundingTooLarge as exc:
+            self._fallbacks[(reasoner, limit, effort)] = str(exc)
             warnings.warn(
                 f"{self.name}: {exc}; using the demand-driven reasoner",
                 GroundingWarning,

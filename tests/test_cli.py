@@ -358,16 +358,49 @@ def random_game_length(game):
 
 
 def test_bench_a_search_player(capsys):
+    """The player searches on the reasoner named, built before its clock
+    starts (it once searched on the demand-driven fallback, started while the
+    compiled machine built at a start clock of 0, and measured that)."""
     assert main(["bench", "tictactoe", "--seconds", "0.3", "--player", "uct", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["player"] == "uct" and data["simulations"] > 0
+    assert data["reasoner"] == "compiled" and data["fallback_reason"] is None
+    assert data["build_seconds"] >= 0
     assert data["simulations_per_sec"] == pytest.approx(
         data["simulations"] / data["seconds"], rel=0.01
     )
 
 
+@pytest.mark.parametrize("spec", ["uct", "uct:reasoner=reference"])
+def test_bench_a_search_player_on_the_reasoner_named(capsys, spec):
+    """--reasoner names the player's reasoner, unless its spec names one."""
+    argv = ["bench", "tictactoe", "--seconds", "0.2", "--player", spec, "--reasoner", "demand"]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reasoner"] == ("reference" if "reference" in spec else "demand")
+    assert data["simulations"] > 0 and data["fallback_reason"] is None
+
+
+def test_bench_names_the_fallback_it_measures(capsys):
+    """A compiled build past its limits measures the demand-driven reasoner,
+    and says so in the JSON with the reason, besides the warning line."""
+    argv = ["bench", "tictactoe", "--seconds", "0.2", "--ground-limit", "10", "--json"]
+    with pytest.warns(UserWarning, match="using the demand-driven reasoner"):
+        assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reasoner"] == "demand" and data["playouts"] > 0
+    assert data["fallback_reason"].startswith("the relaxed domain cannot be computed")
+    assert main(["bench", "tictactoe", "--seconds", "0.2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fallback_reason"] is None
+
+
 @pytest.mark.parametrize(
-    "spec, words", [("random", "does not search"), ("nobody", "unknown player 'nobody'")]
+    "spec, words",
+    [
+        ("random", "does not search"),
+        ("nobody", "unknown player 'nobody'"),
+        ("uct:seed", "is not key=value"),
+    ],
 )
 def test_bench_player_rejects_what_it_cannot_measure(spec, words):
     result = run("bench", "tictactoe", "--seconds", "0.1", "--player", spec)

@@ -168,42 +168,23 @@ def cmd_count(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    game = load_args_game(args)
     if args.player:
-        data = _bench_player(load_args_game(args), args.player, args.seconds)
+        from players.bench import bench_player
+
+        try:
+            data = bench_player(game, args.player, args.seconds, args.reasoner)
+        except ValueError as exc:
+            raise UserError(str(exc), "player") from None
     else:
         from ggp.tools.bench import bench
 
-        game = load_args_game(args)
         with Progress(
             f"bench {game.name}", "s", args.seconds, quiet=args.json, bar_format=TIMED
         ) as progress:
             data = bench(game, args.reasoner, args.seconds, args.seed, limits(args), progress)
     emit(args, data, "\n".join(as_lines(data)))
     return 0
-
-
-def _bench_player(game, spec, seconds) -> dict:
-    """Simulations per second of a search player thinking about the first move."""
-    import players as registry
-
-    try:
-        player = registry.make(spec)
-    except ValueError as exc:
-        raise UserError(str(exc), "player") from None
-    if not hasattr(player, "think"):
-        raise UserError(f"player {spec!r} does not search: nothing to measure", "player")
-    role = next(r for r in game.roles if r != "random")
-    player.start(game, role, 0.0, seconds)
-    start = time.perf_counter()
-    player.think(time.monotonic() + seconds)
-    elapsed = time.perf_counter() - start
-    return {
-        "game": game.name,
-        "player": spec,
-        "simulations": player.last_simulations,
-        "seconds": round(elapsed, 3),
-        "simulations_per_sec": round(player.last_simulations / elapsed, 1),
-    }
 
 
 def add_commands(cli: Commands) -> None:
@@ -280,7 +261,8 @@ def add_commands(cli: Commands) -> None:
         "--player",
         default=None,
         metavar="SPEC",
-        help="measure this player's simulations per second instead",
+        help="measure this player's simulations per second instead, on the reasoner "
+        "its spec or --reasoner names (built first, with the default grounding limits)",
     )
     p.add_argument("--seed", type=NATURAL, default=1, help="seed of the random playouts")
     reasoner(p)
