@@ -68,26 +68,102 @@ def test_the_features_tell_every_information_state_apart(name):
     legal=st.lists(st.integers(0, 5), min_size=1, max_size=6, unique=True),
 )
 def test_step_features_pack_and_unpack(moves, terms, depth, history, legal):
-    """The packed features unpack to the slots of the history's moves and
-    percepts (steps past the depth in its last block) and the legal moves."""
+    """The packed features unpack to the legal moves and the slots of the
+    history's moves and percepts; a step past the depth is refused until the
+    features grow, and growing keeps every slot (an old row is a prefix)."""
     enc = StepEncoding(range(moves), range(terms), depth)
     legal = [m for m in legal if m < moves] or [0]
     active = []
     for t, (m, seen) in enumerate(history):
+        if t >= enc.depth:
+            with pytest.raises(ValueError, match="past the features' depth"):
+                enc.extend(active, t, m, seen)
+            short = enc.packed(active, enc.actions(legal))
+            enc.grow(t + 1)
+            assert enc.widened(short).tolist() == enc.packed(active, enc.actions(legal)).tolist()
         enc.extend(active, t, m, seen)
     row = enc.packed(active, enc.actions(legal))[None]
     dense = enc.unpacked(row)[0]
     want = np.zeros(enc.size, dtype=np.float32)
+    want[legal] = 1
     for t, (m, seen) in enumerate(history):
-        base = min(t, depth - 1) * enc.step_width
+        base = moves + t * enc.step_width
         if m < moves:
             want[base + m] = 1
         for s in seen:
             if s < terms:
                 want[base + moves + s] = 1
-    want[[enc.legal_at + m for m in legal]] = 1
+    assert enc.depth == max(depth, len(history))
     assert dense.tolist() == want.tolist()
     assert enc.legal(row)[0].tolist() == [m in legal for m in range(moves)]
+
+
+#: A GDL-II game of 70 steps, longer than the 64 playouts' default depth
+#: could ever tell from the game: both play a or b at every step, the second
+#: sees the first's move, and the first wins when both play the same at the
+#: last step.
+LONG_STEPS = 70
+LONG_GAME = "\n".join(
+    [
+        "(role first) (role second) (init (step 0)) (move a) (move b)",
+        "(<= (legal ?r ?m) (role ?r) (move ?m))",
+        "(<= (sees second (saw ?m)) (does first ?m))",
+        "(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))",
+        f"(<= (next same) (true (step {LONG_STEPS - 1})) (does first ?m) (does second ?m))",
+        f"(<= terminal (true (step {LONG_STEPS})))",
+        "(<= (goal first 100) (true same)) (<= (goal first 0) (not (true same)))",
+        "(<= (goal second 0) (true same)) (<= (goal second 100) (not (true same)))",
+        *(f"(succ {n} {n + 1})" for n in range(LONG_STEPS)),
+    ]
+)
+
+
+def test_features_grow_past_their_depth_and_never_merge_two_histories(tmp_path):
+    """On a game of 70 steps whose features start at 4 steps, training grows
+    them to every step an episode reaches (networks, optimisers and memories
+    with them), deterministically given the seed; a match's history deeper
+    than the features grows them too, with the policy of a shorter history
+    unchanged; two histories that differ only in the order of two moves past
+    the first depth get different features; a grown learner saves and loads."""
+    game = load_game(LONG_GAME)
+    params = {"seed": 4, "depth": 4, "hidden": 8, "every": 16, "batch": 16, "optimizer": "adam"}
+    learner = SampledNFSP(game, params).run(3)
+    assert learner.params["depth"] == LONG_STEPS
+    for agent in learner.agents:
+        assert agent.enc.depth == LONG_STEPS
+        assert agent.nets["q"].params[0].shape[0] == agent.enc.size == agent.nets["q"].sizes[0]
+        assert agent.opts["q"].m[0].shape == agent.nets["q"].params[0].shape
+        assert agent.rl.columns["next"].shape[1] == agent.enc.bytes
+        assert agent.updates > 0
+    again = SampledNFSP(game, params).run(3)
+    for a, b in zip(learner.agents, again.agents):
+        assert all(np.array_equal(x, y) for x, y in zip(a.nets["sl"].params, b.nets["sl"].params))
+
+    steps = learner.stepper
+    second = steps.roles.index("second")
+    p = learner.players.index(second)
+    a, b = (steps.move_id(second, m) for m in ("a", "b"))
+    legal = [a, b]
+    shallow = SampledNFSP(game, {**params, "depth": 2})
+    short = shallow.policy(p, [(a, [])], legal)
+    deep = [(a, [])] * 68
+    swapped = deep[:65] + [(b, [])] + deep[66:]
+    deep = deep[:66] + [(b, [])] + deep[67:]
+    assert shallow.policy(p, deep, legal) and shallow.params["depth"] == 68
+    assert shallow.policy(p, [(a, [])], legal) == short
+    enc = shallow.agents[p].enc
+    packed = []
+    for history in (deep, swapped):
+        active: list = []
+        for t, (move, seen) in enumerate(history):
+            enc.extend(active, t, move, seen)
+        packed.append(enc.packed(active, enc.actions(legal)).tobytes())
+    assert packed[0] != packed[1]
+
+    learner.save(tmp_path / "long")
+    loaded = SampledNFSP.load(game, tmp_path / "long")
+    assert loaded.params["depth"] == LONG_STEPS
+    assert loaded.policy(p, deep, legal) == learner.policy(p, deep, legal)
 
 
 def test_kuhn_is_learned_by_sampling():

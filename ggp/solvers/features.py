@@ -86,13 +86,14 @@ class Encoding:
 
 class StepEncoding:
     """The features of one player's information states in a game sampled step
-    by step, when its extensive form cannot be built: the same layout as
+    by step, when its extensive form cannot be built: the slots of
     :class:`Encoding` over vocabularies known before any state is visited,
     ``moves`` (the player's move numbers in the reasoner) and ``terms`` (the
-    numbers of the percepts it can ever see), for the steps ``0 .. depth - 1``;
-    the steps past ``depth - 1`` share its last block (what a player did and
-    saw there is kept, not when).  Two information states differ in their
-    features unless they differ only past that block.
+    numbers of the percepts it can ever see), the legal moves first and then
+    a block per step ``0 .. depth - 1``.  A step past the last block is
+    refused (:meth:`extend`); :meth:`grow` adds blocks at the end, so the
+    features of a shorter history keep their slots.  No two information
+    states share features.
 
     An information state under way is a list of its active slots
     (:meth:`extend`); :meth:`packed` gives its features with the legal moves
@@ -102,18 +103,37 @@ class StepEncoding:
     def __init__(self, moves, terms, depth: int):
         if depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
-        self.moves, self.terms, self.depth = list(moves), list(terms), depth
+        self.moves, self.terms = list(moves), list(terms)
         self.move_slot = {m: k for k, m in enumerate(self.moves)}
         self.term_slot = {t: len(self.moves) + k for k, t in enumerate(self.terms)}
         self.step_width = len(self.moves) + len(self.terms)
-        self.legal_at = depth * self.step_width
-        self.size = self.legal_at + len(self.moves)
+        self.depth = 0
+        self.grow(depth)
+
+    def grow(self, depth: int) -> None:
+        """Blocks for the steps up to ``depth - 1`` (no fewer than now): the
+        slots there were are unchanged, and a packed row of the old size is
+        a prefix of its new packing (:meth:`widened`)."""
+        if depth < self.depth:
+            raise ValueError(f"the features cannot shrink from depth {self.depth} to {depth}")
+        self.depth = depth
+        self.size = len(self.moves) + depth * self.step_width
         self.bytes = (self.size + 7) // 8
+
+    def widened(self, rows: np.ndarray) -> np.ndarray:
+        """Packed ``rows`` (bytes in the last axis) of a smaller depth, packed at this one."""
+        pad = [(0, 0)] * (rows.ndim - 1) + [(0, self.bytes - rows.shape[-1])]
+        return np.pad(rows, pad)
 
     def extend(self, active: list, step: int, move, seen) -> None:
         """Add to ``active`` the player's ``move`` at ``step`` and what it saw
-        then (``seen``: percept numbers; -1, a term it can never see, is skipped)."""
-        base = min(step, self.depth - 1) * self.step_width
+        then (``seen``: percept numbers; -1, a term it can never see, is
+        skipped).  ValueError for a step past the last block."""
+        if step >= self.depth:
+            raise ValueError(
+                f"step {step} is past the features' depth {self.depth}: grow them first"
+            )
+        base = len(self.moves) + step * self.step_width
         if move in self.move_slot:
             active.append(base + self.move_slot[move])
         active.extend(base + self.term_slot[t] for t in seen if t in self.term_slot)
@@ -127,7 +147,7 @@ class StepEncoding:
         are ``actions`` (indices in ``moves``), packed into bytes."""
         bits = np.zeros(self.bytes * 8, dtype=np.uint8)
         bits[active] = 1
-        bits[[self.legal_at + a for a in actions]] = 1
+        bits[actions] = 1
         return np.packbits(bits)
 
     def unpacked(self, rows: np.ndarray) -> np.ndarray:
@@ -136,4 +156,4 @@ class StepEncoding:
 
     def legal(self, rows: np.ndarray) -> np.ndarray:
         """Per packed row, which of ``moves`` are legal."""
-        return np.unpackbits(rows, axis=1, count=self.size)[:, self.legal_at :].astype(bool)
+        return np.unpackbits(rows, axis=1, count=len(self.moves)).astype(bool)

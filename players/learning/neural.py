@@ -131,6 +131,16 @@ class NeuralNetwork:
         for mine, theirs in zip(self.params, other.params):
             mine[...] = theirs
 
+    def widen(self, inputs: int) -> None:
+        """``inputs`` inputs instead of fewer: the new ones get zero weights,
+        so every output stays what it was (the first layer's array is
+        replaced in ``params``; :meth:`SGD.fit`, :meth:`Adam.fit` follow it)."""
+        w = self.params[0]
+        if inputs < len(w):
+            raise ValueError(f"a network cannot narrow from {len(w)} inputs to {inputs}")
+        self.params[0] = np.concatenate([w, np.zeros((inputs - len(w), w.shape[1]), w.dtype)])
+        self.sizes = (inputs, *self.sizes[1:])
+
 
 def q_loss(actions: np.ndarray, targets: np.ndarray):
     """Half the mean squared error of the outputs at ``actions`` against ``targets``."""
@@ -207,6 +217,9 @@ class SGD:
     def load(self, arrays) -> None:
         """Nothing to restore."""
 
+    def fit(self) -> None:
+        """Nothing to follow: the steps read the parameters as they are."""
+
 
 class Adam:
     """Adam (Kingma and Ba, ICLR 2015, Algorithm 1) with learning rate ``lr``."""
@@ -242,6 +255,20 @@ class Adam:
 
     def state(self) -> list:
         return [self.t, *self.m, *self.v]
+
+    def fit(self) -> None:
+        """After a parameter grew along its first axis
+        (:meth:`NeuralNetwork.widen`): its moments grow with it, zero in
+        the new entries, as if those had had zero gradients so far."""
+        for k, p in enumerate(self.params):
+            for moments in (self.m, self.v):
+                old = moments[k]
+                if old.shape != p.shape:
+                    grown = np.zeros_like(p)
+                    grown[: len(old)] = old
+                    moments[k] = grown
+            if self._scratch[k].shape != p.shape:
+                self._scratch[k] = np.empty_like(p)
 
     def load(self, arrays) -> None:
         n = len(self.m)

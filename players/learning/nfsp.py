@@ -119,7 +119,8 @@ PARAMS = (
         int,
         None,
         "a game too large for its tree, sampled step by step: the "
-        "steps the features tell apart (default: the longest of 64 random playouts)",
+        "steps the features have at first (default: the longest of 64 random "
+        "playouts); a deeper episode or match grows them",
         low=1,
     ),
     Param("seed", int, 0, "random seed", low=0),

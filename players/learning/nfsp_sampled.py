@@ -10,7 +10,11 @@ information state comes from and how it is kept:
 - its features are the player's own moves and percepts at every step so far
   and its legal moves (:class:`ggp.solvers.features.StepEncoding`), over the moves
   and percepts the compiled reasoner's network can ever produce for the
-  player, so nothing is enumerated;
+  player, so nothing is enumerated; their first depth is the longest of
+  :data:`DEPTH_PLAYOUTS` seeded random playouts (or the ``depth``
+  parameter), and an episode or a match that goes deeper grows them
+  (:meth:`SampledNFSP.grow`), so two different histories never share
+  features;
 - the memories keep those features packed into bytes (a row of a table on a
   tree), and the policies of an information state are computed when an
   episode reaches it and kept, by its bytes, until the next update.
@@ -39,8 +43,14 @@ from players.belief import Steps
 from players.imperfect.sampled import deciders
 from players.learning.nfsp import NFSP, Agent, draw
 
-#: Random playouts whose longest sets the features' depth by default.
+#: Random playouts whose longest sets the features' first depth by default.
 DEPTH_PLAYOUTS = 64
+#: The features' layout, in the saved learners' signature: a learner saved
+#: before the legal moves came first (when the steps past the depth shared
+#: its last block) is refused, not misread.
+FEATURES_LAYOUT = "legal moves, then a block per step"
+#: The memories' columns that hold an information state (packed features).
+STATE_COLUMNS = {"s", "next"}
 
 
 class SampledAgent(Agent):
@@ -55,6 +65,22 @@ class SampledAgent(Agent):
 
     def legal_at(self, states) -> np.ndarray:
         return self.enc.legal(states)
+
+    def grow(self, depth: int) -> None:
+        """Features for the steps up to ``depth - 1``
+        (:meth:`ggp.solvers.features.StepEncoding.grow`): the networks take
+        the new inputs with zero weights (their outputs are unchanged), and
+        the memories' information states are packed at the new size."""
+        self.enc.grow(depth)
+        for net in self.nets.values():
+            net.widen(self.enc.size)
+        for opt in self.opts.values():
+            opt.fit()
+        self.state_column = (np.uint8, self.enc.bytes)
+        for memory in self.memories.values():
+            for name in STATE_COLUMNS & memory.columns.keys():
+                memory.columns[name] = self.enc.widened(memory.columns[name])
+        self.tabulate()
 
     def tabulate(self) -> None:
         """After an update: forget the policies computed so far."""
@@ -117,6 +143,19 @@ class SampledNFSP(NFSP):
             )
             for r in self.players
         ]
+        self._last = [None, None]
+
+    def grow(self, depth: int) -> None:
+        """Features for ``depth`` steps, when an episode or a match goes
+        deeper than they reach: both agents grow
+        (:meth:`SampledAgent.grow`), and so does the move kept for the
+        transition under way; ``depth`` is saved with the parameters."""
+        self.params["depth"] = depth
+        for p, agent in enumerate(self.agents):
+            agent.grow(depth)
+            if self._last[p] is not None:
+                row, action = self._last[p]
+                self._last[p] = (agent.enc.widened(row), action)
 
     def _longest_playout(self) -> int:
         """The most steps of :data:`DEPTH_PLAYOUTS` random playouts (seeded)."""
@@ -124,9 +163,9 @@ class SampledNFSP(NFSP):
         return max(1, *(sm.random_playout(self.root, rng)[1] for _ in range(DEPTH_PLAYOUTS)))
 
     def signature(self) -> str:
-        """A digest of the roles, the features' vocabularies and depth."""
+        """A digest of the roles, the features' layout, vocabularies and depth."""
         sm = self.stepper.sm
-        parts = [" ".join(sm.roles), str(self.params["depth"])]
+        parts = [" ".join(sm.roles), FEATURES_LAYOUT, str(self.params["depth"])]
         for r, agent in zip(self.players, self.agents):
             seen = dict(sm.percept_nodes[r])
             parts += [
@@ -165,6 +204,8 @@ class SampledNFSP(NFSP):
                     if self.steps % every == 0:
                         self.learn()
                 state, seen = steps.next_seen(state, joint)
+                if t >= self.params["depth"]:
+                    self.grow(t + 1)
                 for p, r in enumerate(self.players):
                     agents[p].enc.extend(active[p], t, joint[r], seen[r])
                 t += 1
@@ -177,6 +218,8 @@ class SampledNFSP(NFSP):
         """The average policy's probabilities of ``legal`` (move numbers) for
         player ``p`` (an index of ``players``) whose own moves and percepts
         at each step so far were ``history``: (move number, percept numbers)."""
+        if len(history) > self.params["depth"]:
+            self.grow(len(history))
         enc = self.agents[p].enc
         active: list = []
         for t, (move, seen) in enumerate(history):
