@@ -3,7 +3,17 @@ Continual Resolving" (slides), slide 51: for every pair, the row player's mean g
 against the column player over their matches (roles swapped every match), with its
 95% Wilson interval, in the order the study lists its players.
 
-    python benchmarks/h2h.py benchmarks/seed001_leduc.yaml
+Beside it, the table of each player against ``random``: its mean goal with the same
+interval, and whether that interval lies above the game's mean (the mean over those
+matches of the players' average goal: 50 in a zero-sum game of 0..100), i.e. whether
+the player measurably beats random.  A win in the head-to-head table means little
+between players that do not.  The matches against random come from the study itself
+when one of its players is ``random``, or from the study named by ``--random`` (whose
+players must have the same specs under the same labels).
+
+    python benchmarks/h2h.py benchmarks/seed001_iigs5.yaml
+    python benchmarks/h2h.py benchmarks/seed001_leduc.yaml \
+        --random benchmarks/seed001_leduc_random.yaml
 
 Reads the study's matches file (``matches.jsonl.gz``).  The slides report expected utility x 100 in
 [-100, 100]; our goals are 0..100, so its figure is 2 x ours - 100 for a win/lose game.
@@ -13,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import yaml
@@ -20,11 +31,18 @@ import yaml
 from matches.study import match_lines, matches_path, score_interval
 
 
-def table(study_path) -> str:
+class StudyError(ValueError):
+    """A study whose tables cannot be printed; its message is one line."""
+
+
+def load(study_path) -> tuple[dict, dict, list]:
+    """A study file's contents, the goals of its scored matches per ordered pair
+    of labels ``(a, b)``: a's goals against b, and the sums of both players'
+    goals, one a scored match (matches with faults are left out)."""
     study = yaml.safe_load(Path(study_path).read_text())
-    labels = list(study["players"])
     out = matches_path(Path(study_path).parent / study["out"])
     goals: dict = {}
+    totals: dict = {}
     for line in match_lines(out):
         record = json.loads(line)
         if record.get("faults"):
@@ -32,6 +50,19 @@ def table(study_path) -> str:
         a, b = record["pair"]
         goals.setdefault((a, b), []).append(record["goals"][a])
         goals.setdefault((b, a), []).append(record["goals"][b])
+        totals.setdefault(frozenset((a, b)), []).append(record["goals"][a] + record["goals"][b])
+    return study, goals, totals
+
+
+def _cell(goals: list) -> str:
+    low, high = score_interval(goals)
+    return f"{sum(goals) / len(goals):.1f} ({low} .. {high})"
+
+
+def table(study_path) -> str:
+    """The head-to-head table of the study at ``study_path`` (Markdown)."""
+    study, goals, _ = load(study_path)
+    labels = list(study["players"])
     rows = [
         f"| {study['games'][0]} | " + " | ".join(labels[1:]) + " |",
         "|---|" + "---|" * (len(labels) - 1),
@@ -40,11 +71,7 @@ def table(study_path) -> str:
         cells = []
         for j, b in enumerate(labels[1:], start=1):
             g = goals.get((a, b), [])
-            if j <= i or not g:
-                cells.append("")
-                continue
-            low, high = score_interval(g)
-            cells.append(f"{sum(g) / len(g):.1f} ({low} .. {high})")
+            cells.append(_cell(g) if j > i and g else "")
         rows.append(f"| {a} | " + " | ".join(cells) + " |")
     counts = sorted({len(g) for g in goals.values()})
     rows.append("")
@@ -52,11 +79,69 @@ def table(study_path) -> str:
     return "\n".join(rows)
 
 
+def random_label(study: dict, path) -> str | None:
+    """The label of the study's ``random`` player; None when it has none."""
+    found = [label for label, spec in study["players"].items() if spec.split(":")[0] == "random"]
+    if len(found) > 1:
+        raise StudyError(f"{path}: more than one random player ({', '.join(found)})")
+    return found[0] if found else None
+
+
+def against_random(study_path, random_path=None) -> str:
+    """The table of every player of the study at ``study_path`` (but random)
+    against random, from the matches of ``random_path`` (default: the same
+    study): matches, mean goal with its 95% Wilson interval, and whether the
+    interval lies above the game's mean.  StudyError when that study has no
+    random player, gives a player another spec, or has no match of a player
+    against random."""
+    random_path = random_path or study_path
+    study = yaml.safe_load(Path(study_path).read_text())
+    other, goals, totals = load(random_path)
+    rnd = random_label(other, random_path)
+    if rnd is None:
+        hint = "" if random_path != study_path else "; name a study that has one with --random"
+        raise StudyError(f"{random_path}: no player is random{hint}")
+    labels = [label for label in study["players"] if label != random_label(study, study_path)]
+    for label in labels:
+        if other["players"].get(label) != study["players"][label]:
+            raise StudyError(
+                f"{random_path}: {label} is {other['players'].get(label)!r}, "
+                f"not {study['players'][label]!r} as in {study_path}"
+            )
+        if not goals.get((label, rnd)):
+            raise StudyError(f"{random_path}: no scored match of {label} against {rnd}")
+    sums = [s for label in labels for s in totals[frozenset((label, rnd))]]
+    mean = sum(sums) / len(sums) / 2
+    rows = [
+        f"| {other['games'][0]} | matches against {rnd} | mean goal (95% interval) "
+        f"| above the game's mean ({mean:.1f}) |",
+        "|---|---|---|---|",
+    ]
+    for label in labels:
+        g = goals[(label, rnd)]
+        low, _ = score_interval(g)
+        rows.append(f"| {label} | {len(g)} | {_cell(g)} | {'yes' if low > mean else 'no'} |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("study", nargs="+")
-    for path in ap.parse_args(argv).study:
-        print(table(path))
+    ap.add_argument(
+        "--random",
+        metavar="STUDY",
+        help="the study with the players' matches against random (default: each study itself)",
+    )
+    args = ap.parse_args(argv)
+    for path in args.study:
+        try:
+            tables = (table(path), against_random(path, args.random))
+        except StudyError as exc:
+            print(f"h2h: {exc}", file=sys.stderr)
+            return 1
+        print(tables[0])
+        print()
+        print(tables[1])
         print()
     return 0
 

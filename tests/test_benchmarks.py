@@ -222,3 +222,88 @@ def test_a_benchmarked_player_searches_at_about_the_kernels_speed(game):
     clock = Measure(lambda n: clocked(bench_player(loaded, "uct", 0.25)), 0.25)
     run_rounds({"playouts": playouts, "clock": clock}, 1.0)
     assert clock.rate > playouts.rate / 5, (clock.rate, playouts.rate)
+
+
+def write_h2h_study(folder: Path, players: dict, matches: list) -> Path:
+    """A study file in ``folder`` naming ``players`` (label: spec) on tictactoe,
+    with ``matches`` ((a, b, a's goal, b's goal, faults) each) as its
+    compressed matches file, as a finished study leaves them."""
+    import gzip
+
+    import yaml
+
+    out = folder / "out"
+    out.mkdir(parents=True)
+    lines = [
+        json.dumps({"pair": [a, b], "goals": {a: ga, b: gb}, "faults": faults})
+        for a, b, ga, gb, faults in matches
+    ]
+    (out / "matches.jsonl.gz").write_bytes(gzip.compress("\n".join(lines).encode()))
+    path = folder / "study.yaml"
+    study = {"games": ["tictactoe"], "players": players, "out": "out"}
+    path.write_text(yaml.safe_dump(study, sort_keys=False))
+    return path
+
+
+def run_h2h(*argv):
+    return subprocess.run(
+        [sys.executable, "benchmarks/h2h.py", *map(str, argv)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_h2h_prints_each_player_against_random_beside_the_head_to_head(tmp_path):
+    """benchmarks/h2h.py: the head-to-head table, then every player's mean goal
+    against random with its Wilson interval and whether that interval lies
+    above the game's mean; a mean above it with a wide interval is not enough,
+    and a match with faults is not scored."""
+    from matches.study import score_interval
+
+    players = {"strong": "mccr:iterations=10", "lucky": "uct", "rnd": "random"}
+    matches = (
+        [("strong", "rnd", 100, 0, 0)] * 40
+        + [("lucky", "rnd", 60, 40, 0)] * 20
+        + [("lucky", "rnd", 0, 100, 1)] * 5  # faulted: left out
+        + [("strong", "lucky", 70, 30, 0)] * 10
+    )
+    done = run_h2h(write_h2h_study(tmp_path, players, matches))
+    assert done.returncode == 0, done.stderr
+    head, _, against = done.stdout.partition("matches a pair:")
+    low, high = score_interval([70] * 10)
+    assert f"| strong | 70.0 ({low} .. {high}) |" in head
+    assert "| tictactoe | matches against rnd | mean goal (95% interval) |" in against
+    assert "above the game's mean (50.0) |" in against
+    low, high = score_interval([100] * 40)
+    assert f"| strong | 40 | 100.0 ({low} .. {high}) | yes |" in against
+    low, high = score_interval([60] * 20)
+    assert low < 50 < 60
+    assert f"| lucky | 20 | 60.0 ({low} .. {high}) | no |" in against
+
+
+def test_h2h_takes_the_matches_against_random_from_the_study_named(tmp_path):
+    """--random names the study with the matches against random; it must give
+    the players the same specs, and a study without random is refused in one
+    line.  The game's mean is that of the matches (here goals sum to 120)."""
+    players = {"a": "uct:simulations=10", "b": "mcts"}
+    main = write_h2h_study(tmp_path / "main", players, [("a", "b", 60, 60, 0)] * 4)
+    refused = run_h2h(main)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        f"h2h: {main}: no player is random; name a study that has one with --random"
+    )
+    versus = [("a", "random", 90, 30, 0)] * 30 + [("random", "b", 60, 60, 0)] * 30
+    other = write_h2h_study(tmp_path / "other", {**players, "random": "random"}, versus)
+    done = run_h2h(main, "--random", other)
+    assert done.returncode == 0, done.stderr
+    assert "above the game's mean (60.0) |" in done.stdout
+    assert "| a | 30 | 90.0 (" in done.stdout and ") | yes |" in done.stdout
+    assert "| b | 30 | 60.0 (" in done.stdout and ") | no |" in done.stdout
+    stale = write_h2h_study(
+        tmp_path / "stale", {"a": "uct:simulations=20", "b": "mcts", "random": "random"}, versus
+    )
+    refused = run_h2h(main, "--random", stale)
+    assert refused.returncode == 1
+    assert "a is 'uct:simulations=20', not 'uct:simulations=10'" in refused.stderr
