@@ -45,7 +45,7 @@ FIELDS = (
     "seeds",
     "unit",
     "exploitability",
-    "exploitability_unit",
+    "exploitability_in_unit",
     "ms_a_decision",
 )
 
@@ -107,7 +107,7 @@ def plot(rows: list, command: str, path: Path) -> None:
         for spec in sorted({r["player"] for r in rows}):
             for t0 in sorted({r["root"] for r in rows}):
                 line = sorted(
-                    (r["iterations"], r["exploitability_unit"])
+                    (r["iterations"], r["exploitability_in_unit"])
                     for r in rows
                     if r["player"] == spec and r["root"] == t0
                 )
@@ -116,14 +116,16 @@ def plot(rows: list, command: str, path: Path) -> None:
     elif command == "time":
         for spec in sorted({r["player"] for r in rows}):
             line = sorted(
-                (r["ms_a_decision"], r["exploitability_unit"]) for r in rows if r["player"] == spec
+                (r["ms_a_decision"], r["exploitability_in_unit"])
+                for r in rows
+                if r["player"] == spec
             )
             ax.plot(*zip(*line), marker="o", label=spec)
         ax.set_xlabel("evaluation milliseconds a decision")
     else:
         for spec in sorted({r["player"] for r in rows}):
             line = sorted(
-                (r["epsilon"], r["exploitability_unit"]) for r in rows if r["player"] == spec
+                (r["epsilon"], r["exploitability_in_unit"]) for r in rows if r["player"] == spec
             )
             ax.plot(*zip(*line), marker="o", label=spec)
         ax.set_xlabel("outcome sampling's epsilon")
@@ -171,7 +173,7 @@ def main() -> None:
             f.flush()
             print(
                 f"{spec} T0={root} TR={iterations} eps={epsilon}: "
-                f"{rows[-1]['exploitability_unit']:.4f} {rows[-1]['unit']}, "
+                f"{rows[-1]['exploitability_in_unit']:.4f} {rows[-1]['unit']}, "
                 f"{rows[-1]['ms_a_decision']} ms a decision evaluated",
                 flush=True,
             )

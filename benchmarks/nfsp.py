@@ -13,7 +13,7 @@ scored twice: its average policy (label ``dqn``) and its greedy policy
 Every run trains for ``--seconds`` (per game) of its own time and is scored
 by exact exploitability at log-spaced points; all runs go to one CSV per game
 (``game, player, seed, unit, episodes, seconds, exploitability,
-exploitability_unit``, as ``ggp exploit --curve`` writes) and a log-log plot
+exploitability_in_unit``, as ``ggp exploit --curve`` writes) and a log-log plot
 of exploitability against training seconds beside it.  Runs are spread over
 ``--workers`` processes (one per core):
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ggp import load_game
 from ggp.solvers.cfr import exploitability
-from ggp.solvers.efg import build_tree
+from ggp.solvers.efg import build_tree, exploitability_in_unit
 from ggp.solvers.solve import solve
 from players.learning.curves import CSV_FIELDS, checkpoints, plot_curves
 from players.learning.selfplay import learner_for
@@ -113,7 +113,7 @@ def run(job) -> list:
     ]
     print(
         f"{game} {label} seed {seed}: {curve[-1][0]:,} episodes in {curve[-1][1]:.0f} s, "
-        f"exploitability {rows[len(curve) - 1]['exploitability_unit']:.4f} "
+        f"exploitability {rows[len(curve) - 1]['exploitability_in_unit']:.4f} "
         f"{tree.display.name}",
         flush=True,
     )
@@ -136,7 +136,7 @@ def summary(path: Path) -> str:
     ]
     for label in dict.fromkeys(player for player, _ in last):
         rows = [r for (player, _), r in last.items() if player == label]
-        gaps = [float(r["exploitability_unit"]) for r in rows]
+        gaps = [exploitability_in_unit(r) for r in rows]
         rate = sum(int(r["episodes"]) / float(r["seconds"]) for r in rows) / len(rows)
         seconds = sum(float(r["seconds"]) for r in rows) / len(rows)
         spread = f" ({min(gaps):.3g} - {max(gaps):.3g})" if len(gaps) > 1 else ""

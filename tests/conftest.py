@@ -75,9 +75,9 @@ def held_build(monkeypatch):
 def in_unit(tree, gap):
     """An exploitability ``gap`` on ``tree``'s -1..1 utilities in the unit
     its file declares (chips in Kuhn and Leduc), as OpenSpiel's figures are."""
-    return tree.in_units(gap)["exploitability_unit"]
+    return tree.in_units(gap)["exploitability_in_unit"]
 
 
 def values_in_unit(tree, values):
     """The players' ``values`` on ``tree``'s utilities in its file's unit."""
-    return list(tree.in_units(0.0, values)["values_unit"].values())
+    return list(tree.in_units(0.0, values)["values_in_unit"].values())

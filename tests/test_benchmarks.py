@@ -140,7 +140,7 @@ def test_mccr_budgets_writes_the_seeds_grid(tmp_path):
         ("mccr:variant=reset", "100000"),
     ]
     for small, large in (rows[0:2], rows[2:4]):
-        assert float(large["exploitability_unit"]) < float(small["exploitability_unit"])
+        assert float(large["exploitability_in_unit"]) < float(small["exploitability_in_unit"])
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
 

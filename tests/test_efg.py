@@ -105,17 +105,17 @@ def test_cli_solve_and_exploit(capsys, tmp_path):
     )
     # every command reports goal points and the game's unit, under the same keys
     assert data["unit"] == "chip"
-    assert data["exploitability_unit"] == pytest.approx(0.00822598, abs=1e-6)
+    assert data["exploitability_in_unit"] == pytest.approx(0.00822598, abs=1e-6)
     assert data["exploitability"] == pytest.approx(25 * 0.00822598, abs=1e-5)
-    assert data["values_unit"]["first"] == pytest.approx(-1 / 18, abs=0.01)
+    assert data["values_in_unit"]["first"] == pytest.approx(-1 / 18, abs=0.01)
     assert data["values"]["first"] == pytest.approx(50 - 25 / 18, abs=0.25)
     solved = data
     data = run_json(capsys, "exploit", "kuhn", "--policy", str(out))
-    for key in ("unit", "exploitability", "exploitability_unit", "values", "values_unit"):
+    for key in ("unit", "exploitability", "exploitability_in_unit", "values", "values_in_unit"):
         assert data[key] == pytest.approx(solved[key]) if key != "unit" else data[key] == "chip"
     data = run_json(capsys, "exploit", "kuhn", "--policy", "uniform")
     assert data["exploitability"] == pytest.approx(25 * 0.458333, abs=1e-4)
-    assert data["exploitability_unit"] == pytest.approx(0.458333, abs=1e-6)
+    assert data["exploitability_in_unit"] == pytest.approx(0.458333, abs=1e-6)
 
 
 def test_cli_exploit_rejects_a_bad_policy(capsys, tmp_path):

@@ -18,11 +18,11 @@ from ggp.solvers._cfr import evaluate
 from ggp.solvers.cfr import CFRSolver, best_response_values, exploitability
 from ggp.solvers.efg import build_tree, flatten
 from ggp.solvers.public import public_states
-from ggp.solvers.resolving import gadget, kept_data, subtree_ends, whole_game
+from ggp.solvers.resolving import VALUES, gadget, kept_data, subtree_ends, whole_game
 from matches.cli import main
 from matches.manager import run_match
 from players.imperfect.evaluation import online_policy
-from players.imperfect.online import Resolver, View
+from players.imperfect.online import Resolver, View, warmed
 from players.registry import player_class
 
 NEW_PLAYERS = (
@@ -107,7 +107,7 @@ def test_the_gadget_with_follow_is_the_subgame(solved):
     assert all(sub.origin[sub.node(t)] == t for t in tops)
 
 
-def _continual(view, values, variant, root, iterations):
+def _continual(view, values, variant, root, iterations, warmup=0.5):
     """The strategy of continual resolving as ``mccr`` plays it online (its
     own walk, :class:`Resolver` and kept data), but each solve exact:
     full-width CFR+, ``root`` iterations for the blueprint, ``iterations`` a
@@ -120,12 +120,20 @@ def _continual(view, values, variant, root, iterations):
     mccr = player_class("mccr")
     out = sum(
         mccr.online_strategy(
-            view, me, 0, iterations, variant=variant, values=values, root=root, solver=cfr_plus
+            view,
+            me,
+            0,
+            iterations,
+            variant=variant,
+            values=values,
+            warmup=warmup,
+            root=root,
+            solver=cfr_plus,
         )
         for me in (0, 1)
     )
     blueprint = Resolver(view, 0, variant, 0.6, values, solver=cfr_plus)
-    blueprint.solve_root(0, lambda run: run(root))
+    blueprint.solve_root(0, warmed(root, warmup))
     return out, blueprint.strategy
 
 
@@ -134,22 +142,57 @@ def _as_list(view, flat_policy):
     return [flat_policy[start[i] : start[i + 1]].tolist() for i in range(len(start) - 1)]
 
 
+#: How much more exploitable than its blueprint an exactly resolved strategy
+#: may be, as a share of the blueprint's exploitability: the CR bound of
+#: Šustr, Kovařík and Lisý adds each resolve's own error, which 300 to 3,000
+#: CFR+ iterations keep far below this (the largest ratio measured is 1.00,
+#: docs/mccr.md).
+TOLERANCE = 0.02
+
+
+def _safety(game, root, iterations, variant, values):
+    view = View(build_tree(load_game(game)))
+    resolved, blueprint = _continual(view, values, variant, root, iterations)
+    before = exploitability(view.tree, _as_list(view, blueprint))
+    after = exploitability(view.tree, _as_list(view, resolved))
+    assert after <= (1 + TOLERANCE) * before, (after, before)
+
+
+@pytest.mark.parametrize(
+    "game, root, iterations", [("kuhn", 100, 1000), ("iigs4", 100, 1000), ("leduc", 30, 300)]
+)
+@pytest.mark.parametrize("variant", ["keep", "reset"])
+@pytest.mark.parametrize("values", VALUES)
+def test_resolving_with_the_kept_values_is_safe(game, root, iterations, variant, values):
+    """The safety argument of continual resolving (Šustr, Kovařík and Lisý,
+    "Monte Carlo Continual Resolving for Online Strategy Computation in
+    Imperfect Information Games", Theorem: the CR bound), for every
+    ``values=`` mode of ``mccr``'s own resolver at its default warm-up, with
+    exact resolves: the resolved strategy is no more exploitable than its
+    blueprint, up to :data:`TOLERANCE`."""
+    _safety(game, root, iterations, variant, values)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("game, root, iterations", [("iigs4", 300, 3000), ("leduc", 100, 1000)])
 @pytest.mark.parametrize("variant", ["keep", "reset"])
-def test_resolving_with_the_kept_values_is_safe(game, root, iterations, variant):
-    """The MCCR slides' safety argument, with ``mccr``'s own resolver keeping the
-    opponent's counterfactual best-response values (``values=br``) and exact
-    resolves: the resolved strategy is no more exploitable than its
-    blueprint.  Keeping the values of the resolved average profile instead
-    (``values=average``, as in the MCCR slides) is not safe: here it is several
-    times the blueprint's.  (The default, values averaged over a sampled
-    resolve's iterations, is measured in docs/mccr.md.)"""
-    view = View(build_tree(load_game(game)))
-    resolved, blueprint = _continual(view, "br", variant, root, iterations)
+@pytest.mark.parametrize("values", VALUES)
+def test_resolving_with_the_kept_values_is_safe_at_larger_budgets(
+    game, root, iterations, variant, values
+):
+    _safety(game, root, iterations, variant, values)
+
+
+@pytest.mark.parametrize("variant", ["keep", "reset"])
+def test_values_averaged_over_every_iteration_are_not_safe(variant):
+    """Without the warm-up, the values averaged over every iteration of an
+    exact resolve include those of its first, poor strategies, and continual
+    resolving with them loses on its blueprint (IIGS-4: 3.2 and 2.9 times
+    its exploitability, docs/mccr.md)."""
+    view = View(build_tree(load_game("iigs4")))
+    resolved, blueprint = _continual(view, "iterations", variant, 300, 3000, warmup=0.0)
     before = exploitability(view.tree, _as_list(view, blueprint))
-    assert exploitability(view.tree, _as_list(view, resolved)) <= before
-    unsafe, _ = _continual(view, "average", variant, root, iterations)
-    assert exploitability(view.tree, _as_list(view, unsafe)) > 1.5 * before
+    assert exploitability(view.tree, _as_list(view, resolved)) > 2 * before
 
 
 def test_mccr_resolves_once_per_new_public_state():
@@ -361,7 +404,7 @@ def test_cli_exploit_online(capsys, tmp_path):
     data = json.loads(capsys.readouterr().out)
     rows = data["rows"]
     assert [r["budget"] for r in rows] == [30, 3000]
-    assert rows[1]["exploitability_unit"] < rows[0]["exploitability_unit"]
+    assert rows[1]["exploitability_in_unit"] < rows[0]["exploitability_in_unit"]
     assert out.with_suffix(".png").stat().st_size > 0
 
 

@@ -15,7 +15,7 @@ from ggp.solvers import cfr
 from ggp.solvers.efg import flatten
 from matches.cli import main
 from players.imperfect._infotree import InfoTrees
-from players.learning.curves import checkpoints
+from players.learning.curves import CSV_FIELDS, checkpoints, plot_curves, write_curve
 from players.learning.selfplay import SelfPlay, train
 
 # the thesis' tuned values, c = 1.75 chips on the utilities' scale (a chip is 25 / 50 of it)
@@ -254,17 +254,17 @@ def test_cli_learns_and_writes_the_curve(capsys, tmp_path, kuhn):
         "player",
         "episodes",
         "exploitability",
-        "exploitability_unit",
+        "exploitability_in_unit",
         "unit",
         "episodes_per_sec",
         "seconds",
     } <= set(data)
     assert (data["game"], data["episodes"], data["unit"]) == ("kuhn", 20000, "chip")
-    assert data["exploitability"] == pytest.approx(25 * data["exploitability_unit"])
-    assert 0 < data["exploitability_unit"] < 0.458
+    assert data["exploitability"] == pytest.approx(25 * data["exploitability_in_unit"])
+    assert 0 < data["exploitability_in_unit"] < 0.458
     learned = cfr.load_policy(kuhn, policy)
     assert in_unit(kuhn, cfr.exploitability(kuhn, learned)) == pytest.approx(
-        data["exploitability_unit"]
+        data["exploitability_in_unit"]
     )
     run_json(
         capsys,
@@ -312,3 +312,33 @@ def test_cli_self_play_errors_are_one_line(capsys, argv, message):
     error = json.loads(capsys.readouterr().out)["error"]
     assert set(error) == {"kind", "message", "file", "line", "column"}
     assert message in error["message"] and "\n" not in error["message"]
+
+
+def test_a_curve_file_of_the_old_column_name_is_read_and_appended_to(tmp_path):
+    """Curve files written when the exploitability in the game's unit was
+    ``exploitability_unit`` (benchmarks/results) are still plotted, and a run
+    appended to one keeps its columns; a file of other columns is refused."""
+    old = tmp_path / "old.csv"
+    header = [
+        name if name != "exploitability_in_unit" else "exploitability_unit" for name in CSV_FIELDS
+    ]
+    row = {"game": "kuhn", "player": "p", "seed": 0, "unit": "chip", "seconds": 1.0}
+    with old.open("w", newline="") as f:
+        writer = csv.DictWriter(f, header)
+        writer.writeheader()
+        writer.writerow(
+            {**row, "episodes": 1000, "exploitability": 5.0, "exploitability_unit": 0.2}
+        )
+    write_curve(
+        old,
+        [{**row, "episodes": 2000, "exploitability": 2.5, "exploitability_in_unit": 0.1}],
+        append=True,
+    )
+    rows = list(csv.DictReader(old.open()))
+    assert list(rows[0]) == header
+    assert [r["exploitability_unit"] for r in rows] == ["0.2", "0.1"]
+    plot_curves(old, tmp_path / "old.png")
+    assert (tmp_path / "old.png").read_bytes()[:4] == b"\x89PNG"
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a curve file"):
+        write_curve(tmp_path / "other.csv", [], append=True)

@@ -74,7 +74,7 @@ def test_the_tree_is_the_same_without_the_header(trees):
     assert plain.display == Unit() and marked.display.name != "goal points"
     gap = 0.125
     assert plain.in_units(gap)["exploitability"] == marked.in_units(gap)["exploitability"]
-    assert plain.in_units(gap)["exploitability_unit"] == gap * marked.unit.scale
+    assert plain.in_units(gap)["exploitability_in_unit"] == gap * marked.unit.scale
 
 
 @pytest.mark.parametrize("algo", ["cfr+", "mccfr", "mccfr:sampling=external"])

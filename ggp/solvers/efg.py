@@ -234,20 +234,36 @@ class Tree:
         """An exploitability ``gap`` (and the players' ``values``), both in
         the tree's utilities, as every command reports them: in goal points
         (``exploitability``, ``values``) and in the file's declared unit
-        (``exploitability_unit``, ``values_unit``), named by ``unit``."""
+        (``exploitability_in_unit``, ``values_in_unit``), whose name is
+        ``unit``."""
         points = gap * self.unit.scale
         data = {
             "unit": self.display.name,
             "exploitability": points,
-            "exploitability_unit": points / self.display.scale,
+            "exploitability_in_unit": points / self.display.scale,
         }
         if values is not None:
             goals = [self.unit.to_goal(v) for v in values]
             data["values"] = dict(zip(self.players, goals))
-            data["values_unit"] = {
+            data["values_in_unit"] = {
                 r: self.display.from_goal(g) for r, g in zip(self.players, goals)
             }
         return data
+
+
+#: The fields of :meth:`Tree.in_units` in the game's unit, and the names they
+#: had before (``exploitability_unit`` read as the unit's name, which is in
+#: ``unit``); files written with those are still read
+#: (:func:`exploitability_in_unit`, :func:`players.learning.curves.write_curve`).
+RENAMED = {"exploitability_in_unit": "exploitability_unit", "values_in_unit": "values_unit"}
+
+
+def exploitability_in_unit(row) -> float:
+    """The exploitability in the game's unit of a curve file's row or a
+    command's JSON object, under its name or the one it had before
+    (:data:`RENAMED`)."""
+    name = "exploitability_in_unit"
+    return float(row[name] if name in row else row[RENAMED[name]])
 
 
 def infostate_key(role: str, observations: tuple, moves: tuple) -> str:

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ggp.progress import TIMED, Progress
-from ggp.solvers.efg import TreeTooLarge, build_tree
+from ggp.solvers.efg import TreeTooLarge, build_tree, exploitability_in_unit
 from matches.cli.common import (
     ALGO,
     BUDGETS,
@@ -84,7 +84,8 @@ def cmd_solve(args) -> int:
         _write_solve_curve(args, game, tree, curve)
         lines += [f"{'iterations':>12} {'seconds':>9} exploitability ({tree.display.name})"]
         lines += [
-            f"{n:>12} {t:>9.3f} {tree.in_units(g)['exploitability_unit']:.6f}" for n, t, g in curve
+            f"{n:>12} {t:>9.3f} {tree.in_units(g)['exploitability_in_unit']:.6f}"
+            for n, t, g in curve
         ]
     emit(args, data, "\n".join(lines))
     return 0
@@ -190,7 +191,7 @@ ONLINE_FIELDS = (
     "seeds",
     "unit",
     "exploitability",
-    "exploitability_unit",
+    "exploitability_in_unit",
     "seconds",
 )
 
@@ -272,7 +273,7 @@ def _exploit_online(args) -> int:
         f"{'budget':>8} {'exploitability (' + unit.name + ')':>24} {'seconds':>9}",
     ]
     lines += [
-        f"{r['budget'] or '-':>8} {r['exploitability_unit']:>24.6f} {r['seconds']:>9.2f}"
+        f"{r['budget'] or '-':>8} {r['exploitability_in_unit']:>24.6f} {r['seconds']:>9.2f}"
         for r in records
     ]
     emit(args, data, "\n".join(lines))
@@ -315,7 +316,7 @@ def _plot_online(csv_path, png_path) -> None:
         for row in csv.DictReader(f):
             budget = int(row["budget"]) if row["budget"] not in ("", "None") else None
             lines.setdefault((row["game"], row["player"]), []).append(
-                (budget, float(row["exploitability_unit"]), row["unit"])
+                (budget, exploitability_in_unit(row), row["unit"])
             )
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (game, player), points in lines.items():
@@ -413,7 +414,7 @@ def _exploit_selfplay(args, game, tree) -> int:
         lines += [f"{'episodes':>12} {'seconds':>9} exploitability ({tree.display.name})"]
         lines += [
             f"{p.episodes:>12} {p.seconds:>9.3f} "
-            f"{tree.in_units(p.exploitability)['exploitability_unit']:.6f}"
+            f"{tree.in_units(p.exploitability)['exploitability_in_unit']:.6f}"
             for p in learner.curve
         ]
     emit(args, data, "\n".join(lines))

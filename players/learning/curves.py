@@ -10,6 +10,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from ggp.solvers.efg import RENAMED, exploitability_in_unit
+
 CSV_FIELDS = (
     "game",
     "player",
@@ -18,7 +20,7 @@ CSV_FIELDS = (
     "episodes",
     "seconds",
     "exploitability",
-    "exploitability_unit",
+    "exploitability_in_unit",
 )
 
 
@@ -60,13 +62,18 @@ def curve_rows(learner, game: str) -> list:
 
 def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIELDS) -> None:
     """Write ``rows`` to the CSV file ``path`` with columns ``fields`` (after its
-    rows with ``append``; ValueError when that file has other columns)."""
+    rows with ``append``, in the columns' old names if the file has them,
+    :data:`ggp.solvers.efg.RENAMED`; ValueError when that file has other columns)."""
     path = Path(path)
     keep = append and path.is_file() and path.stat().st_size > 0
     if keep:
         with path.open(newline="") as f:
-            header = next(csv.reader(f), [])
-        if tuple(header) != tuple(fields):
+            header = tuple(next(csv.reader(f), []))
+        old = tuple(RENAMED.get(name, name) for name in fields)
+        if header == old != tuple(fields):  # written before the rename: go on in its names
+            rows = [{RENAMED.get(k, k): v for k, v in row.items()} for row in rows]
+            fields = old
+        elif header != tuple(fields):
             raise ValueError(f"{path} is not a curve file (columns {', '.join(fields)})")
     with path.open("a" if keep else "w", newline="") as f:
         writer = csv.DictWriter(f, fields)
@@ -89,7 +96,7 @@ def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
             runs.setdefault((row["game"], row["player"], row["seed"]), []).append(
-                (float(row[x]), float(row["exploitability_unit"]), row["unit"])
+                (float(row[x]), exploitability_in_unit(row), row["unit"])
             )
     games = sorted({game for game, _, _ in runs})
     units = sorted({unit for points in runs.values() for _, _, unit in points})
