@@ -330,7 +330,7 @@ def _plot_online(csv_path, png_path) -> None:
     ax.set_xlabel("budget a move (iterations or simulations)")
     units = sorted({u for points in lines.values() for _, _, u in points})
     ax.set_ylabel(f"exploitability ({' / '.join(units)})")
-    ax.set_title("online players: exploitability of the double-bar strategy")
+    ax.set_title("online players: exploitability of the seeds' average strategy")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -59,8 +59,10 @@ def budget_param(cls) -> str | None:
 def online_policy(
     game, view: View, spec: str, seeds: int, budget: int | None, progress=None
 ) -> list:
-    """The double-bar strategy of ``spec`` over ``seeds`` seeds (0 .. seeds-1)
-    with ``budget`` a move, as a policy of ``view``'s tree (a list, per
+    """The strategy of ``spec`` with ``budget`` a move, averaged over
+    ``seeds`` seeds (0 .. seeds-1) at each information state (the plain mean
+    of the seeds' distributions there, not the double-bar mixture: see the
+    module's docstring), as a policy of ``view``'s tree (a list, per
     information state, of move probabilities); ``progress(runs)`` after each
     run of the player (one a role and seed)."""
     name, given = parse_spec(spec)
