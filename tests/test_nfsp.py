@@ -123,6 +123,9 @@ def test_features_tell_every_information_state_apart(name):
         rows = {tuple(row) for row in enc.matrix}
         assert len(rows) == len(enc.infosets) == tree.information_states()[tree.players[p]]
         assert len(enc.slots()) == enc.size == enc.matrix.shape[1]
+    shared = Encoding(tree, (0, 1))  # MC-NFSP's players share one encoding
+    assert len({tuple(row) for row in shared.matrix}) == len(shared.infosets) == len(tree.infosets)
+    assert shared.slots()[-2:] == [f"to act {role}" for role in tree.players]
 
 
 @pytest.fixture(scope="module")
@@ -360,3 +363,29 @@ def test_the_torch_back_end_without_pytorch_says_so_in_one_line(kuhn_tree, monke
     assert main(["exploit", "kuhn", "--player", "nfsp:backend=torch", "--episodes", "10"]) == 1
     err = capsys.readouterr().err
     assert "needs PyTorch" in err and "Traceback" not in err
+
+
+def test_mc_nfsp_players_share_one_pair_of_networks_unless_told(kuhn_tree, tmp_path):
+    """Zhang et al.'s Algorithm 1 ("players share networks B and Pi"): one
+    agent, networks and memories for both players by default, which both
+    players' searches fill; ``nets=per-role`` gives each player its own; a
+    learner saved before the choice existed (per role) loads as per role."""
+    from players.learning.nfsp import MCNFSP
+
+    params = {"seed": 1, "eta": 1.0, "simulations": 10, "every": 20, "batch": 8}
+    shared = MCNFSP(kuhn_tree, params).run(100)
+    agent = shared.agents[0]
+    assert shared.agents[1] is agent and shared.distinct_agents == [agent]
+    assert agent.updates == 5  # one update every 20 episodes, not one per player
+    rows = agent.rl.columns["s"][: agent.rl.size]
+    assert {kuhn_tree.infosets[agent.enc.infosets[r]].player for r in rows} == {0, 1}
+    assert "nets=shared" in shared.spec
+    per_role = MCNFSP(kuhn_tree, {**params, "nets": "per-role"}).run(100)
+    assert len(per_role.distinct_agents) == 2 and per_role.agents[0].updates == 5
+    per_role.save(tmp_path / "old")
+    meta = json.loads((tmp_path / "old" / "nfsp.json").read_text())
+    del meta["params"]["nets"]
+    (tmp_path / "old" / "nfsp.json").write_text(json.dumps(meta))
+    old = NFSP.load(kuhn_tree, tmp_path / "old")
+    assert old.params["nets"] == "per-role"
+    assert old.average_policy() == per_role.average_policy()

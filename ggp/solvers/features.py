@@ -9,7 +9,10 @@ per move (its legal moves now).  The moves and terms are those of the
 player's information states in the game's extensive form, in the state
 machine's order of terms; so no game needs hand-written features, and two
 different information states never share a vector (their histories or legal
-moves differ somewhere).  ``ggp info GAME --features`` shows the encoding.
+moves differ somewhere).  Players that share networks (MC-NFSP by default)
+share one encoding over all their moves and terms, with a slot per player
+saying whose information state a vector is.  ``ggp info GAME --features``
+shows the encoding.
 """
 
 from __future__ import annotations
@@ -21,18 +24,23 @@ from ggp.statemachine import term_key
 
 
 class Encoding:
-    """The features of one player's information states in ``tree``.
+    """The features of the information states of one player, or of several
+    that share networks, in ``tree``.
 
-    ``infosets``: the tree's information states of the player (indices);
+    ``players``: a player's index, or a tuple of them; for several, the
+    moves and terms are those of all of them (a move or term two players
+    share has one slot), and one slot more per player says whose
+    information state it is, so no two of them share a vector.
+    ``infosets``: the tree's information states of those players (indices);
     ``row[i]``: the row of information state ``i`` in ``matrix`` (-1 for
-    another player's); ``moves``: the player's moves (the outputs of its
+    another player's); ``moves``: the players' moves (the outputs of their
     networks); ``action[i]``: per move of information state ``i``, its index
     in ``moves``; ``legal``: per row, which of ``moves`` are legal.
     """
 
-    def __init__(self, tree, player: int):
-        self.player = player
-        self.infosets = [i for i, info in enumerate(tree.infosets) if info.player == player]
+    def __init__(self, tree, players):
+        self.players = (players,) if isinstance(players, int) else tuple(players)
+        self.infosets = [i for i, info in enumerate(tree.infosets) if info.player in self.players]
         chosen = [tree.infosets[i] for i in self.infosets]
         self.moves = sorted(
             {m for info in chosen for m in info.moves}
@@ -42,16 +50,18 @@ class Encoding:
         self.terms = sorted(
             {t for info in chosen for step in info.history for t in step[1]}, key=term_key
         )
+        self.roles = [tree.players[p] for p in self.players] if len(self.players) > 1 else []
         self.depth = max((len(info.history) for info in chosen), default=0)
         move_slot = {m: k for k, m in enumerate(self.moves)}
         term_slot = {t: len(self.moves) + k for k, t in enumerate(self.terms)}
         self.step_width = len(self.moves) + len(self.terms)
-        self.size = self.depth * self.step_width + len(self.moves)
+        legal_at = self.depth * self.step_width
+        role_at = legal_at + len(self.moves)
+        self.size = role_at + len(self.roles)
         self.row = np.full(len(tree.infosets), -1, dtype=np.int64)
         self.matrix = np.zeros((len(chosen), self.size), dtype=np.float64)
         self.legal = np.zeros((len(chosen), len(self.moves)), dtype=bool)
         self.action = {}
-        legal_at = self.depth * self.step_width
         for r, (i, info) in enumerate(zip(self.infosets, chosen)):
             self.row[i] = r
             for t, (move, seen) in enumerate(info.history):
@@ -62,6 +72,8 @@ class Encoding:
             self.action[i] = np.array([move_slot[m] for m in info.moves], dtype=np.int64)
             self.legal[r, self.action[i]] = True
             self.matrix[r, legal_at + self.action[i]] = 1.0
+            if self.roles:
+                self.matrix[r, role_at + self.players.index(info.player)] = 1.0
 
     def slots(self) -> list:
         """What each slot means, in order: ``"t=3 move call"``, ``"t=0 sees (yourcard j1)"``,
@@ -70,7 +82,11 @@ class Encoding:
         for t in range(self.depth):
             out += [f"t={t} move {to_kif(m)}" for m in self.moves]
             out += [f"t={t} sees {to_kif(s)}" for s in self.terms]
-        return out + [f"legal {to_kif(m)}" for m in self.moves]
+        return (
+            out
+            + [f"legal {to_kif(m)}" for m in self.moves]
+            + [f"to act {role}" for role in self.roles]
+        )
 
     def describe(self, role: str) -> dict:
         return {

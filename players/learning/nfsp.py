@@ -307,8 +307,18 @@ class NFSP:
             )
         self.tree, self.flat = tree, flatten(tree)
         self._start_learning(params)
-        self.agents = [self.agent(Encoding(tree, p), self.params, self.np_rng) for p in range(2)]
+        self.agents = self.make_agents(tree)
         self._walk_arrays()
+
+    def make_agents(self, tree) -> list:
+        """Per player, its agent: each player is an NFSP agent of its own
+        (Heinrich and Silver, Algorithm 1)."""
+        return [self.agent(Encoding(tree, p), self.params, self.np_rng) for p in range(2)]
+
+    @property
+    def distinct_agents(self) -> list:
+        """The agents, each once (players that share networks share an agent)."""
+        return list({id(a): a for a in self.agents}.values())
 
     def _start_learning(self, params: dict) -> None:
         """The parameters (defaults filled), random states and counters."""
@@ -321,7 +331,10 @@ class NFSP:
 
     @property
     def spec(self) -> str:
-        return f"{self.name}:" + ",".join(f"{k}={self.params[k]:g}" for k in self.shown)
+        return f"{self.name}:" + ",".join(
+            f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}"
+            for k, v in ((k, self.params[k]) for k in self.shown)
+        )
 
     def _walk_arrays(self):
         f = self.flat
@@ -411,7 +424,7 @@ class NFSP:
                 agent.rl.add(s=self._last[p][0], a=self._last[p][1], r=utility[p], more=False)
 
     def learn(self) -> None:
-        for a in self.agents:
+        for a in self.distinct_agents:
             a.learn(self.params, self.np_rng)
 
     # --- policies and scores -----------------------------------------------------------
@@ -450,7 +463,7 @@ class NFSP:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {}
-        for p, a in enumerate(self.agents):
+        for p, a in enumerate(self.distinct_agents):
             for name, net in a.nets.items():
                 for k, w in enumerate(net.params):
                     arrays[f"{p}_net_{name}_{k}"] = w
@@ -471,7 +484,7 @@ class NFSP:
             "curve": [[c.episodes, c.seconds, c.exploitability] for c in self.curve],
             "agents": [
                 {"updates": a.updates, "rl_next": a.rl.next, "offered": a.sl_memory.offered}
-                for a in self.agents
+                for a in self.distinct_agents
             ],
             "rng": _jsonable(self.rng.getstate()),
             "np_rng": self.np_rng.bit_generator.state,
@@ -509,11 +522,14 @@ class NFSP:
                     else "of a whole tree; this game's tree is too large"
                 )
             )
-        learner = (cls if cls.sampled else LEARNERS[meta["learner"]])(source, meta["params"])
+        kind = cls if cls.sampled else LEARNERS[meta["learner"]]
+        if "nets" in {p.name for p in kind.declared}:  # saved before it had the choice: per role
+            meta["params"].setdefault("nets", "per-role")
+        learner = kind(source, meta["params"])
         if meta.get("game") != learner.signature():
             raise ValueError(f"{folder}: a learner of another game")
         with np.load(folder / "nfsp.npz") as data:
-            for p, a in enumerate(learner.agents):
+            for p, a in enumerate(learner.distinct_agents):
                 for name, net in a.nets.items():
                     for k, w in enumerate(net.params):
                         saved = data[f"{p}_net_{name}_{k}"]
@@ -570,6 +586,14 @@ MC_PARAMS = extend(
     ),
     Param("simulations", int, 50, "MCTS simulations a best-response move", low=1),
     Param("c_puct", float, 1.0, "PUCT's exploration, on utilities scaled to [-1, 1]", low=0),
+    Param(
+        "nets",
+        str,
+        "shared",
+        "the players share one pair of networks and memories (Zhang et al. 2019, "
+        "Algorithm 1: players share B and Pi), or each has its own",
+        choices=("shared", "per-role"),
+    ),
 )
 
 
@@ -630,7 +654,10 @@ class MCNFSP(NFSP):
     the first visits), at the opponent's draws from its average policy, and
     at chance by the odds; a new information state of the agent is valued
     by B and ends the simulation, a terminal by its utility (on the tree's
-    -1..1 scale, :func:`ggp.solvers.efg.utility_unit`).  The move is drawn from the
+    -1..1 scale, :func:`ggp.solvers.efg.utility_unit`).  As in Zhang et al.'s
+    Algorithm 1 the players share the networks B and Pi and the memories
+    (one agent over both players' information states, a feature saying whose
+    turn it is; ``nets=per-role`` gives each its own).  The move is drawn from the
     visit counts; it goes to M_SL, and
     (information state, move, outcome) to M_RL when the episode ends.  The
     seed searches Othello's (perfect-information) states; over information
@@ -641,7 +668,17 @@ class MCNFSP(NFSP):
     name = "mc-nfsp"
     agent = MCAgent
     declared = MC_PARAMS
-    shown = ("eta", "simulations", "c_puct", "hidden", "rl_lr", "sl_lr")
+    shown = ("eta", "simulations", "c_puct", "hidden", "rl_lr", "sl_lr", "nets")
+
+    def make_agents(self, tree) -> list:
+        """One agent for both players, its encoding over both players'
+        information states (:class:`ggp.solvers.features.Encoding`; Zhang et
+        al. 2019, Algorithm 1: the players share the networks B and Pi and
+        the memories), or with ``nets=per-role`` one agent per player."""
+        if self.params["nets"] == "per-role":
+            return super().make_agents(tree)
+        shared = self.agent(Encoding(tree, (0, 1)), self.params, self.np_rng)
+        return [shared, shared]
 
     def __init__(self, tree, params: dict):
         super().__init__(tree, params)
