@@ -187,6 +187,10 @@ def gadget(
     )
 
 
+#: What a resolve can keep of the opponent's values (:func:`kept_data`).
+VALUES = ("iterations", "br")
+
+
 def kept_data(
     subgame: Subgame,
     policy: np.ndarray,
@@ -203,34 +207,32 @@ def kept_data(
     exactly over the subgame against ``policy`` (the subgame's strategies,
     flat per information state and move).
 
-    ``values="br"`` keeps the opponent's counterfactual *best-response*
-    values against the resolver's strategy (Burch, Johanson and Bowling 2014:
-    with them a resolve can only gain on its blueprint); ``"average"`` keeps
-    its values under the resolved average profile itself, as the MCCR slides
-    describe, which off the equilibrium path lie below the best response's and
-    let the next resolve give the opponent more than it had.
-    ``"iterations"`` keeps the opponent's values per unit of reach averaged
-    over the resolve's iterations, as DeepStack does (Moravcik et al. 2017),
-    from the sums ``tracked`` (:meth:`ggp.solvers.mccfr.MCCFRSolver.tracked`), times
-    the range; a set no sampled path reached gets its best-response value."""
-    from ggp.solvers._cfr import best_response, evaluate
+    ``values="iterations"`` keeps the opponent's values per unit of reach
+    averaged over the resolve's iterations after its warm-up, from the sums
+    ``tracked`` (:meth:`ggp.solvers.mccfr.MCCFRSolver.tracked`), times the
+    range: the values of DeepStack's continual re-solving (Moravčík et al.,
+    "DeepStack: Expert-Level Artificial Intelligence in Heads-Up No-Limit
+    Poker", Science 2017: its re-solves average both the strategy and the
+    opponent's counterfactual values over the iterations after the first
+    ones) and of Šustr, Kovařík and Lisý, "Monte Carlo Continual Resolving
+    for Online Strategy Computation in Imperfect Information Games" (AAMAS
+    2019), which estimate them from the resolver's samples; a set no sampled
+    path reached gets its best-response value.  ``values="br"`` keeps the
+    opponent's counterfactual *best-response* values against the resolver's
+    strategy (Burch, Johanson and Bowling 2014: with them an exact resolve
+    can only gain on its blueprint)."""
+    from ggp.solvers._cfr import best_response
 
+    if values not in VALUES:
+        raise ValueError(f"values: 'iterations' or 'br', not {values!r}")
     flat = subgame.flat
     opponent = 1 - resolver
     nodes_count = len(flat.kind)
-    reach = np.zeros(nodes_count)
+    reach, value = np.zeros(nodes_count), np.zeros(nodes_count)
     policy = np.ascontiguousarray(policy, dtype=np.float64)
-    if values in ("br", "iterations"):
-        value = np.zeros(nodes_count)
-        best_response(
-            flat, policy, opponent, reach, value, np.zeros(len(flat.move_start) - 1, dtype=np.int32)
-        )
-    elif values == "average":
-        both = np.zeros((nodes_count, flat.utility.shape[1]))
-        evaluate(flat, policy, opponent, reach, both)
-        value = both[:, opponent]
-    else:
-        raise ValueError(f"values: 'br', 'average' or 'iterations', not {values!r}")
+    best_response(
+        flat, policy, opponent, reach, value, np.zeros(len(flat.move_start) - 1, dtype=np.int32)
+    )
     nodes = [subgame.node(t) for t in tops]
     weights = [subgame.scale * reach[g] for g in nodes]
     kept: dict = {}

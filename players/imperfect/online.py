@@ -60,6 +60,7 @@ import weakref
 import numpy as np
 
 from ggp.solvers.efg import CHANCE_ROLE, TERMINAL, TreeTooLarge, build_tree, flatten, infostate_key
+from ggp.solvers.resolving import VALUES
 from players.base import Player
 from players.imperfect.search import ISMCTSPlayer
 from players.params import Param, extend
@@ -380,9 +381,20 @@ class SolvingPlayer(Player):
         until = deadline - self.margin if self.on_clock else None
         self.spend(lambda n: self.solver.run(n, until), deadline)
 
-    def budget(self, deadline):
-        """``run -> None``: spend this move's budget (see :meth:`spend`)."""
-        return lambda run: self.spend(run, deadline)
+    def budget(self, deadline, warmup: float):
+        """``(run, settle) -> None``: spend this move's budget (see
+        :meth:`spend`), calling ``settle()`` after its first ``warmup`` share:
+        of the iterations, or on the clock of the time left."""
+        if not self.on_clock:
+            return warmed(self.iterations, warmup)
+
+        def spend(run, settle):
+            left = max(0.0, deadline - self.margin - time.monotonic())
+            self.spend(run, time.monotonic() + warmup * left + self.margin)
+            settle()
+            self.spend(run, deadline)
+
+        return spend
 
     # --- what each player defines ---------------------------------------------------
     def begin(self, deadline):
@@ -417,6 +429,20 @@ def _warn_once(player: str, game, message: str):
     if (player, game.name) not in _WARNED:
         _WARNED.add((player, game.name))
         log.warning("%s: %s: %s", player, game.name, message)
+
+
+def warmed(iterations: int, warmup: float):
+    """The budget ``(run, settle) -> None`` of ``iterations`` iterations whose
+    first ``warmup`` share (below 1) is followed by ``settle()``."""
+    first = int(warmup * iterations)
+
+    def spend(run, settle):
+        if first:
+            run(first)
+        settle()
+        run(iterations - first)
+
+    return spend
 
 
 def derive(seed: int, *ids: int) -> int:
@@ -577,11 +603,19 @@ class MCCRPlayer(SolvingPlayer):
             "values",
             str,
             "iterations",
-            "the opponent's values kept for the next "
-            "resolve: averaged over the resolve's iterations, counterfactual "
-            "best-response values (safe with exact resolves), or those of the resolved "
-            "average profile",
-            choices=("iterations", "br", "average"),
+            "the opponent's values kept for the next resolve: averaged over the "
+            "resolve's iterations after the warm-up (DeepStack's and the MCCR paper's), "
+            "or its counterfactual best-response values",
+            choices=VALUES,
+        ),
+        Param(
+            "warmup",
+            float,
+            0.5,
+            "the share of each solve's budget (iterations, or time on the clock) "
+            "before its average strategy and kept values start",
+            low=0,
+            high=0.9,
         ),
     )
 
@@ -595,7 +629,11 @@ class MCCRPlayer(SolvingPlayer):
     def begin(self, deadline):
         self.resolver = Resolver(self.view, self.player, self.variant, self.epsilon, self.values)
         self.known = {0}
-        budget = self.budget(deadline) if self.root is None else lambda run: run(self.root)
+        budget = (
+            self.budget(deadline, self.warmup)
+            if self.root is None
+            else warmed(self.root, self.warmup)
+        )
         self.resolver.solve_root(derive(self.base_seed, -1), budget)
 
     def begin_sampled(self, deadline):
@@ -633,7 +671,9 @@ class MCCRPlayer(SolvingPlayer):
     def decide(self, info, deadline):
         state = int(self.view.public.state[self.view.tree.infosets[info].nodes[0]])
         if state not in self.known:
-            self.resolver.resolve(state, derive(self.base_seed, state), self.budget(deadline))
+            self.resolver.resolve(
+                state, derive(self.base_seed, state), self.budget(deadline, self.warmup)
+            )
             self.known.add(state)
         return _policy_at(self.resolver.strategy, self.view.flat.move_start, info)
 
@@ -647,6 +687,7 @@ class MCCRPlayer(SolvingPlayer):
         epsilon=0.6,
         variant="keep",
         values="iterations",
+        warmup=0.5,
         root=None,
         solver=None,
         **params,
@@ -654,10 +695,10 @@ class MCCRPlayer(SolvingPlayer):
         """(``solver``: the :class:`Resolver`'s, for the tests' exact resolves.)"""
         out = np.zeros(int(view.flat.move_start[-1]))
         start = view.flat.move_start
-        budget = lambda run: run(iterations)  # noqa: E731
+        budget = warmed(iterations, warmup)
 
         resolver = Resolver(view, player, variant, epsilon, values, solver)
-        resolver.solve_root(derive(seed, -1), lambda run: run(root or iterations))
+        resolver.solve_root(derive(seed, -1), warmed(root or iterations, warmup))
         todo = [(0, resolver)]  # public states, each with the resolver above it
         while todo:
             state, resolver = todo.pop()
@@ -677,7 +718,7 @@ class Resolver:
     public state), the last subgame and its solved average strategies (for
     the next gadget's ranges and values, ``values`` saying which,
     :func:`ggp.solvers.resolving.kept_data`), and with ``keep`` the resolver's
-    regrets and average-strategy weights.  ``solver(flat, seed)`` makes the
+    regrets.  ``solver(flat, seed)`` makes the
     solver of a subgame: outcome-sampling MCCFR unless told (the tests resolve
     exactly with CFR+)."""
 
@@ -687,7 +728,6 @@ class Resolver:
         self.values, self.solver = values, solver or self._mccfr
         self.strategy = np.zeros(size)
         self.regret = np.zeros(size) if variant == "keep" else None
-        self.cumulative = np.zeros(size) if variant == "keep" else None
         self.last = None
 
     def copy(self) -> Resolver:
@@ -695,7 +735,7 @@ class Resolver:
         other.__dict__.update(self.__dict__)
         other.strategy = self.strategy.copy()
         if self.variant == "keep":
-            other.regret, other.cumulative = self.regret.copy(), self.cumulative.copy()
+            other.regret = self.regret.copy()
         return other
 
     def solve_root(self, seed, budget):
@@ -724,19 +764,27 @@ class Resolver:
         return MCCFRSolver(self.view.tree, epsilon=self.epsilon, seed=seed, flat=flat)
 
     def _solve(self, subgame, seed, budget):
+        """Solve ``subgame`` for ``budget`` (``(run, settle) -> None``): the
+        average strategy and the tracked values start at ``settle()``, after
+        the warm-up, as DeepStack's re-solves skip their first iterations, so
+        that the kept values are those of the strategy played (``keep``
+        carries the regrets, which the warm-up starts from, and not the
+        previous average-strategy weights, which the values do not cover)."""
         solver = self.solver(subgame.flat, seed)
-        if self.values == "iterations":
-            solver.track(1 - self.player)
         inner = subgame.move_origin >= 0
         kept = subgame.move_origin[inner]
         regret, cumulative = solver.tables
         if self.variant == "keep":
             regret[inner] = self.regret[kept]
-            cumulative[inner] = self.cumulative[kept]
-        budget(solver.run)
+
+        def settle():
+            cumulative[:] = 0.0
+            if self.values == "iterations":
+                solver.track(1 - self.player)
+
+        budget(solver.run, settle)
         if self.variant == "keep":
             self.regret[kept] = regret[inner]
-            self.cumulative[kept] = cumulative[inner]
         policy = solver.average_flat()
         self.strategy[kept] = policy[inner]
         self.last = (subgame, policy, solver.tracked() if self.values == "iterations" else None)
