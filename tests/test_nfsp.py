@@ -9,7 +9,7 @@ import pytest
 import players
 from ggp import load_game
 from ggp.solvers.cfr import exploitability, uniform_policy
-from ggp.solvers.efg import build_tree
+from ggp.solvers.efg import Unit, build_tree, game_unit
 from ggp.solvers.features import Encoding
 from matches.cli import main
 from matches.manager import run_match
@@ -389,3 +389,34 @@ def test_mc_nfsp_players_share_one_pair_of_networks_unless_told(kuhn_tree, tmp_p
     old = NFSP.load(kuhn_tree, tmp_path / "old")
     assert old.params["nets"] == "per-role"
     assert old.average_policy() == per_role.average_policy()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "nfsp",
+        pytest.param(
+            "mc-nfsp",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="not met: 4.3 goal points per role, 5.4 shared at 200,000 episodes "
+                "(docs/learning.md, 'MC-NFSP on Kuhn without a unit header')",
+            ),
+        ),
+    ],
+)
+def test_default_training_on_kuhn_without_comments_is_below_the_bar(spec, tmp_path, capsys):
+    """On Kuhn as a public file would give it (every comment line, the unit
+    header too, taken out of games_gdl/kuhn.kif), ``ggp exploit --player
+    SPEC`` with its default training (1,000,000 episodes, seed 0) is below 2.5
+    goal points (0.1 chip): the utilities come from the rules alone."""
+    source = load_game("kuhn").description.path
+    path = tmp_path / "kuhn.kif"
+    path.write_text("".join(line for line in open(source) if not line.lstrip().startswith(";")))
+    game = load_game(str(path))
+    assert (game.goal_range, game_unit(game)) == ((0, 100), Unit())
+    assert main(["exploit", str(path), "--player", spec, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["episodes"] == 1_000_000 and data["unit"] == "goal points"
+    assert data["exploitability"] < 2.5
