@@ -142,3 +142,25 @@ def test_mccr_plays_a_game_it_cannot_resolve_as_ismcts(caplog, fresh_warnings):
         run_match(game, seats, seed=3)
     assert player.fallback is not None
     assert any("needs two players" in r.message for r in caplog.records)
+
+
+def test_sampled_mccr_without_kept_values_plays_its_last_solve_with_one_warning(
+    caplog, fresh_warnings, monkeypatch
+):
+    """A gadget none of whose histories has a kept value for the opponent
+    would not bound what the opponent gets: sampled MCCR does not resolve
+    then, it plays the strategy of its last solve, and says so once."""
+    monkeypatch.setattr(SampledMCCFR, "kept_values", lambda self: {})
+    resolves = []
+    monkeypatch.setattr(SampledMCCFR, "resolving", lambda self, gadget: resolves.append(gadget))
+    game = load_game("kuhn")
+    with caplog.at_level(logging.WARNING, logger="players.imperfect.online"):
+        for seed in range(1, 9):  # some of these matches give mccr a second decision
+            seats = {
+                "first": players.make(f"mccr:tree=sampled,iterations=50,seed={seed}"),
+                "second": players.make(f"random:seed={seed}"),
+            }
+            record = run_match(game, seats, seed=seed)
+            assert not [e for step in record.errors for e in step if e]
+    assert not resolves
+    assert sum("no value was kept" in r.message for r in caplog.records) == 1

@@ -578,7 +578,10 @@ class OOSPlayer(SolvingPlayer):
 
 @register
 class MCCRPlayer(SolvingPlayer):
-    """Monte Carlo Continual Resolving (Šustr, Kovařík and Lisý 2019)."""
+    """Monte Carlo Continual Resolving (Šustr, Kovařík and Lisý 2019) over the
+    game's tree, or on a tree grown by sampling (tree=sampled, or a game too
+    large) sampled information-state resolving, which is not the paper's MCCR
+    (docs/mccr.md)."""
 
     name = "mccr"
     params = extend(
@@ -587,8 +590,8 @@ class MCCRPlayer(SolvingPlayer):
             "variant",
             str,
             "keep",
-            "keep the resolver's regrets and average-strategy "
-            "weights between resolves, or reset them",
+            "keep the resolver's regrets between resolves, or reset them "
+            "(on a sampled tree: its regrets and average-strategy weights)",
             choices=("keep", "reset"),
         ),
         Param(
@@ -605,7 +608,8 @@ class MCCRPlayer(SolvingPlayer):
             "iterations",
             "the opponent's values kept for the next resolve: averaged over the "
             "resolve's iterations after the warm-up (DeepStack's and the MCCR paper's), "
-            "or its counterfactual best-response values",
+            "or its counterfactual best-response values (whole tree only: a sampled "
+            "tree keeps values averaged over every iteration)",
             choices=VALUES,
         ),
         Param(
@@ -613,7 +617,7 @@ class MCCRPlayer(SolvingPlayer):
             float,
             0.5,
             "the share of each solve's budget (iterations, or time on the clock) "
-            "before its average strategy and kept values start",
+            "before its average strategy and kept values start (whole tree only)",
             low=0,
             high=0.9,
         ),
@@ -654,6 +658,23 @@ class MCCRPlayer(SolvingPlayer):
         tops: dict = {}
         for h in self.belief.hypotheses:
             tops.setdefault(tuple(h.path()), h)
+        kept = sum(h.keys[self.opponent] in self.kept for h in tops.values())
+        if kept < len(tops):
+            # a history without a kept value gets no terminate move: the
+            # gadget no longer bounds what the opponent gets there
+            _warn_once(
+                self.name,
+                self.game,
+                "no value was kept for the opponent at "
+                + (
+                    "any history of its information state; playing the last solve's strategy"
+                    if not kept
+                    else "some histories of its information state; resolving without "
+                    "the opponent's terminate move there"
+                ),
+            )
+            if not kept:
+                return
         gadget = Gadget(
             [(h.state, h.keys) for h in tops.values()],
             chance_reaches(self.steps, self.solver.players, tops.values()),
