@@ -24,15 +24,13 @@ runs Monte Carlo CFR in C over it (:mod:`ggp.solvers.mccfr`):
   strategy, computed exactly over the solved subgame, and the opponent's
   counterfactual values (:func:`ggp.solvers.resolving.kept_data`): with
   ``values=iterations`` (the default) its values per unit of reach averaged
-  over the resolve's iterations, estimated by the outcome-sampling traversals
-  (as DeepStack keeps them; the MCCR slides estimate values from samples too);
-  with ``br`` its exact counterfactual best-response values against the
-  resolved strategy, which make each resolve safe when it is solved exactly
-  but are pessimistic against a sampled one; with ``average`` its exact
-  values under the resolved average profile, as the MCCR slides say, which
-  are not safe (they lie below the best response's off the equilibrium
-  path).  ``variant=keep`` carries the
-  resolver's regrets and average-strategy weights from one resolve to the
+  over the resolve's iterations after a warm-up (``warmup``, half the budget
+  by default: the average strategy starts there too), as DeepStack's
+  re-solves and the MCCR paper keep them, estimated by the outcome-sampling
+  traversals; with ``br`` its exact counterfactual best-response values
+  against the resolved strategy.  With exact resolves both are safe
+  (``tests/test_online.py``; values averaged over every iteration are not).
+  ``variant=keep`` carries the resolver's regrets from one resolve to the
   next, ``reset`` starts each afresh.
 
 The budget is ``iterations`` a move (reproducible with ``seed``), else the
@@ -45,7 +43,9 @@ A game whose extensive form cannot be built within half the start clock or
 solved over a tree grown by sampling through the state machine, after one
 warning (:mod:`players.imperfect.sampled`; ``tree=sampled`` asks for it on any game):
 there ``mccr`` resolves at each of its decisions over the histories of its
-information state, and ``oos`` targets its information state.  A game that
+information state (sampled information-state resolving, not the paper's
+MCCR: :mod:`players.imperfect.sampled` says where it departs), and ``oos``
+targets its information state.  A game that
 ``mccr`` cannot resolve (not two-player constant-sum) is played as
 ``ismcts`` with the same budget and seed, after one warning.
 """

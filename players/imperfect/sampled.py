@@ -29,8 +29,9 @@ Three ways to start a traversal, for the three players:
   mixture ``q(h) = delta q_target(h) + (1 - delta) q(h)`` that keeps the
   estimates unbiased, ``q_target`` of a history above the target being the
   weight of the target histories below it;
-- from a *resolving gadget* (``mccr``, the MCCR slides 37-40; the gadget of
-  Burch, Johanson and Bowling, AAAI 2014): chance picks one of the belief's
+- from a *resolving gadget* (``mccr``'s sampled information-state resolving,
+  after the MCCR slides 37-40 but not Šustr, Kovařík and Lisý's MCCR; the
+  gadget of Burch, Johanson and Bowling, AAAI 2014): chance picks one of the belief's
   histories h in proportion to its chance reach (the resolving player's own
   reach is the same at all of them), the opponent chooses in its augmented
   information state J(h) to *follow* or to *terminate* for its value per unit
@@ -42,7 +43,14 @@ Three ways to start a traversal, for the three players:
 
 Without public states (they need the whole tree), the gadget's histories are
 those of the player's information state, and ``oos`` targets its
-information state.
+information state.  Where this resolving departs from the paper's MCCR: the
+gadget covers the information state, not the public state (the opponent's
+kept value of J covers histories outside it); it resolves at every decision
+of the player, not once per public state; the values are averaged over every
+iteration of a resolve (no warm-up) and are estimated only at the opponent
+information states its traversals met (where none of the gadget's histories
+has one, the player does not resolve, :class:`players.imperfect.online.MCCRPlayer`);
+and the tree is grown by sampling.  It carries no safety guarantee.
 """
 
 from __future__ import annotations
