@@ -8,6 +8,15 @@
 """
 
 from ggp.game import Game, game_names, load_game
-from ggp.statemachine import GameError, RuleError, StateMachine, term_key
+from ggp.statemachine import GameError, Interrupted, RuleError, StateMachine, term_key
 
-__all__ = ["Game", "GameError", "RuleError", "StateMachine", "game_names", "load_game", "term_key"]
+__all__ = [
+    "Game",
+    "GameError",
+    "Interrupted",
+    "RuleError",
+    "StateMachine",
+    "game_names",
+    "load_game",
+    "term_key",
+]

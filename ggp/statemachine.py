@@ -11,6 +11,7 @@ constant, ``tuple`` for a compound term, see :mod:`gdl.ast`).
 from __future__ import annotations
 
 import itertools
+import math
 import random as _random
 from abc import ABC, abstractmethod
 
@@ -33,6 +34,12 @@ class RuleError(GameError):
     def __init__(self, kind: str, message: str, role: str | None = None):
         super().__init__(message)
         self.kind, self.role = kind, role
+
+
+class Interrupted(Exception):
+    """A question was given up at the machine's :attr:`StateMachine.deadline`
+    before it was answered.  The machine is left as if it had not been asked
+    (nothing half-computed is kept), so the caller may ask again later."""
 
 
 def term_key(t):
@@ -81,6 +88,14 @@ class StateMachine(ABC):
     roles: tuple
     #: the reasoner's name, its key in :mod:`ggp.reasoners`' registry
     name: str = ""
+    #: The instant (``time.monotonic()``) past which a question may be given
+    #: up with :class:`Interrupted`; infinite (never) unless its owner sets
+    #: it, as a player thinking on the clock does for its turn.  The reasoners
+    #: whose one question can take long (the reference and the demand-driven
+    #: one, a fraction of a second a step on games such as amazons) check it
+    #: while they evaluate; the compiled one answers in microseconds and
+    #: does not.
+    deadline: float = math.inf
 
     @abstractmethod
     def fork(self) -> StateMachine:

@@ -36,8 +36,10 @@ import random
 import re
 import time
 from concurrent.futures import wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ggp import Interrupted
 from ggp.reasoners import names as reasoner_names
 from players.belief import Belief, Steps
 from players.params import Param, settings
@@ -51,6 +53,9 @@ FALLBACK = "demand"
 #: The share of the start clock a player keeps, when the compiled build is
 #: not done, to start on the fallback reasoner and think before answering.
 BUILD_RESERVE = 0.25
+#: Seconds before its deadline at which a player without a ``margin`` of its
+#: own gives up a reasoner's question (:class:`ggp.Interrupted`).
+ANSWER_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -177,16 +182,71 @@ class Player:
         self.play_clock = play_clock
         self.imperfect = game.is_gdl2
         self.observations: list[Observation] = []  # what the role was told, in order
+        self._lost = False  # the position is to be rebuilt from the observations
+        self._slack = 0.0  # seconds kept back besides the margin: the slowest overrun
+        self._interruptions = 0
         self.sm = self._first_machine(deadline - BUILD_RESERVE * start_clock)
-        self._follow(deadline)
-        self.meta_game(deadline)
+        with self._deadline(deadline, measure=False) as turn:
+            self._lost = True
+            self._follow(deadline)
+            self.meta_game(deadline)
+            self._lost = False
+        if turn.interrupted:
+            self._interrupted("START")
 
     def play(self, obs: Observation):
-        if self._building is not None and self._building.done():
-            self._move_to_compiled(obs)
-        if obs.turn > 0 or obs.joint is not None or obs.percepts is not None:
-            self.observe(obs)
-        return self.select(self.legal_moves(obs.legal, obs.deadline), obs.deadline)
+        deadline = obs.deadline - self._slack
+        new = obs.turn > 0 or obs.joint is not None or obs.percepts is not None
+        with self._deadline(deadline) as turn:
+            if self._building is not None and self._building.done():
+                self._move_to_compiled(obs)
+                self.sm.deadline = turn.instant
+            if self._lost:  # a turn was given up before the position was up to date
+                if new:
+                    self.observations.append(obs)
+                self._follow(deadline)
+                self.rebuild_search(deadline)
+                self._lost = False
+            elif new:
+                self._lost = True
+                self.observe(obs)
+                self._lost = False
+            return self.select(self.legal_moves(obs.legal, deadline), deadline)
+        self._interrupted(f"turn {obs.turn}")
+        return None if not obs.legal else self.rng.choice(obs.legal)
+
+    @contextmanager
+    def _deadline(self, deadline: float, measure: bool = True):
+        """The block's questions given up at ``deadline`` less the margin
+        (:attr:`ggp.StateMachine.deadline`): :class:`ggp.Interrupted`
+        ends the block, and the :class:`_Turn` yielded says so.  The overrun
+        past that instant, measured when the block ends (if ``measure``),
+        adds to the margin of the later turns (the module's docstring)."""
+        margin = getattr(self, "margin", ANSWER_MARGIN)
+        turn = _Turn(deadline - margin)
+        self.sm.deadline = turn.instant
+        try:
+            yield turn
+        except Interrupted:
+            turn.interrupted = True
+        finally:
+            self.sm.deadline = math.inf
+            overrun = time.monotonic() - turn.instant - margin / 2
+            if measure and overrun > self._slack and turn.instant < math.inf:
+                self._slack = min(overrun, self.play_clock / 2)
+
+    def _interrupted(self, when: str):
+        """Say (once a match, then at debug level) that a turn was given up."""
+        self._interruptions += 1
+        log.log(
+            logging.WARNING if self._interruptions == 1 else logging.DEBUG,
+            "%s: role %s: the %s reasoner did not answer by the deadline at %s; "
+            "playing a legal move at random (said once a match)",
+            self.game.name,
+            self.role,
+            self.sm.name,
+            when,
+        )
 
     def stop(self, obs: Observation | None = None):
         """The match ended; nothing to do by default."""
@@ -318,6 +378,15 @@ class Player:
         self.belief.observe(
             steps.move_id(self.me, obs.own_move), seen, legal, deadline=deadline, hard=hard
         )
+
+
+@dataclass
+class _Turn:
+    """A turn under :meth:`Player._deadline`: the instant its questions are
+    given up, and whether one was."""
+
+    instant: float
+    interrupted: bool = False
 
 
 def _first_sentence(doc: str) -> str:

@@ -138,6 +138,65 @@ def test_budgeted_local_players_are_asked_in_the_managers_thread():
     assert players.make("uct").on_clock and not players.make("random").on_clock
 
 
+# --- every answer on time, whatever the reasoner is doing ---------------------------------
+
+
+def slow_game(cells: int):
+    """Two roles taking turns for three steps, where every state asks for a
+    transitive closure over a chain of ``cells`` numbers before its legal
+    moves: a reasoner made slow on purpose (at 250, seconds a state on the
+    reference reasoner, minutes on the demand-driven one)."""
+    chain = " ".join(f"(succ {i} {i + 1})" for i in range(cells))
+    return load_game(f"""(role a) (role b) {chain}
+        (init (step 0)) (init (control a))
+        (<= (reach ?x ?y) (true (step ?s)) (succ ?x ?y))
+        (<= (reach ?x ?z) (reach ?x ?y) (succ ?y ?z))
+        (<= slow (reach 0 ?y) (reach ?y {cells}))
+        (<= (legal ?r go) (true (control ?r)) slow) (<= (legal ?r stay) (true (control ?r)) slow)
+        (<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a)))
+        (<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b)))
+        (<= (next (step 1)) (true (step 0))) (<= (next (step 2)) (true (step 1)))
+        (<= (next (step 3)) (true (step 2))) (<= terminal (true (step 3)))
+        (goal a 50) (goal b 50)""")
+
+
+@pytest.mark.parametrize("reasoner", ["reference", "demand"])
+def test_every_answer_comes_before_the_deadline_on_a_slow_reasoner(reasoner, caplog):
+    """A state's questions take longer than the play clock: each player gives
+    them up at its deadline (ggp.Interrupted) and answers a legal move in
+    time, with one warning a match; none is late."""
+    game = slow_game(250)
+    specs = {"a": f"uct:reasoner={reasoner}", "b": f"random:reasoner={reasoner}"}
+    with caplog.at_level(logging.WARNING, logger="players"):
+        record = run_match(
+            game,
+            {r: players.make(s) for r, s in specs.items()},
+            seed=1,
+            start_clock=1,
+            play_clock=0.5,
+            reasoner="reference",  # the manager's own: it is not on the clock
+        )
+    assert record.faults == [] and len(record.moves) == 3
+    said = [r.getMessage() for r in caplog.records if "by the deadline" in r.getMessage()]
+    assert 1 <= len(said) <= 2 and all("playing a legal move at random" in m for m in said)
+
+
+@pytest.mark.parametrize("reasoner", ["reference", "demand"])
+def test_a_question_given_up_leaves_the_machine_as_if_not_asked(reasoner):
+    from ggp import Interrupted
+
+    game = slow_game(20)
+    sm = game.state_machine(reasoner)
+    root = sm.initial_state()
+    sm.deadline = time.monotonic()
+    with pytest.raises(Interrupted, match="given up at the deadline"):
+        sm.legal_moves(root, "a")
+    sm.deadline = float("inf")
+    assert sm.legal_moves(root, "a") == ["go", "stay"]
+    after = sm.next_state(root, ("go", "noop"))
+    assert after == game.state_machine(reasoner).next_state(root, ("go", "noop"))
+
+
 # --- a compiled build slower than the start clock -------------------------------------
 
 

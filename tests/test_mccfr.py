@@ -130,7 +130,9 @@ def test_cli_solve_mccfr_with_a_curve(capsys, tmp_path):
     assert data["iterations"] == 20000 and data["seed"] == 3
     rows = list(csv.DictReader(out.open()))
     assert [int(r["episodes"]) for r in rows] == [1000, 2000, 5000, 10000, 20000]
-    assert float(rows[-1]["exploitability_in_unit"]) == pytest.approx(data["exploitability_in_unit"])
+    assert float(rows[-1]["exploitability_in_unit"]) == pytest.approx(
+        data["exploitability_in_unit"]
+    )
     assert float(rows[0]["exploitability_in_unit"]) < exploitability(
         build_tree(load_game("kuhn")), uniform_policy(build_tree(load_game("kuhn")))
     )

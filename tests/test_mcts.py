@@ -816,7 +816,7 @@ def test_priors_start_a_capture_above_the_quiet_moves():
     """prior=5: each root move starts with five visits at a value from how much
     it changes white's learned material evaluation.  After 4,2-4,3, 5,7-5,6,
     4,3-4,4, 5,6-5,5 white's one capture (4,4 takes 5,5) starts above 50 and
-    every quiet move at 50 exactly (it changes no piece count); before the
+    every quiet move at 50 (it changes no piece count); before the
     move's search the root's statistics are the priors alone."""
     player = make("uct:prior=5,simulations=1,seed=1")
     game = load_game("breakthrough")
@@ -834,7 +834,9 @@ def test_priors_start_a_capture_above_the_quiet_moves():
     value = {player.search.move(0, m): s / v for m, v, s in zip(moves, visits, sums)}
     assert set(visits) == {5}
     capture = value.pop(("move", "4", "4", "5", "5"))
-    assert capture > 55 and set(value.values()) == {50.0}
+    # a quiet move's value is 50 up to the rounding of the evaluation's sum,
+    # whose terms come in another order once a piece has moved
+    assert capture > 55 and all(v == pytest.approx(50.0, abs=1e-9) for v in value.values())
 
 
 def test_the_material_evaluation_is_the_same_however_long_it_may_take():

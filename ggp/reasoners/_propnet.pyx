@@ -220,8 +220,9 @@ cdef class Kernel:
         for i in range(n):
             if kind[i] != INPUT:
                 self.dirty[i >> 6] |= (<uint64_t> 1) << (i & 63)
-        self.propagate()
-        self._find_candidates()
+        with nogil:
+            self.propagate()
+            self._find_candidates()
 
     def copy(self):
         """A kernel of its own on the same network, in the same state: every
@@ -957,26 +958,29 @@ cdef class Kernel:
         cdef int32_t[:] group = np.asarray(bases, dtype=np.int32)
         cdef uint64_t rng = _seed(seed)
         cdef long done = 0
-        cdef int i, on, depth
-        while done < steps:
-            self._load(&state[0])
-            depth = 0
-            while True:
-                on = 0
-                for i in range(len(group)):
-                    on += self.val[self.base_node[group[i]]]
-                if on != 1:
-                    return False
-                if self.term_node >= 0 and self.val[self.term_node] or done >= steps \
-                        or not self._random_joint(&rng):
+        cdef int i, on, depth, k = group.shape[0]
+        cdef bint held = True
+        with nogil:                             # seconds on a large network: other threads run
+            while done < steps and held:
+                self._load(&state[0])
+                depth = 0
+                while True:
+                    on = 0
+                    for i in range(k):
+                        on += self.val[self.base_node[group[i]]]
+                    if on != 1:
+                        held = False
+                        break
+                    if self.term_node >= 0 and self.val[self.term_node] or done >= steps \
+                            or not self._random_joint(&rng):
+                        break
+                    self._do()
+                    self._advance()
+                    done += 1
+                    depth += 1
+                if depth == 0:
                     break
-                self._do()
-                self._advance()
-                done += 1
-                depth += 1
-            if depth == 0:
-                break
-        return True
+        return held
 
     def playouts(self, const uint8_t[:] state, long count, unsigned long long seed,
                  int max_steps=100000, list fault=None, int free_role=-1):
@@ -1134,14 +1138,16 @@ cdef class Kernel:
         cdef int depth
         counts = np.zeros(self.nbase, dtype=np.int64)
         self.flip_count = <int64_t*> _zeros(8 * self.nbase)
+        cdef const uint8_t* start = &state[0] if self.nbase else NULL
         try:
-            while done < steps:
-                self._load(&state[0] if self.nbase else NULL)
-                depth = self._playout(&rng, steps - done, NULL)
-                depth = -1 - depth if depth < 0 else depth
-                if depth == 0:
-                    break
-                done += depth
+            with nogil:                         # seconds on a large network: other threads run
+                while done < steps:
+                    self._load(start)
+                    depth = self._playout(&rng, steps - done, NULL)
+                    depth = -1 - depth if depth < 0 else depth
+                    if depth == 0:
+                        break
+                    done += depth
             for b in range(self.nbase):
                 counts[b] = self.flip_count[b]
         finally:

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from ggp.collector import collector_paused
 from ggp.reasoners import register
 from ggp.reasoners._propnet import Kernel, cone, gating_nodes
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT, GroundProgram, ground
@@ -55,6 +56,11 @@ class CompiledMachine(StateMachine):
         program: GroundProgram | None = None,
     ):
         start = time.perf_counter()
+        with collector_paused():  # millions of objects: a collection would stall other threads
+            self._build(rules, roles, limit, effort, program)
+        self.build_seconds = time.perf_counter() - start
+
+    def _build(self, rules, roles, limit, effort, program) -> None:
         gp: GroundProgram = program if program is not None else ground(rules, roles, limit, effort)
         self.ground_program = gp
         #: candidate atoms grounding's joins examined (deterministic: the
@@ -82,7 +88,6 @@ class CompiledMachine(StateMachine):
             f"{self.network_edges:,}",
         )
         self.kernel, self.gating, self.controls = self._kernel()
-        self.build_seconds = time.perf_counter() - start
 
     def _kernel(self):
         """The kernel, the base nodes gating ANDs in the whole network, and the

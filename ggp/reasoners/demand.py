@@ -38,6 +38,8 @@ compares them step by step on every game).
 
 from __future__ import annotations
 
+import math
+import time
 from collections import OrderedDict, defaultdict
 from typing import cast
 
@@ -46,16 +48,18 @@ from gdl.ast import name_of, variables
 from gdl.validate import expand
 from ggp.reasoners import register
 from ggp.reasoners.reference import (
+    CHECK_EVERY,
     Facts,
     LiteralStep,
     ReferenceMachine,
+    checked,
     extend,
     instantiate,
     match_term,
     recall,
     remember,
 )
-from ggp.statemachine import GameError, single_goal, term_key
+from ggp.statemachine import GameError, Interrupted, single_goal, term_key
 
 
 def _key(t, b):
@@ -328,6 +332,8 @@ class DemandMachine(ReferenceMachine):
     def _fill(self, k, table):
         """Add to ``table`` the answers its rules give the key ``k`` now."""
         relation = k if isinstance(k, str) else k[0]
+        if time.monotonic() > self.deadline:  # _ask then forgets the question's tables
+            raise Interrupted(f"given up at the deadline (at relation '{relation}')")
         out = table.answers
         table.filling = True
         for i, (head, _, flat) in enumerate(self._clauses.get(relation, ())):
@@ -354,7 +360,10 @@ class DemandMachine(ReferenceMachine):
                 if instantiate(lit, b) in self._q.facts.get(name_of(lit)):
                     return
             elif kind == _CALL:
-                for answer in self._call(_key(lit, b)):
+                answers = self._call(_key(lit, b))
+                if self.deadline != math.inf and len(answers) > CHECK_EVERY:
+                    answers = checked(answers, self.deadline, lit[0])
+                for answer in answers:
                     b2 = match_term(lit, answer, b)
                     if b2 is not None:
                         self._solve(plan, i + 1, b2, head, k, out)
@@ -366,7 +375,10 @@ class DemandMachine(ReferenceMachine):
                         return
                 else:
                     key = tuple(instantiate(t, b) for t in how.key_terms)
-                    for atom in facts.lookup(lit[0], how.positions, key):
+                    atoms = facts.lookup(lit[0], how.positions, key)
+                    if self.deadline != math.inf and len(atoms) > CHECK_EVERY:
+                        atoms = checked(atoms, self.deadline, lit[0])
+                    for atom in atoms:
                         b2 = extend(how, lit, atom, b)
                         if b2 is not None:
                             self._solve(plan, i + 1, b2, head, k, out)
@@ -377,6 +389,8 @@ class DemandMachine(ReferenceMachine):
             out.add(atom)
             if len(out) > ANSWERS:
                 raise TooManyAnswers(k)
+            if not len(out) % CHECK_EVERY and time.monotonic() > self.deadline:
+                raise Interrupted(f"given up at the deadline (at relation '{head[0]}')")
 
     def _ask(self, q, k):
         """The answers of the call ``k`` in the questions ``q``.  A question

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
+import time
 from collections import OrderedDict, defaultdict
 
 from gdl import Distinct, Not, Var, to_kif
@@ -32,7 +34,7 @@ from gdl.ast import name_of, variables
 from gdl.validate import expand
 from ggp.reasoners import register
 from ggp.reasoners.graphs import strongly_connected
-from ggp.statemachine import GameError, StateMachine, single_goal, term_key
+from ggp.statemachine import GameError, Interrupted, StateMachine, single_goal, term_key
 
 
 def match_term(pattern, ground, b):
@@ -338,10 +340,10 @@ class Program:
     @staticmethod
     def _derive(clause, facts, delta_at, delta, effort=None):
         """Ground heads of ``clause`` (literal ``delta_at`` drawn from ``delta`` only)."""
-        return [
-            instantiate(clause.head, b)
-            for b in solutions(clause, facts, delta_at, delta, effort=effort)
-        ]
+        found = solutions(clause, facts, delta_at, delta, effort=effort)
+        if effort is not None:
+            found = effort.watch(found, clause.relation)
+        return [instantiate(clause.head, b) for b in found]
 
 
 #: What a game's build is doing, for a user waiting on it (``ggp`` prints it
@@ -368,6 +370,11 @@ class Effort:
     def used(self):
         return self.limit - self.left
 
+    def watch(self, pool, relation: str):
+        """``pool``, the candidate atoms of one join, as the join iterates
+        them (a :class:`_Clock` checks its deadline on the way)."""
+        return pool
+
     def spend(self, atoms: int, relation: str) -> None:
         """Count ``atoms`` examined for ``relation``; :class:`TooMuchWork` past the limit."""
         self.left -= atoms
@@ -376,6 +383,38 @@ class Effort:
                 f"the joins examined more than {self.limit:,} candidate atoms "
                 f"(at relation '{relation}')"
             )
+
+
+class _Clock:
+    """An :class:`Effort` of time, not work: it raises
+    :class:`~ggp.statemachine.Interrupted` once ``deadline`` has passed, when
+    a join begins and every :data:`CHECK_EVERY` candidate atoms of a join."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self, deadline: float):
+        self.deadline = deadline
+
+    def spend(self, atoms: int, relation: str) -> None:
+        if time.monotonic() > self.deadline:
+            raise Interrupted(f"given up at the deadline (at relation '{relation}')")
+
+    def watch(self, pool, relation: str):
+        return pool if len(pool) <= CHECK_EVERY else checked(pool, self.deadline, relation)
+
+
+#: Candidate atoms between two looks at the clock of a question with a deadline.
+CHECK_EVERY = 256
+
+
+def checked(items, deadline: float, relation: str):
+    """``items``, one by one, with a look at the clock every
+    :data:`CHECK_EVERY`: :class:`~ggp.statemachine.Interrupted` once
+    ``deadline`` (``time.monotonic()``) has passed."""
+    for i, item in enumerate(items):
+        if not i % CHECK_EVERY and time.monotonic() > deadline:
+            raise Interrupted(f"given up at the deadline (at relation '{relation}')")
+        yield item
 
 
 #: The deepest nesting of terms a recursive relation may build (the parser
@@ -441,6 +480,8 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
     def solve(i, b):
         if i == n:
             out.append(b)
+            if effort is not None and not len(out) % CHECK_EVERY:
+                effort.spend(0, clause.relation)  # a clock looks at the time
             return
         lit = body[i]
         if isinstance(lit, Distinct):
@@ -468,6 +509,7 @@ def solutions(clause, facts, delta_at=None, delta=None, negation=True, effort=No
             pool = facts.lookup(lit[0], step.positions, key)
         if effort is not None:
             effort.spend(len(pool), clause.relation)
+            pool = effort.watch(pool, clause.relation)
         for atom in pool:
             b2 = extend(step, lit, atom, b)
             if b2 is not None:
@@ -530,7 +572,15 @@ class ReferenceMachine(StateMachine):
         caches of its own."""
         other = copy.copy(self)
         other._cache, other._move_cache = OrderedDict(), OrderedDict()
+        other.deadline = math.inf
         return other
+
+    def _clock(self):
+        """What the joins of a question spend into when the machine has a
+        :attr:`~ggp.statemachine.StateMachine.deadline`: it raises
+        :class:`~ggp.statemachine.Interrupted` once that has passed (before
+        the question's facts are cached); None without one."""
+        return None if self.deadline == math.inf else _Clock(self.deadline)
 
     @staticmethod
     def _role_order(rules, role):
@@ -545,7 +595,7 @@ class ReferenceMachine(StateMachine):
         if facts is not None:
             return facts
         facts = self._true_in(state)
-        Program.evaluate(self._state_strata, facts)
+        Program.evaluate(self._state_strata, facts, effort=self._clock())
         legal = defaultdict(list)
         for atom in facts.get("legal"):
             legal[atom[1]].append(atom[2])
@@ -575,7 +625,7 @@ class ReferenceMachine(StateMachine):
         self._check_joint(joint, lambda role: base.legal.get(role, ()))
         facts = base.copy()
         facts.sets["does"] = {("does", r, m) for r, m in zip(self.roles, joint)}
-        Program.evaluate(self._move_strata, facts)
+        Program.evaluate(self._move_strata, facts, effort=self._clock())
         return remember(self._move_cache, key, facts, 8)
 
     # --- the StateMachine questions ----------------------------------------

@@ -45,13 +45,14 @@ move is played.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import logging
 import math
 import time
 from array import array
 
+from ggp import Interrupted
+from ggp.collector import collector_paused
 from ggp.solvers.efg import CHANCE_ROLE, utility_unit
 from players._sampling import decision_key, extend_key
 from players.base import BUDGET, Player
@@ -185,7 +186,8 @@ class InformationSetPlayer(Player):
         second); before the first, the last move's mean simulation stands in
         for it (halved after a move that made none), so that one slow outlier
         does not stop the searches of later moves; a simulation stopped on
-        its way by the clock (dropped) ends the thinking."""
+        its way by the clock (dropped), or by the reasoner at its deadline
+        (:class:`ggp.Interrupted`), ends the thinking."""
         hypotheses = self.belief.hypotheses
         self.cumulative = array("d", itertools.accumulate(h.weight for h in hypotheses))
         if self.search is not None:
@@ -198,22 +200,19 @@ class InformationSetPlayer(Player):
             return
         done, slowest, spent = 0, self.typical, 0.0
         self.playouts.until = until if budget is None else math.inf
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             while done < budget if budget is not None else time.monotonic() + slowest < until:
                 started = time.monotonic()
-                if not self.simulate(self.sample()):
-                    break  # out of time on the way: dropped
+                try:
+                    if not self.simulate(self.sample()):
+                        break  # out of time on the way: dropped
+                except Interrupted:  # the reasoner gave up a question at the deadline
+                    break
                 took = time.monotonic() - started
                 spent += took
                 slowest = took if done == 0 else max(slowest, took)
                 done += 1
             self.typical = spent / done if done else self.typical / 2
-        finally:
-            gc.freeze()
-            if collecting:
-                gc.enable()
         self.last_simulations = done
 
     def sample(self):

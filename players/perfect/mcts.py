@@ -90,12 +90,13 @@ even on forced moves: thinking ahead while the opponent moves).
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import time
 import warnings
 
+from ggp import Interrupted
+from ggp.collector import collector_paused
 from players.base import BUDGET, Player
 from players.params import Param, extend
 from players.registry import register
@@ -432,28 +433,24 @@ class MCTSPlayer(Player):
         """Simulate until ``budget`` simulations or the ``until`` instant.
 
         The cyclic garbage collector is paused meanwhile, and what the search
-        allocated is then frozen out of its reach (``gc.freeze``): the tree
-        holds no cycles (reference counting frees what is dropped), and a full
-        collection over a large tree, due as soon as collection resumes, could
-        overrun the clock."""
+        allocated is then frozen out of its reach (:mod:`ggp.collector`): the
+        tree holds no cycles, and a full collection over a large tree, due as
+        soon as collection resumes, could overrun the clock."""
         if self.ctree is not None:
             self.last_simulations = self.ctree.run(-1 if budget is None else budget, until)
             return
         done = 0
-        collecting = gc.isenabled()
-        gc.disable()
         self.search.until = until
-        try:  # a simulation's expansion asks two questions before its playout
-            while (
-                done < budget
-                if budget is not None
-                else time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until
-            ):
-                done += self.simulate()
-        finally:
-            gc.freeze()
-            if collecting:
-                gc.enable()
+        with collector_paused():
+            try:  # a simulation's expansion asks two questions before its playout
+                while (
+                    done < budget
+                    if budget is not None
+                    else time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until
+                ):
+                    done += self.simulate()
+            except Interrupted:  # a question given up at the deadline: nothing was backed up
+                pass
         self.last_simulations = done
 
     def simulate(self) -> bool:
