@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import pickle
@@ -62,10 +63,11 @@ class _Grounding:
     other ways run the main script again).  The job goes to the process's
     stdin, pickled, and its answers come back on its stdout: the
     ``ggp.build`` log first, passed on to this process's logger, then the
-    ground program or the exception grounding raised."""
+    ground program (its atoms in parts of :data:`ATOM_PART`) or the
+    exception grounding raised."""
 
     def __init__(self, rules, roles, limit, effort):
-        self.job = (rules, roles, limit, effort)
+        self.job = (rules, roles, limit, effort, ATOM_PART)
         self._process = None
         self._cancelled = False
         self._lock = threading.Lock()
@@ -76,7 +78,7 @@ class _Grounding:
         without an answer (out of memory, most likely)."""
         from ggp.reasoners.ground import GroundingTooLarge, ground
 
-        rules, roles, limit, effort = self.job
+        rules, roles, limit, effort, _ = self.job
         small = min(limit, SMALL_LIMIT), min(effort, SMALL_EFFORT)
         try:
             return ground(rules, roles, *small)
@@ -124,12 +126,19 @@ class _Grounding:
         (None, None) if it ended without one."""
         from ggp.reasoners.reference import BUILD_LOG
 
+        atoms: list = []
         try:
             while True:
                 kind, value = pickle.load(self._process.stdout)
-                if kind != "log":
+                if kind == "atoms":
+                    atoms.extend(value)
+                elif kind == "program":
+                    value.atoms = {atom: i for i, atom in enumerate(atoms)}
                     return kind, value
-                BUILD_LOG.info("%s", value)
+                elif kind != "log":
+                    return kind, value
+                else:
+                    BUILD_LOG.info("%s", value)
         except (OSError, EOFError, pickle.UnpicklingError):
             return None, None
         except Exception as exc:  # its code differs from ours (changed on disk since)
@@ -143,6 +152,11 @@ class _Grounding:
             if self._process is not None:
                 self._process.kill()
 
+
+#: Atoms of a ground program a grounding process sends at a time: reading one
+#: pickle holds the interpreter's lock throughout, and amazons' 1.2 million
+#: atoms read at once held it for 3.6 s, during which no search here ran.
+ATOM_PART = 50_000
 
 #: The grounding process's program: this very ``ggp`` package, wherever the
 #: child's working directory is.
@@ -164,7 +178,7 @@ def _ground_child() -> None:
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print must not mix with the answers
     try:
-        rules, roles, limit, effort = pickle.load(sys.stdin.buffer)
+        rules, roles, limit, effort, part = pickle.load(sys.stdin.buffer)
     except Exception:  # the parent ended before it sent the whole job
         os._exit(0)
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
@@ -188,9 +202,14 @@ def _ground_child() -> None:
     BUILD_LOG.setLevel(logging.INFO)
     BUILD_LOG.propagate = False
     try:
-        send("program", ground(rules, roles, limit, effort))
+        program = ground(rules, roles, limit, effort)
     except Exception as exc:
         send("error", exc)
+    else:  # the atoms in parts, each read in a fraction of a second (ATOM_PART)
+        atoms = list(program.atoms)
+        for i in range(0, len(atoms), part):
+            send("atoms", atoms[i : i + part])
+        send("program", dataclasses.replace(program, atoms={}))
     os._exit(0)  # nothing to tidy, and stdin's reader still waits
 
 

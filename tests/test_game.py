@@ -24,9 +24,11 @@ def _same_network(a, b):
 @pytest.mark.parametrize("where", ["here", "process"])
 def test_a_background_build_is_the_blocking_one(where, monkeypatch):
     """Ground in this process (a small game) or in a process of its own (the
-    small limits forced down): the network is the one state_machine builds."""
-    if where == "process":
+    small limits forced down, the atoms sent back in many parts): the network
+    is the one state_machine builds."""
+    if where == "process":  # its atoms come back in parts of 100
         monkeypatch.setattr(ggp.game, "SMALL_LIMIT", 1)
+        monkeypatch.setattr(ggp.game, "ATOM_PART", 100)
     game = load_game("breakthrough")
     assert game.build().result(timeout=60) == "compiled"
     _same_network(game.state_machine(), load_game("breakthrough").state_machine())

@@ -193,11 +193,10 @@ class Network:
             and isinstance(a[2], str)
             and a[2].isdigit()
         )
-        self.sees = [
-            (self._atom(a), roles.index(a[1]), a[2])
-            for a in sorted(atoms, key=repr)
-            if isinstance(a, tuple) and a[0] == "sees" and a[1] in roles
-        ]
+        # the percepts sorted alone: sorting every atom by repr (amazons has
+        # 1.5 million) held the interpreter's lock for 5-13 s
+        percepts = [a for a in atoms if isinstance(a, tuple) and a[0] == "sees" and a[1] in roles]
+        self.sees = [(self._atom(a), roles.index(a[1]), a[2]) for a in sorted(percepts, key=repr)]
 
     # --- simplification ------------------------------------------------------------
     def _resolve(self, lit):
