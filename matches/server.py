@@ -133,6 +133,7 @@ class _Referee(players.Player):
     name = "referee"
     waits_for_build = False
     log_reasoners = False
+    on_deadline = False  # the legal moves, however long they take
 
     def select(self, legal, deadline):
         return list(legal)

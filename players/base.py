@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ggp import Interrupted
+from ggp.collector import collector_paused
 from ggp.reasoners import names as reasoner_names
 from players.belief import Belief, Steps
 from players.params import Param, settings
@@ -120,6 +121,10 @@ class Player:
     #: compiled one later, are logged as a warning and an info line (else at
     #: debug level: for a helper that follows the game beside a player).
     log_reasoners = True
+    #: Whether a turn's questions are given up at the deadline (the module's
+    #: docstring); not for a helper that must know the position whatever it
+    #: costs (the server's view of the game, which substitutes a legal move).
+    on_deadline = True
     #: The declared parameters (:mod:`players.params`); subclasses add theirs.
     params = (
         Param("seed", int, None, "random seed (default: a fresh one each match)", low=0),
@@ -192,7 +197,7 @@ class Player:
             self.meta_game(deadline)
             self._lost = False
         if turn.interrupted:
-            self._interrupted("START")
+            self._interrupted("START", "it follows the game from the next turn")
 
     def play(self, obs: Observation):
         deadline = obs.deadline - self._slack
@@ -212,21 +217,24 @@ class Player:
                 self.observe(obs)
                 self._lost = False
             return self.select(self.legal_moves(obs.legal, deadline), deadline)
-        self._interrupted(f"turn {obs.turn}")
+        self._interrupted(f"turn {obs.turn}", "playing a legal move at random")
         return None if not obs.legal else self.rng.choice(obs.legal)
 
     @contextmanager
     def _deadline(self, deadline: float, measure: bool = True):
         """The block's questions given up at ``deadline`` less the margin
         (:attr:`ggp.StateMachine.deadline`): :class:`ggp.Interrupted`
-        ends the block, and the :class:`_Turn` yielded says so.  The overrun
+        ends the block, and the :class:`_Turn` yielded says so.  The cyclic
+        collector waits meanwhile (:mod:`ggp.collector`: a full collection
+        held every thread for 0.1-0.3 s on amazons' demand-driven reasoner).  The overrun
         past that instant, measured when the block ends (if ``measure``),
         adds to the margin of the later turns (the module's docstring)."""
         margin = getattr(self, "margin", ANSWER_MARGIN)
-        turn = _Turn(deadline - margin)
+        turn = _Turn(deadline - margin if self.on_deadline else math.inf)
         self.sm.deadline = turn.instant
         try:
-            yield turn
+            with collector_paused():
+                yield turn
         except Interrupted:
             turn.interrupted = True
         finally:
@@ -235,17 +243,19 @@ class Player:
             if measure and overrun > self._slack and turn.instant < math.inf:
                 self._slack = min(overrun, self.play_clock / 2)
 
-    def _interrupted(self, when: str):
-        """Say (once a match, then at debug level) that a turn was given up."""
+    def _interrupted(self, when: str, instead: str):
+        """Say (once a match, then at debug level) that a turn was given up,
+        and what the player does ``instead``."""
         self._interruptions += 1
         log.log(
             logging.WARNING if self._interruptions == 1 else logging.DEBUG,
             "%s: role %s: the %s reasoner did not answer by the deadline at %s; "
-            "playing a legal move at random (said once a match)",
+            "%s (said once a match)",
             self.game.name,
             self.role,
             self.sm.name,
             when,
+            instead,
         )
 
     def stop(self, obs: Observation | None = None):
