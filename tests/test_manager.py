@@ -186,6 +186,44 @@ def test_every_answer_comes_before_the_deadline_on_a_slow_reasoner(reasoner, cap
     )
 
 
+class Overrunning(Player):
+    """Overruns its first turn by 0.3 s in a step no reasoner check covers,
+    and keeps the deadline each turn gives it."""
+
+    name = "overrunning"
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.deadlines = []
+
+    def select(self, legal, deadline):
+        self.deadlines.append(deadline)
+        if len(self.deadlines) == 1:
+            time.sleep(max(0.0, deadline - time.monotonic()) + 0.3)
+        return legal[0]
+
+
+def test_the_margin_grows_by_the_slowest_overrun():
+    """An overrun past the instant a turn's questions are given up (the
+    deadline less the margin, 0.05 s here) is kept back from later deadlines:
+    the second turn's answer is due about 0.3 s earlier."""
+    from players.base import ANSWER_MARGIN
+
+    game = load_game("rps")
+    player = Overrunning()
+    player.start(game, "left", 10, 2)
+    for turn in range(2):
+        deadline = time.monotonic() + 1.0
+        legal = tuple(player.sm.legal_moves(player.position(), "left"))
+        joint = None if turn == 0 else (legal[0], legal[0])
+        player.play(players.Observation(turn=turn, joint=joint, deadline=deadline, legal=legal))
+        early = deadline - player.deadlines[-1]
+    kept = (
+        0.3 + ANSWER_MARGIN - ANSWER_MARGIN / 2
+    )  # the overrun past the instant, less half the margin
+    assert kept - 0.02 < early < kept + 0.1, early
+
+
 @pytest.mark.parametrize("reasoner", ["reference", "demand"])
 def test_a_question_given_up_leaves_the_machine_as_if_not_asked(reasoner):
     from ggp import Interrupted
