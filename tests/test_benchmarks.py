@@ -310,3 +310,28 @@ def test_h2h_takes_the_matches_against_random_from_the_study_named(tmp_path):
     refused = run_h2h(main, "--random", stale)
     assert refused.returncode == 1
     assert "a is 'uct:simulations=20', not 'uct:simulations=10'" in refused.stderr
+
+
+def test_against_random_gives_the_equilibriums_bar_on_kuhn():
+    """benchmarks/against_random.py on Kuhn: an equilibrium wins at least the
+    game's mean against random (it is guaranteed the game's value, over both
+    seats the mean) and a best response at least as much; the matches it gives
+    are the fewest whose Wilson interval at the equilibrium's figure clears the
+    mean."""
+    import importlib.util
+
+    from matches.study import score_interval
+
+    spec = importlib.util.spec_from_file_location(
+        "against_random", ROOT / "benchmarks/against_random.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    f = module.figures("kuhn", 500)
+    assert f["mean"] == pytest.approx(50.0)
+    assert f["exploitability"] < 0.05
+    assert f["mean"] + 1 < f["equilibrium"] < f["best_response"]
+    n = f["matches"]
+    assert score_interval([f["equilibrium"]] * n)[0] > f["mean"]
+    assert score_interval([f["equilibrium"]] * (n - 1))[0] <= f["mean"]
+    assert module.matches_needed(50.0, 50.0, most=1000) is None
