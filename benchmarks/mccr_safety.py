@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 
 from ggp import load_game
-from ggp.solvers.cfr import CFRSolver, exploitability
+from ggp.solvers.cfr import exploitability
 from ggp.solvers.efg import build_tree
-from players.imperfect.online import Resolver, View, warmed
+from players.imperfect.online import View
 from players.registry import player_class
 
 GAMES = ("kuhn:100:1000", "iigs4:300:3000", "leduc:100:1000")
@@ -30,32 +30,16 @@ MODES = ("br:0", "br:0.5", "iterations:0", "iterations:0.5")
 
 def continual(view: View, variant: str, values: str, warmup: float, root: int, iterations: int):
     """(blueprint, resolved) exploitability with exact resolves."""
-    tree, start = view.tree, view.flat.move_start
-
-    def cfr_plus(flat, seed):
-        return CFRSolver(tree, plus=True, flat=flat)
+    start = view.flat.move_start
 
     def as_list(flat_policy):
         return [flat_policy[start[i] : start[i + 1]].tolist() for i in range(len(start) - 1)]
 
-    resolved = sum(
-        player_class("mccr").online_strategy(
-            view,
-            me,
-            0,
-            iterations,
-            variant=variant,
-            values=values,
-            warmup=warmup,
-            root=root,
-            solver=cfr_plus,
-        )
-        for me in (0, 1)
+    resolved, blueprint = player_class("mccr").exact_continual(
+        view, variant, values, warmup, root, iterations
     )
-    blueprint = Resolver(view, 0, variant, 0.6, values, solver=cfr_plus)
-    blueprint.solve_root(0, warmed(root, warmup))
-    return exploitability(tree, as_list(blueprint.strategy)), exploitability(
-        tree, as_list(resolved)
+    return exploitability(view.tree, as_list(blueprint)), exploitability(
+        view.tree, as_list(resolved)
     )
 
 

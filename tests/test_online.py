@@ -23,7 +23,7 @@ from ggp.solvers.resolving import VALUES, gadget, kept_data, subtree_ends, whole
 from matches.cli import main
 from matches.manager import run_match
 from players.imperfect.evaluation import online_policy
-from players.imperfect.online import Resolver, View, warmed
+from players.imperfect.online import View
 from players.registry import player_class
 
 NEW_PLAYERS = (
@@ -109,33 +109,9 @@ def test_the_gadget_with_follow_is_the_subgame(solved):
 
 
 def _continual(view, values, variant, root, iterations, warmup=0.5):
-    """The strategy of continual resolving as ``mccr`` plays it online (its
-    own walk, :class:`Resolver` and kept data), but each solve exact:
-    full-width CFR+, ``root`` iterations for the blueprint, ``iterations`` a
-    resolve.  Returns (the resolved strategy, the blueprint), flat."""
-    tree = view.tree
-
-    def cfr_plus(flat, seed):
-        return CFRSolver(tree, plus=True, flat=flat)
-
-    mccr = player_class("mccr")
-    out = sum(
-        mccr.online_strategy(
-            view,
-            me,
-            0,
-            iterations,
-            variant=variant,
-            values=values,
-            warmup=warmup,
-            root=root,
-            solver=cfr_plus,
-        )
-        for me in (0, 1)
-    )
-    blueprint = Resolver(view, 0, variant, 0.6, values, solver=cfr_plus)
-    blueprint.solve_root(0, warmed(root, warmup))
-    return out, blueprint.strategy
+    """(the resolved strategy, the blueprint), flat, each solve exact
+    (:meth:`players.imperfect.online.MCCRPlayer.exact_continual`)."""
+    return player_class("mccr").exact_continual(view, variant, values, warmup, root, iterations)
 
 
 def _as_list(view, flat_policy):

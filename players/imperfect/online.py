@@ -732,6 +732,25 @@ class MCCRPlayer(SolvingPlayer):
             todo.extend((child, resolver) for child in view.public_children(state))
         return out
 
+    @classmethod
+    def exact_continual(cls, view, variant, values, warmup, root, iterations) -> tuple:
+        """(the strategy continual resolving plays for both players, its
+        blueprint), flat, with every solve exact: full-width CFR+ (Tammelin's
+        regret-matching+), ``root`` iterations for the blueprint and
+        ``iterations`` a resolve, through this player's own walk, resolver and
+        kept values: the resolves' own errors aside, what the kept values cost
+        (the safety test, benchmarks/mccr_safety.py)."""
+        from ggp.solvers.cfr import CFRSolver
+
+        def cfr_plus(flat, seed):
+            return CFRSolver(view.tree, plus=True, flat=flat)
+
+        options = dict(variant=variant, values=values, warmup=warmup, root=root, solver=cfr_plus)
+        resolved = sum(cls.online_strategy(view, me, 0, iterations, **options) for me in (0, 1))
+        blueprint = Resolver(view, 0, variant, 0.6, values, solver=cfr_plus)
+        blueprint.solve_root(0, warmed(root, warmup))
+        return resolved, blueprint.strategy
+
 
 class Resolver:
     """What MCCR keeps from resolve to resolve: its strategy (flat per
