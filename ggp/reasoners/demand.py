@@ -332,7 +332,8 @@ class DemandMachine(ReferenceMachine):
     def _fill(self, k, table):
         """Add to ``table`` the answers its rules give the key ``k`` now."""
         relation = k if isinstance(k, str) else k[0]
-        if time.monotonic() > self.deadline:  # _ask then forgets the question's tables
+        deadline = self.deadline
+        if deadline != math.inf and time.monotonic() > deadline:  # _ask forgets the tables
             raise Interrupted(f"given up at the deadline (at relation '{relation}')")
         out = table.answers
         table.filling = True
@@ -389,7 +390,7 @@ class DemandMachine(ReferenceMachine):
             out.add(atom)
             if len(out) > ANSWERS:
                 raise TooManyAnswers(k)
-            if not len(out) % CHECK_EVERY and time.monotonic() > self.deadline:
+            if not len(out) % CHECK_EVERY and time.monotonic() > self.deadline:  # rare
                 raise Interrupted(f"given up at the deadline (at relation '{head[0]}')")
 
     def _ask(self, q, k):
