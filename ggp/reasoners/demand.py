@@ -39,7 +39,6 @@ compares them step by step on every game).
 from __future__ import annotations
 
 import math
-import time
 from collections import OrderedDict, defaultdict
 from typing import cast
 
@@ -52,14 +51,15 @@ from ggp.reasoners.reference import (
     Facts,
     LiteralStep,
     ReferenceMachine,
-    checked,
     extend,
+    give_up_past,
     instantiate,
     match_term,
     recall,
     remember,
+    watched,
 )
-from ggp.statemachine import GameError, Interrupted, single_goal, term_key
+from ggp.statemachine import GameError, single_goal, term_key
 
 
 def _key(t, b):
@@ -332,9 +332,8 @@ class DemandMachine(ReferenceMachine):
     def _fill(self, k, table):
         """Add to ``table`` the answers its rules give the key ``k`` now."""
         relation = k if isinstance(k, str) else k[0]
-        deadline = self.deadline
-        if deadline != math.inf and time.monotonic() > deadline:  # _ask forgets the tables
-            raise Interrupted(f"given up at the deadline (at relation '{relation}')")
+        if self.deadline != math.inf:  # _ask forgets the tables of a question given up
+            give_up_past(self.deadline, relation)
         out = table.answers
         table.filling = True
         for i, (head, _, flat) in enumerate(self._clauses.get(relation, ())):
@@ -361,10 +360,7 @@ class DemandMachine(ReferenceMachine):
                 if instantiate(lit, b) in self._q.facts.get(name_of(lit)):
                     return
             elif kind == _CALL:
-                answers = self._call(_key(lit, b))
-                if self.deadline != math.inf and len(answers) > CHECK_EVERY:
-                    answers = checked(answers, self.deadline, lit[0])
-                for answer in answers:
+                for answer in watched(self._call(_key(lit, b)), self.deadline, lit[0]):
                     b2 = match_term(lit, answer, b)
                     if b2 is not None:
                         self._solve(plan, i + 1, b2, head, k, out)
@@ -377,9 +373,7 @@ class DemandMachine(ReferenceMachine):
                 else:
                     key = tuple(instantiate(t, b) for t in how.key_terms)
                     atoms = facts.lookup(lit[0], how.positions, key)
-                    if self.deadline != math.inf and len(atoms) > CHECK_EVERY:
-                        atoms = checked(atoms, self.deadline, lit[0])
-                    for atom in atoms:
+                    for atom in watched(atoms, self.deadline, lit[0]):
                         b2 = extend(how, lit, atom, b)
                         if b2 is not None:
                             self._solve(plan, i + 1, b2, head, k, out)
@@ -390,8 +384,8 @@ class DemandMachine(ReferenceMachine):
             out.add(atom)
             if len(out) > ANSWERS:
                 raise TooManyAnswers(k)
-            if not len(out) % CHECK_EVERY and time.monotonic() > self.deadline:  # rare
-                raise Interrupted(f"given up at the deadline (at relation '{head[0]}')")
+            if not len(out) % CHECK_EVERY:
+                give_up_past(self.deadline, head[0])
 
     def _ask(self, q, k):
         """The answers of the call ``k`` in the questions ``q``.  A question

@@ -396,24 +396,36 @@ class _Clock:
         self.deadline = deadline
 
     def spend(self, atoms: int, relation: str) -> None:
-        if time.monotonic() > self.deadline:
-            raise Interrupted(f"given up at the deadline (at relation '{relation}')")
+        give_up_past(self.deadline, relation)
 
     def watch(self, pool, relation: str):
-        return pool if len(pool) <= CHECK_EVERY else checked(pool, self.deadline, relation)
+        return watched(pool, self.deadline, relation)
 
 
 #: Candidate atoms between two looks at the clock of a question with a deadline.
 CHECK_EVERY = 256
 
 
-def checked(items, deadline: float, relation: str):
-    """``items``, one by one, with a look at the clock every
-    :data:`CHECK_EVERY`: :class:`~ggp.statemachine.Interrupted` once
-    ``deadline`` (``time.monotonic()``) has passed."""
+def give_up_past(deadline: float, relation: str) -> None:
+    """:class:`~ggp.statemachine.Interrupted` (naming ``relation``, being
+    evaluated) once ``deadline`` (``time.monotonic()``) has passed."""
+    if time.monotonic() > deadline:
+        raise Interrupted(f"given up at the deadline (at relation '{relation}')")
+
+
+def watched(items, deadline: float, relation: str):
+    """``items`` as they are when there is no ``deadline`` (infinite) or
+    they are few, else one by one with :func:`give_up_past` every
+    :data:`CHECK_EVERY`."""
+    if deadline == math.inf or len(items) <= CHECK_EVERY:
+        return items
+    return _checked(items, deadline, relation)
+
+
+def _checked(items, deadline: float, relation: str):
     for i, item in enumerate(items):
-        if not i % CHECK_EVERY and time.monotonic() > deadline:
-            raise Interrupted(f"given up at the deadline (at relation '{relation}')")
+        if not i % CHECK_EVERY:
+            give_up_past(deadline, relation)
         yield item
 
 
