@@ -563,7 +563,7 @@ class NFSP:
 #: Othello settings where they apply (Adam, learning rates 0.01 and 0.005,
 #: M_RL 4,000,000, M_SL 400,000), and the search's.  The paper gives no number
 #: of simulations: 200, four times the 50 of before, put the default training
-#: below 2.5 goal points on Kuhn (docs/learning.md, issue 45).
+#: below 2.5 goal points on Kuhn (docs/learning.md).
 MC_PARAMS = extend(
     tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit", "depth")),
     Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0, low_open=True),
