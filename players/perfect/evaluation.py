@@ -93,7 +93,7 @@ def selfplay_evaluation(
     states, _, values = play(sm, games, simulations, seed, until)
     if len(states) < 2:
         return None
-    weights, bias, _ = fit(states, values, groups, sm.roles)
+    weights, bias, _, _ = fit(states, values, groups, sm.roles)
     return weights, bias, move_scale(states, weights)
 
 
@@ -195,19 +195,21 @@ def _choice(tree, r, rng, opening):
 
 
 def fit(states, targets, groups, roles) -> tuple:
-    """(weights, bias, dropped) by ridge regression of each role's targets on
-    the features ``groups`` (:func:`feature_groups`) of ``states``, penalised by
-    :data:`PENALTY` on standardised features; features that do not vary get
-    no weight.  ``dropped``: per role the material features naming the role
-    whose fitted weight was negative, dropped before its refit (the sign
-    check in the module's docstring)."""
+    """(weights, bias, material, dropped) by ridge regression of each role's
+    targets on the features ``groups`` (:func:`feature_groups`) of ``states``,
+    penalised by :data:`PENALTY` on standardised features; features that do
+    not vary get no weight.  ``material``: per role its weight per material
+    feature (relation, content value) kept; ``dropped``: per role the
+    material features naming the role whose weight came out negative, dropped
+    before the role was fitted again (the sign check in the module's
+    docstring)."""
     states = np.asarray(states)
     columns = np.stack([states[:, g[2]].sum(axis=1) for g in groups], axis=1).astype(float)
     spread = columns.std(axis=0)
     varying = [j for j in range(len(groups)) if spread[j] > 0]
     weights = np.zeros((len(roles), states.shape[1]))
     bias = np.zeros(len(roles))
-    dropped = []
+    material, dropped = [], []
     for r, role in enumerate(roles):
         use = varying
         coefficients, bias[r] = _ridge(columns, spread, targets[:, r], use, groups)
@@ -220,9 +222,16 @@ def fit(states, targets, groups, roles) -> tuple:
             use = [j for j in use if j not in negative]
             coefficients, bias[r] = _ridge(columns, spread, targets[:, r], use, groups)
         dropped.append([groups[j][1] for j in negative])
+        material.append(
+            {
+                groups[j][1]: float(c)
+                for j, c in zip(use, coefficients)
+                if groups[j][0] == "material"
+            }
+        )
         for j, c in zip(use, coefficients):
             weights[r, groups[j][2]] += c
-    return weights, bias, dropped
+    return weights, bias, material, dropped
 
 
 def _ridge(columns, spread, y, use, groups) -> tuple:
