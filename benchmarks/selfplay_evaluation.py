@@ -2,17 +2,18 @@
 material evaluation of random playouts (players.perfect.heuristic) against
 the self-play evaluation (players.perfect.evaluation), both judged on
 held-out self-play games of a stronger search (more simulations a move,
-other seeds).  Prints one JSON line per training seed and a summary.
+other seeds).  Prints a JSON line on the held-out games, then one per
+training seed.
 
     nice -n 10 python benchmarks/selfplay_evaluation.py ../shared/games/gdl1/breakthrough.kif
 
 Columns: ``r2`` and ``sign`` (players.perfect.evaluation.held_out) for
-``random`` (material_evaluation, 200 playouts), ``selfplay`` (the default:
-targets the search's root values, as
-``selfplay_evaluation`` fits them) and ``outcomes`` (the same states fitted
-to their games' final goals instead); seconds to play and to fit; and per
-role whether its own pieces' material weight came out negative (the sign
-check; ``dropped``).  ``interval``: a 95% bootstrap interval, over
+``random`` (material_evaluation, 200 playouts), ``selfplay`` (targets the
+search's root values, as ``selfplay_evaluation`` fits them), ``outcomes``
+(the same states fitted to their games' final goals instead) and
+``constant`` (each role's mean target alone); seconds to play and to fit;
+per role its material weights and those the sign check dropped
+(``dropped``, ``outcomes_dropped``).  ``interval``: a 95% bootstrap interval, over
 held-out games, of selfplay's sign and r2 less random's.
 """
 
@@ -90,11 +91,13 @@ def main():
         fit_seconds = time.monotonic() - began
         outcome_weights, outcome_bias, _, outcome_dropped = fit(states, goals, groups, sm.roles)
         outcomes = (outcome_weights, outcome_bias, 1.0)
+        constant = (np.zeros_like(weights), values.mean(axis=0), 1.0)
         row = {
             "seed": seed,
             "random": held_out(random_eval, test_states, test_goals),
             "selfplay": held_out(selfplay, test_states, test_goals),
             "outcomes": held_out(outcomes, test_states, test_goals),
+            "constant": held_out(constant, test_states, test_goals),
             "interval": interval(random_eval, selfplay, test_states, test_goals, games),
             "random_seconds": round(random_seconds, 2),
             "play_seconds": round(play_seconds, 2),
@@ -104,7 +107,7 @@ def main():
             "dropped": [[list(f) for f in d] for d in dropped],
             "outcomes_dropped": [[list(f) for f in d] for d in outcome_dropped],
         }
-        for key in ("random", "selfplay", "outcomes"):
+        for key in ("random", "selfplay", "outcomes", "constant"):
             row[key] = {k: round(v, 3) for k, v in row[key].items()}
         print(json.dumps(row), flush=True)
 

@@ -80,7 +80,9 @@ def selfplay_evaluation(
     rules have no content features (nothing to count) or no game ended.
     The same on any machine for the same ``seed``;
     :class:`players.perfect.heuristic.OutOfTime` when the games are not
-    played by the ``time.monotonic()`` instant ``until``.
+    played by the ``time.monotonic()`` instant ``until``.  The defaults take
+    about 5 s on breakthrough and under 1 s on connectFour (docs/players.md,
+    where it also says how well the result predicts a stronger search's games).
 
     Sources: Clune, "Heuristic Evaluation Functions for General Game Playing"
     (AAAI 2007) for features found in the rules weighed by the outcomes of
