@@ -673,7 +673,17 @@ def first_search(game, spec):
 
 @pytest.mark.parametrize(
     "option",
-    ["threads=4", "solver=true", "tactics=true", "leaf=64", "rave=500", "heuristic=0.5", "prior=5"],
+    [
+        "threads=4",
+        "solver=true",
+        "tactics=true",
+        "leaf=64",
+        "rave=500",
+        "heuristic=0.5",
+        "prior=5",
+        "imm=0.4",
+        "cutoff=5",
+    ],
 )
 def test_the_c_tree_options_without_the_c_tree_warn(option):
     game = load_game("tictactoe")
@@ -857,7 +867,7 @@ def test_the_material_evaluation_is_the_same_however_long_it_may_take():
 def test_a_heuristic_without_time_to_learn_is_dropped_with_a_warning():
     game = load_game("breakthrough")
     player = make("uct:simulations=1,seed=4,heuristic=0.5")
-    with pytest.warns(RuntimeWarning, match="playouts took too long"):
+    with pytest.warns(RuntimeWarning, match="took too long"):
         player.start(game, "white", 0.0001, 10)
     assert player.evaluation is None
 
@@ -872,8 +882,7 @@ def test_the_heuristic_is_mixed_into_a_new_leaf_value():
     player = make("uct:simulations=1,seed=4,heuristic=1,discount=1")
     player.start(game, "white", 10, 10)
     player.play(Observation())
-    (weights, bias, _), alpha, prior = player.evaluation
-    assert alpha == 1 and prior == 0
+    weights, bias, _ = player.evaluation
     moves, visits, sums, _ = player._root_rows(0)
     [tried] = [j for j, v in enumerate(visits) if v]
     child = sm.next_state(sm.initial_state(), (player.search.move(0, moves[tried]), "noop"))
@@ -910,3 +919,96 @@ def test_a_terminal_state_without_a_goal_counts_zero_in_the_search(reasoner):
     assert len([w for w in caught if "no goal values" in str(w.message)]) == (
         reasoner != "compiled"
     )
+
+
+# --- implicit minimax backups and early playout termination -------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_implicit_minimax_values_are_minimax_once_the_tree_reaches_every_end(seed):
+    """From tic-tac-toe positions with five empty cells, a search that
+    explores nearly uniformly (c=1000) soon holds every state to the end of
+    the game in its tree.  Each root move's implicit minimax value (Lanctot et
+    al. 2014) is then the minimax of the ends' goals, whatever the evaluation
+    at the leaves said on the way."""
+    import random
+
+    game = load_game("tictactoe")
+    reference = game.state_machine("reference")
+    rng = random.Random(seed)
+    player = make(f"uct:simulations=20000,seed={seed},imm=0.5,c=1000")
+    player.start(game, game.roles[0], 600, 10)
+    assert player.evaluation is not None
+    state = reference.initial_state()
+    for turn in range(4):
+        joint = tuple(rng.choice(moves) for moves in reference.all_legal_moves(state))
+        player.observe(Observation(turn=turn + 1, joint=joint))
+        state = reference.next_state(state, joint)
+    legal = reference.all_legal_moves(state)
+    mover = next(r for r, moves in enumerate(legal) if len(moves) > 1)
+    player.select(player.legal_moves(), math.inf)
+    moves = player.ctree.root_moves(mover)[0]
+    values = player.ctree.root_values(mover)
+    for move, value in zip(moves, values):
+        joint = [moves[0] for moves in legal]
+        joint[mover] = player.search.move(mover, move)
+        after = reference.next_state(state, joint)
+        assert value == _minimax(reference, after, game.roles)[mover]
+    # the other role has no choice at the root: no values for it
+    assert set(player.ctree.root_values(1 - mover)) == {None}
+
+
+def test_without_implicit_minimax_there_are_no_values():
+    game = load_game("tictactoe")
+    player = make("uct:simulations=50,seed=1")
+    player.start(game, game.roles[0], 10, 10)
+    player.select(player.legal_moves(), math.inf)
+    assert set(player.ctree.root_values(0)) == {None}
+
+
+def test_a_playout_cut_short_is_scored_by_the_evaluation():
+    """cutoff=1, no discount, one simulation: the new child of the root is
+    played out one ply and the evaluation of where that ply leads is the
+    simulation's reward (Lorentz, "Early Playout Termination in MCTS", 2015),
+    not a goal of the game's end."""
+    import numpy as np
+
+    game = load_game("breakthrough")
+    sm = game.state_machine()
+    player = make("uct:simulations=1,seed=4,cutoff=1,discount=1")
+    player.start(game, "white", 600, 10)
+    player.play(Observation())
+    weights, bias, _ = player.evaluation
+    moves, visits, sums, _ = player._root_rows(0)
+    [tried] = [j for j, v in enumerate(visits) if v]
+    child = sm.next_state(sm.initial_state(), (player.search.move(0, moves[tried]), "noop"))
+    reachable = {
+        float(
+            np.clip(bias[0] + weights[0] @ np.frombuffer(sm.next_state(child, j), np.uint8), 0, 100)
+        )
+        for j in sm.joint_moves(child)
+    }
+    assert any(sums[tried] == pytest.approx(v) for v in reachable)
+    assert 0 < sums[tried] < 100
+
+
+def test_the_lanes_and_early_termination_are_refused_together():
+    with pytest.raises(ValueError, match="early playout termination"):
+        make("uct:simulations=1,seed=4,cutoff=3,leaf=64")
+
+
+def test_the_evaluation_may_be_fitted_on_self_play():
+    """fit=selfplay: the evaluation comes from games of a small search
+    (players.perfect.evaluation), the same for the same seed."""
+    import numpy as np
+
+    game = load_game("breakthrough")
+
+    def fitted(fit):
+        player = make(f"uct:simulations=1,seed=4,imm=0.4,fit={fit}")
+        player.start(game, "white", 600, 10)  # the fit's wait: a quarter of it
+        return player.evaluation[0]
+
+    selfplay = fitted("selfplay")
+    assert np.array_equal(selfplay, fitted("selfplay"))
+    assert not np.array_equal(selfplay, fitted("playouts"))

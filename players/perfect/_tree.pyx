@@ -57,6 +57,8 @@ cdef struct Store:
     double* tops            # the best reward seen
     int64_t* amaf_n         # RAVE: simulations through the node that played the move later
     double* amaf_sums       # and their rewards
+    double* hrow            # nroles a row (imm): the minimax evaluation of the move's child
+    double* hnode           # nroles a node (imm): the node's minimax evaluation
     # edges
     int64_t edges, edge_capacity
     int64_t* joint          # the joint move's index
@@ -71,7 +73,7 @@ cdef struct Store:
 cdef void _free(Store* s) noexcept nogil:
     free(s.states); free(s.terminal); free(s.solved); free(s.n); free(s.goals); free(s.first)
     free(s.width); free(s.edge); free(s.move); free(s.visits); free(s.sums); free(s.tops)
-    free(s.amaf_n); free(s.amaf_sums)
+    free(s.amaf_n); free(s.amaf_sums); free(s.hrow); free(s.hnode)
     free(s.joint); free(s.child); free(s.next); free(s.table)
     s.states = NULL
 
@@ -102,6 +104,8 @@ cdef class SearchTree:
     cdef double* eval_b         # per role, a bias
     cdef int64_t prior          # virtual visits a new node's moves get from the evaluation
     cdef double scale           # the evaluation change a prior maps to 73 (of 100)
+    cdef double imm             # weight of the implicit minimax value in selection (0: none)
+    cdef int cutoff             # plies a playout runs before the evaluation scores it (0: to the end)
     cdef int64_t* mark          # per move: the simulation that played it (RAVE)
     cdef int64_t stamp
     cdef int nroles, nbase
@@ -139,7 +143,8 @@ cdef class SearchTree:
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
                  bint tactics=False, double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
-                 Lanes lanes=None, long leaf=1, unsigned long long seed=0):
+                 Lanes lanes=None, long leaf=1, unsigned long long seed=0, double imm=0.0,
+                 int cutoff=0):
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
@@ -152,7 +157,11 @@ cdef class SearchTree:
         self.stamp = 0
         self.alpha = alpha if evaluation is not None else 0.0
         self.prior = prior if evaluation is not None else 0
-        if self.alpha > 0 or self.prior > 0:
+        self.imm = imm if evaluation is not None else 0.0
+        self.cutoff = cutoff if evaluation is not None else 0
+        if self.cutoff > 0 and lanes is not None:
+            raise ValueError("early playout termination needs one playout a leaf, not the lanes")
+        if self.alpha > 0 or self.prior > 0 or self.imm > 0 or self.cutoff > 0:
             weights, bias, self.scale = evaluation
             self.eval_w = <double*> _grown(NULL, (self.nroles * self.nbase + 1) * sizeof(double))
             self.eval_b = <double*> _grown(NULL, self.nroles * sizeof(double))
@@ -191,7 +200,7 @@ cdef class SearchTree:
         s.capacity = s.row_capacity = s.edge_capacity = 0
         s.states = s.terminal = s.solved = NULL
         s.n = s.first = s.edge = s.joint = s.child = s.next = s.visits = s.table = NULL
-        s.goals = s.sums = s.tops = s.amaf_sums = NULL
+        s.goals = s.sums = s.tops = s.amaf_sums = s.hrow = s.hnode = NULL
         s.amaf_n = NULL
         s.width = s.move = NULL
         self._nodes(s, capacity)
@@ -213,6 +222,8 @@ cdef class SearchTree:
         s.first = <int64_t*> _grown(s.first, capacity * r * sizeof(int64_t))
         s.width = <int32_t*> _grown(s.width, capacity * r * sizeof(int32_t))
         s.edge = <int64_t*> _grown(s.edge, capacity * sizeof(int64_t))
+        if self.imm > 0:
+            s.hnode = <double*> _grown(s.hnode, capacity * r * sizeof(double))
         s.capacity = capacity
         return 0
 
@@ -223,6 +234,8 @@ cdef class SearchTree:
         s.tops = <double*> _grown(s.tops, capacity * sizeof(double))
         s.amaf_n = <int64_t*> _grown(s.amaf_n, capacity * sizeof(int64_t))
         s.amaf_sums = <double*> _grown(s.amaf_sums, capacity * sizeof(double))
+        if self.imm > 0:
+            s.hrow = <double*> _grown(s.hrow, capacity * self.nroles * sizeof(double))
         s.row_capacity = capacity
         return 0
 
@@ -300,6 +313,8 @@ cdef class SearchTree:
             s.first[node * nr + r] = s.rows
         if s.terminal[node]:
             self.K._best_goals(s.goals + node * nr)
+            if self.imm > 0:
+                memcpy(s.hnode + node * nr, s.goals + node * nr, nr * sizeof(double))
         else:
             for r in range(nr):
                 k = self.K._legal(r, self.legal)
@@ -316,6 +331,8 @@ cdef class SearchTree:
                     s.amaf_n[row] = 0
                     s.amaf_sums[row] = 0.0
                 s.rows += k
+            if self.imm > 0:
+                self._implicit(node)
             if self.tactics:
                 self._win_at_once(node)
             if self.prior > 0 and not s.solved[node]:
@@ -360,6 +377,70 @@ cdef class SearchTree:
         self.K._load(self.state)
         self.K._best_goals(s.goals + node * nr)
         s.solved[node] = 1
+        if self.imm > 0:
+            memcpy(s.hnode + node * nr, s.goals + node * nr, nr * sizeof(double))
+
+    cdef void _values(self, const uint8_t* state, double* out) noexcept nogil:
+        """Every role's evaluation of ``state``, clipped to 0..100."""
+        cdef int r
+        cdef double v
+        for r in range(self.nroles):
+            v = self._evaluate(r, state)
+            out[r] = 0.0 if v < 0 else 100.0 if v > 100 else v
+
+    cdef void _implicit(self, int64_t node) noexcept nogil:
+        """The implicit minimax values of the new ``node`` (Lanctot, Winands,
+        Pepels and Sturtevant, "Monte Carlo Tree Search with Heuristic
+        Evaluations using Implicit Minimax Backups", CIG 2014): each move of
+        its one role with a choice gets the evaluation of the state it leads
+        to, and the node the values of its mover's best move (of its one
+        move, when no role has a choice); a node of simultaneous choices keeps
+        its own evaluation."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, m = self._mover(node), j, k, r
+        cdef int64_t first
+        if m == -2:
+            self._values(s.states + node * self.nbase, s.hnode + node * nr)
+            return
+        m = max(m, 0)
+        for r in range(nr):
+            if r != m:
+                self.K.chosen[r] = s.move[s.first[node * nr + r]]
+        first, k = s.first[node * nr + m], s.width[node * nr + m]
+        for j in range(k):
+            self.K.chosen[m] = s.move[first + j]
+            self.K._do()
+            self.K._read_next(self.state)
+            self._values(self.state, s.hrow + (first + j) * nr)
+        self.loaded = -1                        # the kernel's moves are set: load again
+        self._minimax(node, m)
+
+    cdef void _minimax(self, int64_t node, int m) noexcept nogil:
+        """``node``'s values: those of its mover ``m``'s move valued best for ``m``."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, j, k = s.width[node * nr + m]
+        cdef int64_t first = s.first[node * nr + m], best = first
+        for j in range(1, k):
+            if s.hrow[(first + j) * nr + m] > s.hrow[best * nr + m]:
+                best = first + j
+        memcpy(s.hnode + node * nr, s.hrow + best * nr, nr * sizeof(double))
+
+    cdef void _back_minimax(self, int level) noexcept nogil:
+        """Back the implicit minimax values up the simulation's path: each
+        node's move taken gets its child's values, and the node those of its
+        mover's best move (Lanctot et al. 2014, section III)."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles, i, m
+        cdef int64_t node, row
+        for i in range(level - 1, -1, -1):
+            node = self.path[i]
+            m = self._mover(node)
+            if m == -2 or s.solved[node]:
+                continue
+            m = max(m, 0)                       # no choice: role 0's one move
+            row = s.first[node * nr + m] + self.picks[i * nr + m]
+            memcpy(s.hrow + row * nr, s.hnode + self.path[i + 1] * nr, nr * sizeof(double))
+            self._minimax(node, m)
 
     cdef int64_t _child(self, int64_t node, int64_t joint) noexcept nogil:
         cdef int64_t e = self.s.edge[node]
@@ -391,7 +472,7 @@ cdef class SearchTree:
         cdef double log_n = log(<double> s.n[node]) if s.n[node] > 0 else 0.0
         cdef double beta = sqrt(self.rave / (3.0 * s.n[node] + self.rave)) if self.rave > 0 else 0.0
         cdef double value, best_value
-        cdef int c1, c2, mover = self._mover(node) if self.solver else -1
+        cdef int c1, c2, mover = self._mover(node) if self.solver or self.imm > 0 else -1
         cdef int64_t e
         cdef int32_t* pick = self.picks + level * nr
         t = self.ncontext + level               # joint moves before this one
@@ -399,7 +480,7 @@ cdef class SearchTree:
             k = s.width[node * nr + r]
             first = s.first[node * nr + r]
             best = 0
-            if r == mover:                      # the moves whose outcome is known
+            if self.solver and r == mover:      # the moves whose outcome is known
                 for j in range(k):
                     self.exact[j] = -1.0
                 e = s.edge[node]
@@ -428,15 +509,17 @@ cdef class SearchTree:
                     best_value = -INFINITY
                     for j in range(k):
                         v = s.visits[first + j]
-                        if r == mover and self.exact[j] == 0:
+                        if self.solver and r == mover and self.exact[j] == 0:
                             value = -INFINITY           # a known loss: never while others are not
-                        elif r == mover and self.exact[j] > 0:
+                        elif self.solver and r == mover and self.exact[j] > 0:
                             value = self.exact[j] + self.c * sqrt(log_n / v)
                         else:
                             value = s.sums[first + j] / v
                             if self.rave > 0:
                                 value += beta * ((s.amaf_sums[first + j] / s.amaf_n[first + j]
                                                   if s.amaf_n[first + j] else value) - value)
+                            if self.imm > 0 and r == mover:     # Lanctot et al. 2014, eq. (2)
+                                value += self.imm * (s.hrow[(first + j) * nr + r] - value)
                             value += self.c * sqrt(log_n / v)
                         if value > best_value:
                             best, best_value = j, value
@@ -544,9 +627,13 @@ cdef class SearchTree:
                     memcpy(self.policy.seq, self.joints, known * nr * sizeof(int32_t))
                     if self.loaded != child:    # else _node has just loaded it
                         self.K._load(s.states + child * self.nbase)
-                    plies = self.policy._run(known, MAX_PLAYOUT, &cut)
+                    plies = self.policy._run(known, self.cutoff or MAX_PLAYOUT, &cut)
                     depth = plies
-                    self.K._last_goals(self.goals)
+                    if cut and self.cutoff > 0 and plies == self.cutoff:  # Lorentz 2015
+                        self.K._read_base(self.state)
+                        self._values(self.state, self.goals)
+                    else:
+                        self.K._last_goals(self.goals)
                     self.policy._credit(self.ncontext, known + plies, self.goals)
                     played = True
                 if played and self.alpha > 0:
@@ -576,6 +663,8 @@ cdef class SearchTree:
                 if reward > s.tops[g]:
                     s.tops[g] = reward
         s.n[self.path[level]] += w
+        if self.imm > 0:
+            self._back_minimax(level)
         if self.rave > 0:
             self._amaf(level, self.ncontext + level + (plies if played else 0), depth)
         if self.solver:
@@ -648,6 +737,8 @@ cdef class SearchTree:
         s.solved[node] = 1
         for r in range(nr):
             s.goals[node * nr + r] = s.goals[best * nr + r]
+        if self.imm > 0:
+            memcpy(s.hnode + node * nr, s.goals + node * nr, nr * sizeof(double))
         return True
 
     def run(self, long budget=-1, double until=0.0):
@@ -746,6 +837,8 @@ cdef class SearchTree:
                 memcpy(s.states + copy * self.nbase, old.states + node * self.nbase, self.nbase)
                 s.terminal[copy], s.n[copy], s.edge[copy] = old.terminal[node], old.n[node], -1
                 s.solved[copy] = old.solved[node]
+                if self.imm > 0:
+                    memcpy(s.hnode + copy * nr, old.hnode + node * nr, nr * sizeof(double))
                 for r in range(nr):
                     w = old.width[node * nr + r]
                     s.goals[copy * nr + r] = old.goals[node * nr + r]
@@ -761,6 +854,9 @@ cdef class SearchTree:
                         s.tops[dst + j] = old.tops[src + j]
                         s.amaf_n[dst + j] = old.amaf_n[src + j]
                         s.amaf_sums[dst + j] = old.amaf_sums[src + j]
+                    if self.imm > 0:
+                        memcpy(s.hrow + (dst + j) * nr, old.hrow + (src + j) * nr,
+                               nr * sizeof(double))
                     s.rows += w
                 s.count += 1
                 if self.transpositions:
@@ -810,6 +906,18 @@ cdef class SearchTree:
                 out[s.joint[e]] = s.goals[s.child[e] * nr + role]
             e = s.next[e]
         return out
+
+    def root_values(self, int role):
+        """Per root move of ``role``: the implicit minimax value of the state
+        it leads to for ``role`` (``imm``), when ``role`` is the root's one role
+        with a choice; else None for each."""
+        cdef Store* s = &self.s
+        cdef int nr = self.nroles
+        cdef int64_t first = s.first[self.root * nr + role], j
+        cdef int w = s.width[self.root * nr + role]
+        if self.imm <= 0 or self._mover(self.root) != role:
+            return [None] * w
+        return [s.hrow[(first + j) * nr + role] for j in range(w)]
 
     @property
     def solved(self):

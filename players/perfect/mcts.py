@@ -197,6 +197,31 @@ class MCTSPlayer(Player):
             low=0,
         ),
         Param(
+            "fit",
+            str,
+            "playouts",
+            "what the evaluation that heuristic, prior, imm and cutoff use is fitted "
+            "on: random playouts or games of a small search (players.perfect.evaluation)",
+            choices=("playouts", "selfplay"),
+        ),
+        Param(
+            "imm",
+            float,
+            0.0,
+            "weight of the evaluation's implicit minimax value beside a move's "
+            "average in selection (Lanctot et al. 2014); 0: off (engine=c)",
+            low=0,
+            high=1,
+        ),
+        Param(
+            "cutoff",
+            int,
+            0,
+            "plies a playout runs before the evaluation scores it (early playout "
+            "termination, Lorentz 2015); 0: to the end (engine=c)",
+            low=0,
+        ),
+        Param(
             "rave",
             float,
             0.0,
@@ -247,6 +272,11 @@ class MCTSPlayer(Player):
                 "rave needs the playouts' moves, and leaf parallelism does not "
                 "keep them: use one or the other"
             )
+        if self.cutoff > 0 and self.leaf > 1:
+            raise ValueError(
+                "early playout termination (cutoff) needs one playout a leaf, and leaf "
+                "parallelism plays many in the lanes: use one or the other"
+            )
         self.last_simulations = 0
         self.planning = None  # the plan of a one-player game (players.perfect.puzzle)
         self.warned_without_c = False  # of the options only the C tree has (once a player)
@@ -281,9 +311,11 @@ class MCTSPlayer(Player):
 
             self.planning = Puzzle(self.steps.kernel, self.position())
         self.ctree = None
-        self.evaluation = None  # (weights, biases and scale; weight in a leaf's value; prior)
+        self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
+            uses = {"alpha": self.heuristic, "prior": self.prior, "imm": self.imm}
+            uses["cutoff"] = self.cutoff
             self.ctree = Forest(
                 self.search,
                 self.position(),
@@ -297,6 +329,7 @@ class MCTSPlayer(Player):
                 self.rave,
                 self.leaf,
                 self.evaluation,
+                uses,
             )
         else:
             self._warn_without_c()
@@ -319,6 +352,8 @@ class MCTSPlayer(Player):
                 ("leaf", self.leaf, 1),
                 ("heuristic", self.heuristic, 0),
                 ("prior", self.prior, 0),
+                ("imm", self.imm, 0),
+                ("cutoff", self.cutoff, 0),
             )
             if value != default
         ]
@@ -332,21 +367,31 @@ class MCTSPlayer(Player):
             )
 
     def _evaluation(self, deadline) -> tuple | None:
-        """(evaluation, weight, prior) for the C tree when ``heuristic`` or
-        ``prior`` > 0: learned from 200 random playouts (the same on any machine), which must be
-        drawn within a quarter of the time to ``deadline``; None, with a
-        warning, when they are not or the game offers no material to learn
-        from."""
-        if not self.heuristic and not self.prior:
+        """The evaluation for the C tree when ``heuristic``, ``prior``,
+        ``imm`` or ``cutoff`` use one, fitted as ``evaluation`` says: on 200
+        random playouts (:func:`players.perfect.heuristic.material_evaluation`)
+        or on 40 games of a 50-simulation search
+        (:func:`players.perfect.evaluation.selfplay_evaluation`).  Both are
+        the same on any machine, and must be done within a quarter of the
+        time to ``deadline``; None, with a warning, when they are not or the
+        game offers no material to learn from."""
+        if not (self.heuristic or self.prior or self.imm or self.cutoff):
             return None
         from players.perfect.heuristic import OutOfTime, material_evaluation
 
         until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
+        seed = self.rng.getrandbits(31)
         try:
-            evaluation = material_evaluation(self.sm, seed=self.rng.getrandbits(31), until=until)
-            why = "no piece counts vary in this game's random play"
+            if self.fit == "selfplay":
+                from players.perfect.evaluation import selfplay_evaluation
+
+                evaluation = selfplay_evaluation(self.sm, seed=seed, until=until)
+                why = "no piece counts in this game's rules, or no self-play game ended"
+            else:
+                evaluation = material_evaluation(self.sm, seed=seed, until=until)
+                why = "no piece counts vary in this game's random play"
         except OutOfTime as exc:
-            evaluation, why = None, f"its playouts took too long ({exc})"
+            evaluation, why = None, f"its games took too long ({exc})"
         if evaluation is None:
             warnings.warn(
                 f"{self.name}: {why}; searching without the heuristic",
@@ -354,7 +399,7 @@ class MCTSPlayer(Player):
                 stacklevel=3,
             )
             return None
-        return evaluation, self.heuristic, self.prior
+        return evaluation
 
     def observe(self, obs):
         super().observe(obs)
@@ -626,6 +671,7 @@ class Forest:
         rave=0.0,
         leaf=1,
         evaluation=None,
+        uses=None,
     ):
         from players.perfect._tree import SearchTree
 
@@ -642,8 +688,9 @@ class Forest:
                 solver,
                 tactics,
                 rave,
-                *(evaluation or (None, 0.0, 0)),
-                *s.lanes(leaf),
+                evaluation,
+                **(uses or {}),
+                **dict(zip(("lanes", "leaf", "seed"), s.lanes(leaf))),
             )
             for s in self.searches
         ]
@@ -685,6 +732,11 @@ class Forest:
         solver knows it, else None."""
         rows = [t.root_exact(r) for t in self.trees]
         return [next((x for x in column if x is not None), None) for column in zip(*rows)]
+
+    def root_values(self, r) -> list:
+        """Per root move of role ``r``: its implicit minimax value (``imm``) in
+        the first tree, else None."""
+        return self.trees[0].root_values(r)
 
     def advance(self, joint, state):
         for t in self.trees:
