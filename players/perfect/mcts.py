@@ -201,8 +201,9 @@ class MCTSPlayer(Player):
             str,
             "playouts",
             "what the evaluation that heuristic, prior, imm and cutoff use is fitted "
-            "on: random playouts or games of a small search (players.perfect.evaluation)",
-            choices=("playouts", "selfplay"),
+            "on: random playouts, games of a small search (players.perfect.evaluation), or "
+            "the rules alone: pieces and their distance to the goal (players.perfect.rules)",
+            choices=("playouts", "selfplay", "rules"),
         ),
         Param(
             "imm",
@@ -382,7 +383,12 @@ class MCTSPlayer(Player):
         until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
         seed = self.rng.getrandbits(31)
         try:
-            if self.fit == "selfplay":
+            if self.fit == "rules":
+                from players.perfect.rules import rules_evaluation
+
+                evaluation = rules_evaluation(self.sm)
+                why = "no piece in this game's rules has a distance to a goal"
+            elif self.fit == "selfplay":
                 from players.perfect.evaluation import selfplay_evaluation
 
                 evaluation = selfplay_evaluation(self.sm, seed=seed, until=until)

@@ -1,0 +1,148 @@
+"""Features read from a game's rules: how far each piece is from its role's goal.
+
+Fluxplayer measures how nearly a state satisfies a goal, with the order
+relations of the rules turned into distances on boards (Schiffel and
+Thielscher, "Fluxplayer: A Successful General Game Player", AAAI 2007);
+Clune's player finds the quantities to weigh in the rules themselves (Clune,
+"Heuristic Evaluation Functions for General Game Playing", AAAI 2007).  Here
+the distances come from the grounded network of the compiled reasoner
+(:class:`ggp.reasoners.propnet.Network`), with no board or coordinate named:
+
+* a base proposition ``p`` *leads to* ``q`` when ``p`` is a positive input of
+  what makes ``q`` true next (``next(q)``'s gates, a ``does`` input standing
+  for the gates of its ``legal``), leaving out the frame conjunction that reads
+  ``q`` itself (``q`` staying true is not a way of reaching it);
+* a role's *goal propositions* are the base propositions among the positive
+  inputs of its best goal;
+* a proposition's *distance* to a role's goal is the fewest steps of "leads
+  to" from it to a goal proposition (breakthrough: a white pawn's row counted
+  from row 8, as its moves and the goal rule say; a black pawn never reaches
+  white's goal and has no distance to it).
+
+:func:`goal_groups` turns them into features: per role and distance, the
+number of the game's pieces (:func:`players.perfect.heuristic.content_features`)
+at that distance from the role's goal, each a sum of base propositions that
+:mod:`players.perfect.evaluation` weighs with the rest.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from players.perfect.heuristic import content_features
+
+#: Gate kinds of :mod:`ggp.reasoners.propnet` (INPUT, AND, OR).
+AND = 1
+
+
+def _positive_inputs(network, node, leaves, expand, skip=None) -> set:
+    """The ``leaves`` (node -> index) reached from ``node`` through positive
+    inputs only; ``expand`` maps a node to the one standing for it (a does
+    input to its legal); an AND gate reading the literal ``skip`` is not
+    entered."""
+    found, seen, todo = set(), set(), [node]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in leaves:
+            found.add(leaves[n])
+            continue
+        if n in expand:
+            todo.append(expand[n])
+            continue
+        inputs = network.inputs[n]
+        if skip is not None and network.kind[n] == AND and skip in inputs:
+            continue
+        todo.extend(lit >> 1 for lit in inputs if not lit & 1)
+    return found
+
+
+def goal_distances(sm) -> list:
+    """Per role, base proposition index -> its distance to the role's best
+    goal (module docstring); propositions that never reach it are absent.
+    ``sm`` is a compiled state machine (it has ``network``)."""
+    network = sm.network
+    leaves = {node: i for i, node in enumerate(network.base_node)}
+    expand = {node: network.legal_node[j] for j, node in enumerate(network.does_node)}
+    # what each proposition is reached from, the frame left out
+    sources = [
+        _positive_inputs(network, network.next_node[q], leaves, expand, skip=2 * base_node) - {q}
+        for q, base_node in enumerate(network.base_node)
+    ]
+    out = []
+    for r in range(len(sm.roles)):
+        values = [v for _, role, v in network.goals if role == r]
+        goal = set()
+        for node, role, v in network.goals:
+            if role == r and v == max(values):
+                goal |= _positive_inputs(network, node, leaves, {})
+        distance = dict.fromkeys(goal, 0)
+        todo = deque(goal)
+        while todo:
+            q = todo.popleft()
+            for p in sources[q]:
+                if p not in distance:
+                    distance[p] = distance[q] + 1
+                    todo.append(p)
+        out.append(distance)
+    return out
+
+
+def goal_groups(sm) -> list:
+    """Features (group ``"goal"``, name (role, distance), indices): per role
+    and distance, the game's pieces at that distance from the role's goal
+    (:func:`goal_distances`); none for a compiled machine's game with no
+    pieces or no distances."""
+    base = sm.base_propositions
+    pieces = sorted({i for members in content_features(base).values() for i in members})
+    groups = []
+    for r, distance in enumerate(goal_distances(sm)):
+        rings: dict = {}
+        for i in pieces:
+            if i in distance:
+                rings.setdefault(distance[i], []).append(i)
+        groups += [("goal", (sm.roles[r], d), rings[d]) for d in sorted(rings)]
+    return groups
+
+
+def rules_evaluation(sm) -> tuple | None:
+    """(weights, bias, scale) for the C tree read from the rules alone, no
+    game played: each role's pieces (the game's pieces with a distance to its
+    goal, :func:`goal_distances`) count for it and its opponents' against it,
+    a piece worth more the nearer it is to its goal (1 at the farthest
+    distance any of the role's pieces has, 2 at the goal), scaled so that the
+    role's pieces at the start, all worth 1, would be worth 50 (the bias,
+    the value of an even state).  Material and the distance to the goal
+    together, as Fluxplayer's evaluation weighs how nearly a goal holds
+    (Schiffel and Thielscher 2007).  None when no piece has a distance, or
+    when every role's pieces are also every other's (nothing to weigh)."""
+    import numpy as np
+
+    base = sm.base_propositions
+    pieces = sorted({i for members in content_features(base).values() for i in members})
+    distances = goal_distances(sm)
+    nroles = len(sm.roles)
+    worth = np.zeros((nroles, len(base)))
+    for r, distance in enumerate(distances):
+        mine = [i for i in pieces if i in distance]
+        if not mine:
+            continue
+        farthest = max(distance[i] for i in mine) or 1
+        for i in mine:
+            worth[r, i] = 2.0 - distance[i] / farthest
+    initial = np.frombuffer(sm.initial_state(), np.uint8).astype(float)
+    start = np.array([initial @ (worth[r] > 0) for r in range(nroles)])
+    if not worth.any() or not start.any():
+        return None
+    unit = 50.0 / max(start.max(), 1.0)
+    weights = np.zeros_like(worth)
+    for r in range(nroles):
+        others = [o for o in range(nroles) if o != r]
+        weights[r] = unit * worth[r]
+        for o in others:
+            weights[r] -= unit * worth[o] / len(others)
+    if not weights.any():  # every role's pieces are every other's: nothing to tell
+        return None
+    return weights, np.full(nroles, 50.0), unit
