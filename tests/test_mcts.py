@@ -1002,11 +1002,11 @@ def test_the_evaluation_may_be_fitted_on_self_play():
     (players.perfect.evaluation), the same for the same seed."""
     import numpy as np
 
-    game = load_game("breakthrough")
+    game = load_game("tictactoe")
 
     def fitted(fit):
         player = make(f"uct:simulations=1,seed=4,imm=0.4,fit={fit}")
-        player.start(game, "white", 600, 10)  # the fit's wait: a quarter of it
+        player.start(game, game.roles[0], 600, 10)  # the fit's wait: a quarter of it
         return player.evaluation[0]
 
     selfplay = fitted("selfplay")
