@@ -1012,3 +1012,79 @@ def test_the_evaluation_may_be_fitted_on_self_play():
     selfplay = fitted("selfplay")
     assert np.array_equal(selfplay, fitted("selfplay"))
     assert not np.array_equal(selfplay, fitted("playouts"))
+
+
+# --- the proof search ---------------------------------------------------------------------
+
+#: x to move must block o's row at (1 3), and cannot win first; the block
+#: holds (a draw under best play).
+#:   o o .
+#:   x . .
+#:   . . x
+MUST_BLOCK = {(1, 1): "o", (1, 2): "o", (2, 1): "x", (3, 3): "x"}
+
+
+def test_a_proved_forced_win_is_played_without_searching():
+    """In the fork position x forces a win in three plies by (mark 1 3) alone
+    (winning_moves above): proof=N finds it and plays it at once."""
+    game = fork_game()
+    player = make("uct:simulations=50,seed=3,proof=2000")
+    player.start(game, "xplayer", 10, 10)
+    assert player.select(player.legal_moves(), math.inf) == ("mark", "1", "3")
+    assert player.last_simulations == 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_move_proved_lost_is_not_played(seed):
+    """Every x move but the block at (1 3) lets o complete its row (checked by
+    brute force): with proof the block is played even after a single
+    simulation (without, not for every seed: the next test)."""
+    game = fork_game(MUST_BLOCK)
+    reference = game.state_machine("reference")
+    start = reference.initial_state()
+    lost = {
+        j[0]
+        for j in reference.joint_moves(start)
+        if _minimax(reference, reference.next_state(start, j), game.roles)[1] == 100
+    }
+    assert len(lost) == 4 and ("mark", "1", "3") not in lost
+
+    def move(spec):
+        player = make(spec)
+        player.start(fork_game(MUST_BLOCK), "xplayer", 10, 10)
+        return player.select(player.legal_moves(), math.inf)
+
+    assert move(f"uct:simulations=1,seed={seed},proof=2000") == ("mark", "1", "3")
+
+
+def test_without_the_proof_search_one_simulation_does_not_block():
+    played = set()
+    for seed in range(5):
+        player = make(f"uct:simulations=1,seed={seed}")
+        player.start(fork_game(MUST_BLOCK), "xplayer", 10, 10)
+        played.add(player.select(player.legal_moves(), math.inf))
+    assert played != {("mark", "1", "3")}
+
+
+def test_the_prover_answers_exactly_on_the_fork_position():
+    """players.perfect._proof.Prover against the brute force above: the
+    forced win in three plies (none in one), and which x moves let o win."""
+    from players.perfect._proof import Prover
+
+    game = fork_game()
+    sm = game.state_machine("compiled")
+    reference = game.state_machine("reference")
+    prover = Prover(sm.kernel.copy())
+    start = sm.initial_state()
+    names = {sm.move_numbers[0][m]: m for m in sm.legal_moves(start, "xplayer")}
+    assert prover.forced_win(start, 0, 1, 1000) == -1
+    assert names[prover.forced_win(start, 0, 3, 1000)] == ("mark", "1", "3")
+    lost = {names[m] for m in names if prover.loses(start, 0, m, 1, 1, 1000)}
+    ref = reference.initial_state()
+    assert lost == {
+        j[0]
+        for j in reference.joint_moves(ref)
+        if _minimax(reference, reference.next_state(ref, j), game.roles)[1] == 100
+    } - {("mark", "1", "3")}
+    with pytest.raises(ValueError, match="not one of"):
+        prover.loses(start, 0, 10**6, 1, 1, 1000)

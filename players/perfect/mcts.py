@@ -104,6 +104,9 @@ from players.registry import register
 #: Nodes added per move at most: past it, simulations play out from leaves.
 MAX_NODES = 1_000_000
 
+#: The deepest forced win the proof search (``proof``) looks for, in plies.
+PROOF_PLIES = 7
+
 #: Under a simulation budget, the one-player planner's expansions per
 #: simulation: a playout visits tens to hundreds of states, an expansion one.
 PLAN_EXPANSIONS = 100
@@ -194,6 +197,15 @@ class MCTSPlayer(Player):
             "virtual visits each move of a new node starts with, at a value "
             "from how much it changes its role's learned material evaluation "
             "(players.perfect.heuristic); 0: off (engine=c)",
+            low=0,
+        ),
+        Param(
+            "proof",
+            int,
+            0,
+            "expansions a move of a bounded proof search for forced wins (played at once) "
+            "and for moves after which the opponent forces one (not played while another "
+            "is not), two-player turn-taking games (players.perfect._proof); 0: off",
             low=0,
         ),
         Param(
@@ -312,6 +324,7 @@ class MCTSPlayer(Player):
 
             self.planning = Puzzle(self.steps.kernel, self.position())
         self.ctree = None
+        self.prover = None
         self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
@@ -440,6 +453,9 @@ class MCTSPlayer(Player):
             self.ctree.new_move()
         if len(legal) > 1:  # once per decision of ours, not per game step
             (self.ctree or self.search).decay(self.decay)
+        proved = self._prove(me) if len(legal) > 1 else None
+        if proved is not None and proved[0] is not None:
+            return self.search.move(me, proved[0])
         if self.simulations is not None:
             if len(legal) == 1:  # a forced move: nothing to decide, nothing spent
                 return legal[0]
@@ -447,6 +463,8 @@ class MCTSPlayer(Player):
         else:
             self.think(deadline - self.margin)
         allowed = {self.search.steps.move_id(me, m) for m in legal}
+        if proved is not None:  # never a move proved lost while another is not
+            allowed = (allowed - proved[1]) or allowed
         if self.planning is not None:  # the plan, if it promises what the tree has seen
             planned = self.planning.next_move(max(self._root_rows(me)[3], default=0.0))
             if planned in allowed:
@@ -456,6 +474,29 @@ class MCTSPlayer(Player):
         # its moves for the role are none of ``legal`` (the belief was lost), a
         # legal move is played rather than an illegal one
         return self.rng.choice(legal) if best is None else self.search.move(me, best)
+
+    def _prove(self, me):
+        """(a forced win's first move or None, the moves after which the
+        opponent forces a win) at the root, by :class:`players.perfect._proof.Prover`
+        with ``proof`` expansions: half for our win (up to
+        :data:`PROOF_PLIES` plies), half shared by the root moves for the
+        opponent's (up to :data:`PROOF_PLIES` - 2 after the move); None when
+        the option is off or the game is not a two-player one on the
+        compiled reasoner."""
+        if not self.proof or self.ctree is None or len(self.sm.roles) != 2:
+            return None
+        if self.prover is None:
+            from players.perfect._proof import Prover
+
+            self.prover = Prover(self.search.kernel.copy())
+        state, other = self.position(), 1 - me
+        won = self.prover.forced_win(state, me, PROOF_PLIES, self.proof // 2)
+        if won >= 0:
+            return won, set()
+        moves = self.ctree.root_moves(me)[0]
+        share = max(1, self.proof // (2 * max(1, len(moves))))
+        lost = {m for m in moves if self.prover.loses(state, me, m, other, PROOF_PLIES - 2, share)}
+        return None, lost
 
     def _planned(self, me, legal, deadline):
         """A one-player game's move from its plan when the plan is known best;
