@@ -1088,3 +1088,16 @@ def test_the_prover_answers_exactly_on_the_fork_position():
     } - {("mark", "1", "3")}
     with pytest.raises(ValueError, match="not one of"):
         prover.loses(start, 0, 10**6, 1, 1, 1000)
+
+
+def test_the_prover_gives_up_at_its_instant():
+    """On the clock the search stops at its instant, whatever its budget: no
+    proof then (the win in three plies of the fork position is not found)."""
+    from players.perfect._proof import Prover
+
+    sm = fork_game().state_machine("compiled")
+    prover = Prover(sm.kernel.copy())
+    start = sm.initial_state()
+    assert prover.forced_win(start, 0, 3, 10**9, time.monotonic() - 1) == -1
+    assert prover.exhausted
+    assert prover.forced_win(start, 0, 3, 10**9, time.monotonic() + 60) >= 0

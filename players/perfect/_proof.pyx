@@ -18,14 +18,16 @@ MCTS-Solver's proved values it feeds (Winands, Björnsson and Saito,
 What it proves is exact; what it does not prove is unknown (the depth, or
 the budget of expansions, ran out, or a state where several roles choose at
 once was met).  Work is counted in expansions (states whose legal moves are
-read), never in seconds, so the same question gets the same answer on any
-machine.
+read), so the same question with the same budget gets the same answer on any
+machine; an instant to give up by, for play on the clock, can only turn a
+proof into "unknown".
 """
+from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free
 
 from ggp.reasoners._propnet cimport Kernel
-from players._sampling cimport _grown
+from players._sampling cimport _grown, _now
 
 #: The deepest search, in plies.
 DEF MAX_PLIES = 32
@@ -42,6 +44,7 @@ cdef class Prover:
     cdef int32_t* fixed         # per depth, every role's one move (the chooser's: unset)
     cdef double* goals
     cdef int64_t budget, used
+    cdef double until           # the time.monotonic() instant past which it gives up
     cdef readonly bint exhausted
 
     def __cinit__(self):
@@ -106,7 +109,8 @@ cdef class Prover:
         cdef bint mine, won
         if plies <= 0 or depth >= MAX_PLIES:
             return False
-        if self.used >= self.budget:
+        if self.used >= self.budget or self.used % 64 == 0 and _now() > self.until:
+            self.used = self.budget
             self.exhausted = True
             return False
         self.used += 1
@@ -134,14 +138,15 @@ cdef class Prover:
             self.states[b] = state[b]
         self.K._load(self.states)
 
-    def forced_win(self, const uint8_t[:] state, int role, int plies, long budget):
+    def forced_win(self, const uint8_t[:] state, int role, int plies, long budget,
+                   double until=INFINITY):
         """The first move (a move number) of ``role``'s shortest forced win
         within ``plies`` plies from ``state`` (iterative deepening over odd
         depths), when ``role`` alone has a choice there; -1 when none is
-        proved within ``budget`` expansions (``exhausted`` then tells whether
-        the budget ran out)."""
+        proved within ``budget`` expansions or by the ``time.monotonic()``
+        instant ``until`` (``exhausted`` then tells that one ran out)."""
         cdef int p
-        self.used, self.budget, self.exhausted = 0, budget, False
+        self.used, self.budget, self.until, self.exhausted = 0, budget, until, False
         self._put(state)
         if self._chooser(0) != role or self.K._legal(role, self.moves) < 2:
             return -1
@@ -160,12 +165,12 @@ cdef class Prover:
         return -1
 
     def loses(self, const uint8_t[:] state, int role, int move, int opponent, int plies,
-              long budget):
+              long budget, double until=INFINITY):
         """Whether ``role`` playing ``move`` from ``state`` lets ``opponent``
         force a goal of 100 within ``plies`` plies after it (False when not
-        proved within ``budget`` expansions)."""
+        proved within ``budget`` expansions or by ``until``)."""
         cdef int j, k
-        self.used, self.budget, self.exhausted = 0, budget, False
+        self.used, self.budget, self.until, self.exhausted = 0, budget, until, False
         self._put(state)
         if self._chooser(0) != role:
             return False

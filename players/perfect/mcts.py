@@ -453,7 +453,7 @@ class MCTSPlayer(Player):
             self.ctree.new_move()
         if len(legal) > 1:  # once per decision of ours, not per game step
             (self.ctree or self.search).decay(self.decay)
-        proved = self._prove(me) if len(legal) > 1 else None
+        proved = self._prove(me, deadline) if len(legal) > 1 else None
         if proved is not None and proved[0] is not None:
             return self.search.move(me, proved[0])
         if self.simulations is not None:
@@ -475,13 +475,14 @@ class MCTSPlayer(Player):
         # legal move is played rather than an illegal one
         return self.rng.choice(legal) if best is None else self.search.move(me, best)
 
-    def _prove(self, me):
+    def _prove(self, me, deadline):
         """(a forced win's first move or None, the moves after which the
         opponent forces a win) at the root, by :class:`players.perfect._proof.Prover`
         with ``proof`` expansions: half for our win (up to
         :data:`PROOF_PLIES` plies), half shared by the root moves for the
-        opponent's (up to :data:`PROOF_PLIES` - 2 after the move); None when
-        the option is off or the game is not a two-player one on the
+        opponent's (up to :data:`PROOF_PLIES` - 2 after the move); on the
+        clock, also no more than a quarter of the time to ``deadline``.  None
+        when the option is off or the game is not a two-player one on the
         compiled reasoner."""
         if not self.proof or self.ctree is None or len(self.sm.roles) != 2:
             return None
@@ -490,12 +491,19 @@ class MCTSPlayer(Player):
 
             self.prover = Prover(self.search.kernel.copy())
         state, other = self.position(), 1 - me
-        won = self.prover.forced_win(state, me, PROOF_PLIES, self.proof // 2)
+        until = math.inf
+        if self.simulations is None:
+            until = time.monotonic() + max(0.0, deadline - self.margin - time.monotonic()) / 4
+        won = self.prover.forced_win(state, me, PROOF_PLIES, self.proof // 2, until)
         if won >= 0:
             return won, set()
         moves = self.ctree.root_moves(me)[0]
         share = max(1, self.proof // (2 * max(1, len(moves))))
-        lost = {m for m in moves if self.prover.loses(state, me, m, other, PROOF_PLIES - 2, share)}
+        lost = {
+            m
+            for m in moves
+            if self.prover.loses(state, me, m, other, PROOF_PLIES - 2, share, until)
+        }
         return None, lost
 
     def _planned(self, me, legal, deadline):

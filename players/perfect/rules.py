@@ -111,10 +111,10 @@ def rules_evaluation(sm) -> tuple | None:
     """(weights, bias, scale) for the C tree read from the rules alone, no
     game played: each role's pieces (the game's pieces with a distance to its
     goal, :func:`goal_distances`) count for it and its opponents' against it,
-    a piece worth more the nearer it is to its goal (1 at the farthest
-    distance any of the role's pieces has, 2 at the goal), scaled so that the
-    role's pieces at the start, all worth 1, would be worth 50 (the bias,
-    the value of an even state).  Material and the distance to the goal
+    a piece worth 1 + 2 ** -d at distance d from its goal (about 1 far from
+    it, 1.5 a step away: a threat; 2 there), scaled so that the role's
+    pieces at the start, counted 1 each, would be worth 50 (the bias, the
+    value of an even state).  Material and the distance to the goal
     together, as Fluxplayer's evaluation weighs how nearly a goal holds
     (Schiffel and Thielscher 2007).  None when no piece has a distance, or
     when every role's pieces are also every other's (nothing to weigh)."""
@@ -129,9 +129,8 @@ def rules_evaluation(sm) -> tuple | None:
         mine = [i for i in pieces if i in distance]
         if not mine:
             continue
-        farthest = max(distance[i] for i in mine) or 1
         for i in mine:
-            worth[r, i] = 2.0 - distance[i] / farthest
+            worth[r, i] = 1.0 + 2.0 ** -distance[i]
     initial = np.frombuffer(sm.initial_state(), np.uint8).astype(float)
     start = np.array([initial @ (worth[r] > 0) for r in range(nroles)])
     if not worth.any() or not start.any():
