@@ -877,17 +877,24 @@ def test_the_heuristic_is_mixed_into_a_new_leaf_value():
     the evaluation of the state it leads to."""
     import numpy as np
 
+    sm, (weights, bias, _), child, reward = one_simulation("heuristic=1")
+    value = bias[0] + weights[0] @ np.frombuffer(child, np.uint8)
+    assert reward == pytest.approx(min(100.0, max(0.0, value)))
+
+
+def one_simulation(option):
+    """White's first move on breakthrough after one simulation (seed 4, no
+    discount) with ``option``: the state machine, the player's evaluation,
+    the state the simulated root move leads to and the reward it got."""
     game = load_game("breakthrough")
     sm = game.state_machine()
-    player = make("uct:simulations=1,seed=4,heuristic=1,discount=1")
-    player.start(game, "white", 10, 10)
+    player = make(f"uct:simulations=1,seed=4,discount=1,{option}")
+    player.start(game, "white", 600, 10)  # the evaluation's wait: a quarter of it
     player.play(Observation())
-    weights, bias, _ = player.evaluation
     moves, visits, sums, _ = player._root_rows(0)
     [tried] = [j for j, v in enumerate(visits) if v]
     child = sm.next_state(sm.initial_state(), (player.search.move(0, moves[tried]), "noop"))
-    value = bias[0] + weights[0] @ np.frombuffer(child, np.uint8)
-    assert sums[tried] == pytest.approx(min(100.0, max(0.0, value)))
+    return sm, player.evaluation, child, sums[tried]
 
 
 def test_a_game_without_pieces_warns_and_searches_without_the_heuristic():
@@ -973,23 +980,15 @@ def test_a_playout_cut_short_is_scored_by_the_evaluation():
     not a goal of the game's end."""
     import numpy as np
 
-    game = load_game("breakthrough")
-    sm = game.state_machine()
-    player = make("uct:simulations=1,seed=4,cutoff=1,discount=1")
-    player.start(game, "white", 600, 10)
-    player.play(Observation())
-    weights, bias, _ = player.evaluation
-    moves, visits, sums, _ = player._root_rows(0)
-    [tried] = [j for j, v in enumerate(visits) if v]
-    child = sm.next_state(sm.initial_state(), (player.search.move(0, moves[tried]), "noop"))
+    sm, (weights, bias, _), child, reward = one_simulation("cutoff=1")
     reachable = {
         float(
             np.clip(bias[0] + weights[0] @ np.frombuffer(sm.next_state(child, j), np.uint8), 0, 100)
         )
         for j in sm.joint_moves(child)
     }
-    assert any(sums[tried] == pytest.approx(v) for v in reachable)
-    assert 0 < sums[tried] < 100
+    assert any(reward == pytest.approx(v) for v in reachable)
+    assert 0 < reward < 100
 
 
 def test_the_lanes_and_early_termination_are_refused_together():
