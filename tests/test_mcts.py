@@ -71,7 +71,7 @@ def test_finds_the_forced_win_on_the_reference_reasoner_too(spec):
 
 
 def test_mast_learns_on_the_reference_reasoner():
-    """MAST kept in Python (players.perfect.mcts.ReferenceSearch): every move played
+    """MAST kept in Python (players.perfect.searches.ReferenceSearch): every move played
     in a simulation is credited with its role's goal, so a move's score is
     the mean goal of the simulations that played it; a move never played
     scores 100; decay scales the statistics (not the means)."""

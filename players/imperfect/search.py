@@ -57,7 +57,7 @@ from ggp.solvers.efg import CHANCE_ROLE, utility_unit
 from players._sampling import decision_key, extend_key
 from players.base import BUDGET, Player
 from players.params import Param, extend
-from players.perfect.mcts import search_for
+from players.perfect.searches import search_for
 from players.registry import register
 
 log = logging.getLogger("players.imperfect.search")
@@ -234,7 +234,7 @@ class InformationSetPlayer(Player):
 
     def playout(self, state) -> list | None:
         """The rewards of a playout from ``state``; None when it stopped at
-        the clock (:class:`players.perfect.mcts.ReferenceSearch`: on a slow reasoner
+        the clock (:class:`players.perfect.searches.ReferenceSearch`: on a slow reasoner
         one playout can outlast a play clock), and the simulation is dropped."""
         goals, _ = self.playouts.playout(state, [], [])
         return None if goals is None else self.rewards(goals)

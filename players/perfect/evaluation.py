@@ -135,18 +135,17 @@ def play(sm, games: int, simulations: int, seed: int, until: float = math.inf) -
     player's ``final=average``).  Game ``g`` is seeded from ``seed`` and ``g``
     alone.  :class:`OutOfTime` past ``until`` (checked between searches)."""
     from players.belief import Steps
-    from players.perfect.mcts import Forest, UCTPlayer, search_for
+    from players.perfect.searches import DISCOUNT, C, Forest, search_for
 
     if getattr(sm, "name", "") != "compiled":
         raise ValueError("self-play evaluation needs the compiled reasoner")
-    defaults = {p.name: p.default for p in UCTPlayer.params}
     steps = Steps(sm, imperfect=False)
     rows, goals, values = [], [], []
     for g in range(games):
         rng = random.Random(f"{seed}/{g}")
         search = search_for(steps, "random", {}, rng.getrandbits(63))
         state = sm.initial_state()
-        tree = Forest(search, state, 1, defaults["c"], defaults["discount"], False, [])
+        tree = Forest(search, state, 1, C, DISCOUNT, False, [])
         states, roots, decisions = [], [], 0
         while (legal := steps.legal(state)) is not None and len(states) < MAX_STEPS:
             if time.monotonic() > until:
