@@ -43,9 +43,14 @@ docs/players.md: ``threads`` (root parallelism), ``solver`` (MCTS-Solver),
 node, Teytaud and Teytaud 2010), ``leaf`` (``uct``: leaf parallelism in the
 bit-parallel lanes), ``rave`` (RAVE, Gelly and Silver 2007), ``heuristic`` (a
 learned material evaluation mixed into a new leaf's value,
-:mod:`players.perfect.heuristic`) and ``prior`` (that evaluation as virtual
-visits on a new node's moves, Chaslot et al. 2008); :mod:`players.perfect._tree`
-gives their sources.
+:mod:`players.perfect.heuristic`), ``prior`` (that evaluation as virtual
+visits on a new node's moves, Chaslot et al. 2008), ``imm`` (its implicit
+minimax values in selection, Lanctot et al. 2014) and ``cutoff`` (playouts cut
+short and scored by it, Lorentz 2015); :mod:`players.perfect._tree` gives their
+sources.  ``fit`` says what that evaluation is made from (random playouts,
+self-play games of a small search, :mod:`players.perfect.evaluation`, or the
+rules alone, :mod:`players.perfect.rules`), and ``proof`` runs a bounded proof
+search for forced wins before each decision (:mod:`players.perfect._proof`).
 
 On the compiled reasoner the tree lives in C (:mod:`players.perfect._tree`), which
 makes the same simulations with the same seed; the Python tree below is the
