@@ -965,6 +965,40 @@ def test_implicit_minimax_values_are_minimax_once_the_tree_reaches_every_end(see
     assert set(player.ctree.root_values(1 - mover)) == {None}
 
 
+def test_implicit_minimax_values_are_kept_with_the_tree_between_moves():
+    """The tree kept after a move keeps every row's values: from the same
+    five-empty-cell positions, after x's searched move is observed, each of
+    o's root moves holds its minimax value before any new simulation."""
+    import random
+
+    game = load_game("tictactoe")
+    reference = game.state_machine("reference")
+    rng = random.Random(0)
+    player = make("uct:simulations=20000,seed=0,imm=0.5,c=1000")
+    player.start(game, game.roles[0], 600, 10)
+    state = reference.initial_state()
+    for turn in range(4):
+        joint = tuple(rng.choice(moves) for moves in reference.all_legal_moves(state))
+        player.observe(Observation(turn=turn + 1, joint=joint))
+        state = reference.next_state(state, joint)
+    mover = next(r for r, moves in enumerate(reference.all_legal_moves(state)) if len(moves) > 1)
+    played = player.select(player.legal_moves(), math.inf)
+    joint = [moves[0] for moves in reference.all_legal_moves(state)]
+    joint[mover] = played
+    player.observe(Observation(turn=5, joint=tuple(joint)))
+    state = reference.next_state(state, joint)
+    other = 1 - mover
+    legal = reference.all_legal_moves(state)
+    moves = player.ctree.root_moves(other)[0]
+    values = player.ctree.root_values(other)
+    assert len(moves) > 1
+    for move, value in zip(moves, values):
+        joint = [choices[0] for choices in legal]
+        joint[other] = player.search.move(other, move)
+        after = reference.next_state(state, joint)
+        assert value == _minimax(reference, after, game.roles)[other]
+
+
 def test_without_implicit_minimax_there_are_no_values():
     game = load_game("tictactoe")
     player = make("uct:simulations=50,seed=1")

@@ -854,9 +854,8 @@ cdef class SearchTree:
                         s.tops[dst + j] = old.tops[src + j]
                         s.amaf_n[dst + j] = old.amaf_n[src + j]
                         s.amaf_sums[dst + j] = old.amaf_sums[src + j]
-                    if self.imm > 0:
-                        memcpy(s.hrow + (dst + j) * nr, old.hrow + (src + j) * nr,
-                               nr * sizeof(double))
+                    if self.imm > 0:            # the implicit minimax values of all w rows
+                        memcpy(s.hrow + dst * nr, old.hrow + src * nr, w * nr * sizeof(double))
                     s.rows += w
                 s.count += 1
                 if self.transpositions:
