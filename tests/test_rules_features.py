@@ -2,6 +2,7 @@
 found in the grounded network, and the evaluation made of them."""
 
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from players import make
-from players.perfect.rules import goal_distances, goal_groups, rules_evaluation
+from players.perfect.rules import goal_distances, rules_evaluation
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,13 @@ def test_a_pawns_distance_to_its_goal_is_the_rows_it_still_has_to_go(breakthroug
             assert distances[white][i] == 8 - row and i not in distances[black]
         elif b[3] == "black":
             assert distances[black][i] == row - 1 and i not in distances[white]
-    groups = {name: len(indices) for group, name, indices in goal_groups(sm)}
-    assert groups == {(role, d): 8 for role in ("white", "black") for d in range(8)}
+    pawns = Counter(
+        (sm.roles[r], d)
+        for r, distance in enumerate(distances)
+        for i, d in distance.items()
+        if isinstance(base[i], tuple) and base[i][0] == relation
+    )
+    assert pawns == {(role, d): 8 for role in ("white", "black") for d in range(8)}
 
 
 def value(evaluation, sm, state):

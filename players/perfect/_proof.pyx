@@ -68,9 +68,10 @@ cdef class Prover:
 
     cdef int _chooser(self, int depth) noexcept nogil:
         """At the state of ``depth`` (loaded): the one role with more than one
-        legal move, its moves listed for the depth and every other role's one
-        move kept; 0 when no role has a choice (role 0's one move listed), -2
-        when several have, -3 when a role has none."""
+        legal move, every other role's one move kept for :meth:`_child`; 0
+        when no role has a choice, -2 when several have, -3 when a role has
+        none.  The depth's move list is its scratch: the caller reads the
+        chooser's moves after it."""
         cdef int r, k, mover = -1
         cdef int32_t* out = self.moves + depth * (self.nmoves + 1)
         for r in range(self.nroles):
@@ -145,12 +146,15 @@ cdef class Prover:
         depths), when ``role`` alone has a choice there; -1 when none is
         proved within ``budget`` expansions or by the ``time.monotonic()``
         instant ``until`` (``exhausted`` then tells that one ran out)."""
-        cdef int p
+        cdef int p, k
         self.used, self.budget, self.until, self.exhausted = 0, budget, until, False
         self._put(state)
-        if self._chooser(0) != role or self.K._legal(role, self.moves) < 2:
+        if self._chooser(0) != role:
             return -1
-        moves = [self.moves[j] for j in range(self.K._legal(role, self.moves))]
+        k = self.K._legal(role, self.moves)
+        if k < 2:
+            return -1
+        moves = [self.moves[j] for j in range(k)]
         for p in range(1, min(plies, MAX_PLIES) + 1, 2):
             for move in moves:
                 self._put(state)

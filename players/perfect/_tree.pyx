@@ -383,10 +383,8 @@ cdef class SearchTree:
     cdef void _values(self, const uint8_t* state, double* out) noexcept nogil:
         """Every role's evaluation of ``state``, clipped to 0..100."""
         cdef int r
-        cdef double v
         for r in range(self.nroles):
-            v = self._evaluate(r, state)
-            out[r] = 0.0 if v < 0 else 100.0 if v > 100 else v
+            out[r] = self._clipped(r, state)
 
     cdef void _implicit(self, int64_t node) noexcept nogil:
         """The implicit minimax values of the new ``node`` (Lanctot, Winands,
@@ -538,6 +536,11 @@ cdef class SearchTree:
                 v += self.eval_w[r * nb + b]
         return v
 
+    cdef inline double _clipped(self, int r, const uint8_t* state) noexcept nogil:
+        """Role ``r``'s evaluation of ``state`` clipped to the goals' 0..100."""
+        cdef double v = self._evaluate(r, state)
+        return 0.0 if v < 0 else 100.0 if v > 100 else v
+
     cdef void _seed(self, int64_t node) noexcept nogil:
         """Progressive bias as virtual visits (Chaslot et al., "Progressive
         Strategies for Monte-Carlo Tree Search", 2008; Sancho seeds a new
@@ -581,11 +584,8 @@ cdef class SearchTree:
         as AlphaGo mixes its value network with the rollout outcome (Silver et
         al., Nature 2016, "Searching with policy and value networks")."""
         cdef int r
-        cdef double v
         for r in range(self.nroles):
-            v = self._evaluate(r, state)
-            v = 0.0 if v < 0 else 100.0 if v > 100 else v
-            self.goals[r] = (1 - self.alpha) * self.goals[r] + self.alpha * v
+            self.goals[r] = (1 - self.alpha) * self.goals[r] + self.alpha * self._clipped(r, state)
 
     cdef int _simulate(self) except -1 nogil:
         cdef Store* s = &self.s

@@ -330,8 +330,12 @@ class MCTSPlayer(Player):
         self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
-            uses = {"alpha": self.heuristic, "prior": self.prior, "imm": self.imm}
-            uses["cutoff"] = self.cutoff
+            uses = {
+                "alpha": self.heuristic,
+                "prior": self.prior,
+                "imm": self.imm,
+                "cutoff": self.cutoff,
+            }
             self.ctree = Forest(
                 self.search,
                 self.position(),
@@ -384,13 +388,15 @@ class MCTSPlayer(Player):
 
     def _evaluation(self, deadline) -> tuple | None:
         """The evaluation for the C tree when ``heuristic``, ``prior``,
-        ``imm`` or ``cutoff`` use one, fitted as ``evaluation`` says: on 200
+        ``imm`` or ``cutoff`` use one, made as ``fit`` says: fitted on 200
         random playouts (:func:`players.perfect.heuristic.material_evaluation`)
         or on 40 games of a 50-simulation search
-        (:func:`players.perfect.evaluation.selfplay_evaluation`).  Both are
-        the same on any machine, and must be done within a quarter of the
-        time to ``deadline``; None, with a warning, when they are not or the
-        game offers no material to learn from."""
+        (:func:`players.perfect.evaluation.selfplay_evaluation`), both the
+        same on any machine and to be done within a quarter of the time to
+        ``deadline``, or read from the rules
+        (:func:`players.perfect.rules.rules_evaluation`).  None, with a
+        warning, when a fit is not done in time or the game offers nothing
+        to weigh."""
         if not (self.heuristic or self.prior or self.imm or self.cutoff):
             return None
         from players.perfect.heuristic import OutOfTime, material_evaluation

@@ -19,20 +19,16 @@ the distances come from the grounded network of the compiled reasoner
   from row 8, as its moves and the goal rule say; a black pawn never reaches
   white's goal and has no distance to it).
 
-:func:`goal_groups` turns them into features: per role and distance, the
-number of the game's pieces (:func:`players.perfect.heuristic.content_features`)
-at that distance from the role's goal, each a sum of base propositions that
-:mod:`players.perfect.evaluation` weighs with the rest.
+:func:`rules_evaluation` weighs the game's pieces
+(:func:`players.perfect.heuristic.content_features`) by them.
 """
 
 from __future__ import annotations
 
 from collections import deque
 
+from ggp.reasoners.propnet import AND
 from players.perfect.heuristic import content_features
-
-#: Gate kinds of :mod:`ggp.reasoners.propnet` (INPUT, AND, OR).
-AND = 1
 
 
 def _positive_inputs(network, node, leaves, expand, skip=None) -> set:
@@ -90,23 +86,6 @@ def goal_distances(sm) -> list:
     return out
 
 
-def goal_groups(sm) -> list:
-    """Features (group ``"goal"``, name (role, distance), indices): per role
-    and distance, the game's pieces at that distance from the role's goal
-    (:func:`goal_distances`); none for a compiled machine's game with no
-    pieces or no distances."""
-    base = sm.base_propositions
-    pieces = sorted({i for members in content_features(base).values() for i in members})
-    groups = []
-    for r, distance in enumerate(goal_distances(sm)):
-        rings: dict = {}
-        for i in pieces:
-            if i in distance:
-                rings.setdefault(distance[i], []).append(i)
-        groups += [("goal", (sm.roles[r], d), rings[d]) for d in sorted(rings)]
-    return groups
-
-
 def rules_evaluation(sm) -> tuple | None:
     """(weights, bias, scale) for the C tree read from the rules alone, no
     game played: each role's pieces (the game's pieces with a distance to its
@@ -121,15 +100,11 @@ def rules_evaluation(sm) -> tuple | None:
     import numpy as np
 
     base = sm.base_propositions
-    pieces = sorted({i for members in content_features(base).values() for i in members})
-    distances = goal_distances(sm)
+    pieces = {i for members in content_features(base).values() for i in members}
     nroles = len(sm.roles)
     worth = np.zeros((nroles, len(base)))
-    for r, distance in enumerate(distances):
-        mine = [i for i in pieces if i in distance]
-        if not mine:
-            continue
-        for i in mine:
+    for r, distance in enumerate(goal_distances(sm)):
+        for i in pieces & distance.keys():
             worth[r, i] = 1.0 + 2.0 ** -distance[i]
     initial = np.frombuffer(sm.initial_state(), np.uint8).astype(float)
     start = np.array([initial @ (worth[r] > 0) for r in range(nroles)])
