@@ -14,6 +14,10 @@ players must have the same specs under the same labels).
     python benchmarks/h2h.py benchmarks/seed001_iigs5.yaml
     python benchmarks/h2h.py benchmarks/seed001_leduc.yaml \
         --random benchmarks/seed001_leduc_random.yaml
+    python benchmarks/h2h.py benchmarks/seed001_iigs13.yaml --above-random
+
+With ``--above-random`` the head-to-head table keeps only the players that measurably
+beat random, and a line under it names the others.
 
 Reads the study's matches file (``matches.jsonl.gz``).  The slides report expected utility x 100 in
 [-100, 100]; our goals are 0..100, so its figure is 2 x ours - 100 for a win/lose game.
@@ -59,10 +63,11 @@ def _cell(goals: list) -> str:
     return f"{sum(goals) / len(goals):.1f} ({low} .. {high})"
 
 
-def table(study_path) -> str:
-    """The head-to-head table of the study at ``study_path`` (Markdown)."""
+def table(study_path, left_out=()) -> str:
+    """The head-to-head table of the study at ``study_path`` (Markdown), its
+    players in ``left_out`` left out (named under it)."""
     study, goals, _ = load(study_path)
-    labels = list(study["players"])
+    labels = [label for label in study["players"] if label not in left_out]
     rows = [
         f"| {study['games'][0]} | " + " | ".join(labels[1:]) + " |",
         "|---|" + "---|" * (len(labels) - 1),
@@ -76,6 +81,8 @@ def table(study_path) -> str:
     counts = sorted({len(g) for g in goals.values()})
     rows.append("")
     rows.append(f"matches a pair: {counts[0]}" + (f" to {counts[-1]}" if len(counts) > 1 else ""))
+    if left_out:
+        rows.append(f"left out, not measurably above random: {', '.join(left_out)}")
     return "\n".join(rows)
 
 
@@ -87,13 +94,13 @@ def random_label(study: dict, path) -> str | None:
     return found[0] if found else None
 
 
-def against_random(study_path, random_path=None) -> str:
+def against_random(study_path, random_path=None) -> tuple[str, list]:
     """The table of every player of the study at ``study_path`` (but random)
     against random, from the matches of ``random_path`` (default: the same
     study): matches, mean goal with its 95% Wilson interval, and whether the
-    interval lies above the game's mean.  StudyError when that study has no
-    random player, gives a player another spec, or has no match of a player
-    against random."""
+    interval lies above the game's mean; and the players whose interval does
+    not.  StudyError when that study has no random player, gives a player
+    another spec, or has no match of a player against random."""
     random_path = random_path or study_path
     study = yaml.safe_load(Path(study_path).read_text())
     other, goals, totals = load(random_path)
@@ -117,11 +124,14 @@ def against_random(study_path, random_path=None) -> str:
         f"| above the game's mean ({mean:.1f}) |",
         "|---|---|---|---|",
     ]
+    below = []
     for label in labels:
         g = goals[(label, rnd)]
         low, _ = score_interval(g)
         rows.append(f"| {label} | {len(g)} | {_cell(g)} | {'yes' if low > mean else 'no'} |")
-    return "\n".join(rows)
+        if low <= mean:
+            below.append(label)
+    return "\n".join(rows), below
 
 
 def main(argv=None) -> int:
@@ -132,10 +142,16 @@ def main(argv=None) -> int:
         metavar="STUDY",
         help="the study with the players' matches against random (default: each study itself)",
     )
+    ap.add_argument(
+        "--above-random",
+        action="store_true",
+        help="the head-to-head table of only the players that measurably beat random",
+    )
     args = ap.parse_args(argv)
     for path in args.study:
         try:
-            tables = (table(path), against_random(path, args.random))
+            randoms, below = against_random(path, args.random)
+            tables = (table(path, below if args.above_random else ()), randoms)
         except StudyError as exc:
             print(f"h2h: {exc}", file=sys.stderr)
             return 1

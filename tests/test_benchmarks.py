@@ -286,6 +286,27 @@ def test_h2h_prints_each_player_against_random_beside_the_head_to_head(tmp_path)
     assert f"| lucky | 20 | 60.0 ({low} .. {high}) | no |" in against
 
 
+def test_h2h_above_random_leaves_out_the_players_that_do_not_beat_it(tmp_path):
+    """--above-random: the head-to-head table has only the players whose
+    interval against random lies above the game's mean, and names the others."""
+    players = {"strong": "mccr:iterations=10", "lucky": "uct", "weak": "mcts", "rnd": "random"}
+    matches = (
+        [("strong", "rnd", 100, 0, 0)] * 40
+        + [("lucky", "rnd", 60, 40, 0)] * 20
+        + [("weak", "rnd", 100, 0, 0)] * 40
+        + [("strong", "lucky", 70, 30, 0)] * 10
+        + [("strong", "weak", 40, 60, 0)] * 10
+    )
+    study = write_h2h_study(tmp_path, players, matches)
+    head = run_h2h(study, "--above-random").stdout.partition("matches a pair:")
+    assert "| tictactoe | weak | rnd |" in head[0]
+    assert "| strong | 40.0 (" in head[0] and "| lucky |" not in head[0]
+    assert "left out, not measurably above random: lucky" in head[2]
+    everyone = run_h2h(study).stdout.partition("matches a pair:")
+    assert "| tictactoe | lucky | weak | rnd |" in everyone[0]
+    assert "left out" not in everyone[2]
+
+
 def test_h2h_takes_the_matches_against_random_from_the_study_named(tmp_path):
     """--random names the study with the matches against random; it must give
     the players the same specs, and a study without random is refused in one

@@ -999,6 +999,94 @@ def test_implicit_minimax_values_are_kept_with_the_tree_between_moves():
         assert value == _minimax(reference, after, game.roles)[other]
 
 
+def _takes(weights, mover, before, after):
+    """Whether the step from ``before`` to ``after`` (states as bytes) leaves
+    a role other than ``mover`` holding fewer of the propositions its
+    evaluation counts for it (a positive weight)."""
+    import numpy as np
+
+    here, there = np.frombuffer(before, np.uint8), np.frombuffer(after, np.uint8)
+    return any(there[w > 0].sum() < here[w > 0].sum() for r, w in enumerate(weights) if r != mover)
+
+
+def _steps(sm, state):
+    """The one role with a choice at ``state`` (0 when none) and each of its
+    moves with the state it leads to."""
+    legal = sm.all_legal_moves(state)
+    mover = next((r for r, moves in enumerate(legal) if len(moves) > 1), 0)
+    for move in legal[mover]:
+        joint = [moves[0] for moves in legal]
+        joint[mover] = move
+        yield mover, move, sm.next_state(state, tuple(joint))
+
+
+def _settled(sm, evaluation, state, plies):
+    """Every role's value of ``state`` once its exchanges are played out,
+    written plainly on the state machine: the mover stands on its clipped
+    evaluation or takes a capture (:func:`_takes`), valued so in turn, up to
+    ``plies`` captures; a terminal state has its goals.  (Breakthrough has
+    one role with a choice at every step.)"""
+    import numpy as np
+
+    weights, bias, _ = evaluation
+    if sm.is_terminal(state):
+        return list(sm.goals(state))
+    here = np.frombuffer(state, np.uint8)
+    out = [float(np.clip(b + w @ here, 0, 100)) for w, b in zip(weights, bias)]
+    if plies <= 0:
+        return out
+    for mover, _, after in _steps(sm, state):
+        if _takes(weights, mover, state, after):
+            value = _settled(sm, evaluation, after, plies - 1)
+            if value[mover] > out[mover]:
+                out = value
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_capture_is_valued_once_its_exchanges_are_played_out(seed):
+    """quiesce=3: each root move of a breakthrough middle game that takes a
+    pawn gets, as its implicit minimax value, the value after the best
+    sequence of up to three further captures either side may choose to make
+    (or not), and some such value is not the plain evaluation of the state
+    after the move."""
+    import random
+
+    game = load_game("breakthrough")
+    sm = game.state_machine()
+    rng = random.Random(seed)
+    player = make(f"uct:simulations=1,seed={seed},imm=0.4,fit=rules,quiesce=3")
+    player.start(game, game.roles[0], 600, 10)
+    weights = player.evaluation[0]
+    state, turn = sm.initial_state(), 0
+    # random moves until the mover has at least two captures
+    while turn < 16 or sum(_takes(weights, m, state, a) for m, _, a in _steps(sm, state)) < 2:
+        joint = tuple(rng.choice(moves) for moves in sm.all_legal_moves(state))
+        turn += 1
+        player.observe(Observation(turn=turn, joint=joint))
+        state = sm.next_state(state, joint)
+    mover = next(_steps(sm, state))[0]
+    player.select(player.legal_moves(), math.inf)
+    rows, visits, _, _ = player._root_rows(mover)
+    values = player.ctree.root_values(mover)
+    after = {move: a for _, move, a in _steps(sm, state)}
+    differs = 0
+    for row, visited, value in zip(rows, visits, values):
+        if visited:
+            continue  # its value came back from the simulation
+        there = after[player.search.move(mover, row)]
+        took = _takes(weights, mover, state, there)
+        expected = _settled(sm, player.evaluation, there, 3 if took else 0)[mover]
+        assert value == pytest.approx(expected)
+        differs += value != pytest.approx(_settled(sm, player.evaluation, there, 0)[mover])
+    assert differs > 0
+
+
+def test_quiescence_needs_implicit_minimax():
+    with pytest.raises(ValueError, match="give imm too"):
+        make("uct:simulations=1,quiesce=3")
+
+
 def test_without_implicit_minimax_there_are_no_values():
     game = load_game("tictactoe")
     player = make("uct:simulations=50,seed=1")

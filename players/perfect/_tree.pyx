@@ -106,6 +106,11 @@ cdef class SearchTree:
     cdef double scale           # the evaluation change a prior maps to 73 (of 100)
     cdef double imm             # weight of the implicit minimax value in selection (0: none)
     cdef int cutoff             # plies a playout runs before the evaluation scores it (0: to the end)
+    cdef int quiesce            # plies of captures played out before a capture is valued (imm)
+    cdef uint8_t* qstates       # per quiescence ply, its state
+    cdef int32_t* qmoves        # per quiescence ply, the mover's legal moves
+    cdef int32_t* qfixed        # per quiescence ply, every role's one move
+    cdef double* qvals          # per quiescence ply, a capture's values
     cdef int64_t* mark          # per move: the simulation that played it (RAVE)
     cdef int64_t stamp
     cdef int nroles, nbase
@@ -139,12 +144,15 @@ cdef class SearchTree:
         self.mark = NULL
         self.eval_w = self.eval_b = NULL
         self.anchor = NULL
+        self.qstates = NULL
+        self.qmoves = self.qfixed = NULL
+        self.qvals = NULL
 
     def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
                  double discount, bint transpositions, long max_nodes, bint solver=False,
                  bint tactics=False, double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
                  Lanes lanes=None, long leaf=1, unsigned long long seed=0, double imm=0.0,
-                 int cutoff=0):
+                 int cutoff=0, int quiesce=0):
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
@@ -159,6 +167,14 @@ cdef class SearchTree:
         self.prior = prior if evaluation is not None else 0
         self.imm = imm if evaluation is not None else 0.0
         self.cutoff = cutoff if evaluation is not None else 0
+        self.quiesce = quiesce if self.imm > 0 else 0
+        if self.quiesce > 0:
+            self.qstates = <uint8_t*> _grown(NULL, (self.quiesce + 2) * self.nbase + 1)
+            self.qmoves = <int32_t*> _grown(
+                NULL, (self.quiesce + 1) * (kernel.nmoves + 1) * sizeof(int32_t))
+            self.qfixed = <int32_t*> _grown(
+                NULL, (self.quiesce + 1) * self.nroles * sizeof(int32_t))
+            self.qvals = <double*> _grown(NULL, (self.quiesce + 2) * self.nroles * sizeof(double))
         if self.cutoff > 0 and lanes is not None:
             raise ValueError("early playout termination needs one playout a leaf, not the lanes")
         if self.alpha > 0 or self.prior > 0 or self.imm > 0 or self.cutoff > 0:
@@ -193,6 +209,7 @@ cdef class SearchTree:
         free(self.state); free(self.legal); free(self.goals); free(self.exact)
         free(self.lane_out); free(self.mark); free(self.eval_w); free(self.eval_b)
         free(self.anchor)
+        free(self.qstates); free(self.qmoves); free(self.qfixed); free(self.qvals)
 
     # --- storage ------------------------------------------------------------------
     cdef int _init(self, Store* s, int64_t capacity) except -1 nogil:
@@ -409,9 +426,80 @@ cdef class SearchTree:
             self.K.chosen[m] = s.move[first + j]
             self.K._do()
             self.K._read_next(self.state)
-            self._values(self.state, s.hrow + (first + j) * nr)
+            if self.quiesce > 0 and self._captures(m, s.states + node * self.nbase, self.state):
+                memcpy(self.qstates, self.state, self.nbase)
+                self.K._load(self.qstates)
+                self._settle(0, self.quiesce, s.hrow + (first + j) * nr)
+                self.K._load(s.states + node * self.nbase)
+                for r in range(nr):
+                    if r != m:
+                        self.K.chosen[r] = s.move[s.first[node * nr + r]]
+            else:
+                self._values(self.state, s.hrow + (first + j) * nr)
         self.loaded = -1                        # the kernel's moves are set: load again
         self._minimax(node, m)
+
+    cdef bint _captures(self, int m, const uint8_t* before, const uint8_t* after) noexcept nogil:
+        """Whether the step from ``before`` to ``after`` takes material from a
+        role other than ``m``: fewer of the propositions that count for it
+        (a positive weight in its evaluation) hold after it."""
+        cdef int r, b, nb = self.nbase, d
+        for r in range(self.nroles):
+            if r == m:
+                continue
+            d = 0
+            for b in range(nb):
+                if self.eval_w[r * nb + b] > 0:
+                    d += after[b] - before[b]
+            if d < 0:
+                return True
+        return False
+
+    cdef void _settle(self, int ply, int plies, double* out) noexcept nogil:
+        """The values of the state of quiescence ``ply`` (loaded in the
+        kernel) once its exchanges are played out, up to ``plies`` more
+        captures: its mover takes the best of standing (its evaluation) and
+        each capture it has, valued so in turn; a terminal state has its
+        goals; a state where several roles choose stands.  The capture
+        quiescence of chess programs (Shannon, "Programming a Computer for
+        Playing Chess", 1950: a position is evaluated only once no exchange
+        is pending), here on the evaluation's material."""
+        cdef uint8_t* here = self.qstates + ply * self.nbase
+        cdef uint8_t* there = self.qstates + (ply + 1) * self.nbase
+        cdef int32_t* moves = self.qmoves + ply * (self.K.nmoves + 1)
+        cdef int32_t* fixed = self.qfixed + ply * self.nroles
+        cdef double* value = self.qvals + (ply + 1) * self.nroles
+        cdef int nr = self.nroles, r, j, k, mover = -1
+        if self.K.term_node >= 0 and self.K.val[self.K.term_node]:
+            self.K._best_goals(out)
+            return
+        self._values(here, out)
+        if plies <= 0:
+            return
+        for r in range(nr):
+            k = self.K._legal(r, moves)
+            if k == 0:
+                return
+            if k > 1:
+                if mover >= 0:
+                    return
+                mover = r
+            else:
+                fixed[r] = moves[0]
+        mover = max(mover, 0)
+        k = self.K._legal(mover, moves)
+        for j in range(k):
+            for r in range(nr):
+                self.K.chosen[r] = moves[j] if r == mover else fixed[r]
+            self.K._do()
+            self.K._read_next(there)
+            if not self._captures(mover, here, there):
+                continue
+            self.K._load(there)
+            self._settle(ply + 1, plies - 1, value)
+            if value[mover] > out[mover]:
+                memcpy(out, value, nr * sizeof(double))
+            self.K._load(here)
 
     cdef void _minimax(self, int64_t node, int m) noexcept nogil:
         """``node``'s values: those of its mover ``m``'s move valued best for ``m``."""

@@ -229,6 +229,15 @@ class MCTSPlayer(Player):
             high=1,
         ),
         Param(
+            "quiesce",
+            int,
+            0,
+            "plies of captures played out before imm values a capture: a capture "
+            "quiescence on the evaluation's material; 0: off (needs imm)",
+            low=0,
+            high=16,
+        ),
+        Param(
             "cutoff",
             int,
             0,
@@ -287,6 +296,10 @@ class MCTSPlayer(Player):
                 "rave needs the playouts' moves, and leaf parallelism does not "
                 "keep them: use one or the other"
             )
+        if self.quiesce > 0 and not self.imm:
+            raise ValueError(
+                "quiesce values the captures of the implicit minimax backups: give imm too"
+            )
         if self.cutoff > 0 and self.leaf > 1:
             raise ValueError(
                 "early playout termination (cutoff) needs one playout a leaf, and leaf "
@@ -335,6 +348,7 @@ class MCTSPlayer(Player):
                 "prior": self.prior,
                 "imm": self.imm,
                 "cutoff": self.cutoff,
+                "quiesce": self.quiesce,
             }
             self.ctree = Forest(
                 self.search,
@@ -374,6 +388,7 @@ class MCTSPlayer(Player):
                 ("prior", self.prior, 0),
                 ("imm", self.imm, 0),
                 ("cutoff", self.cutoff, 0),
+                ("quiesce", self.quiesce, 0),
             )
             if value != default
         ]
