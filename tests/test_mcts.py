@@ -1059,8 +1059,16 @@ def test_a_capture_is_valued_once_its_exchanges_are_played_out(seed):
     player.start(game, game.roles[0], 600, 10)
     weights = player.evaluation[0]
     state, turn = sm.initial_state(), 0
-    # random moves until the mover has at least two captures
-    while turn < 16 or sum(_takes(weights, m, state, a) for m, _, a in _steps(sm, state)) < 2:
+
+    def exchanges(state):
+        """How many of the mover's captures can be answered by a capture."""
+        return sum(
+            _settled(sm, player.evaluation, a, 3) != _settled(sm, player.evaluation, a, 0)
+            for m, _, a in _steps(sm, state)
+            if _takes(weights, m, state, a)
+        )
+
+    while turn < 16 or exchanges(state) < 2:  # random moves until there are exchanges
         joint = tuple(rng.choice(moves) for moves in sm.all_legal_moves(state))
         turn += 1
         player.observe(Observation(turn=turn, joint=joint))
