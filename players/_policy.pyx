@@ -195,6 +195,8 @@ cdef class Policy:
     def __cinit__(self):
         self.mast_sum = self.mast_count = self.q = self.score = NULL
         self.reply1 = self.prev = self.seq = self.cand = self.cand_pos = self.parts = NULL
+        self.vstart = self.victims = self.caps = NULL
+        self.greed = 0.0
         self.ngrams.slots = self.reply2.slots = NULL
 
     def __init__(self, Kernel kernel, str kind="random", *, str select="egreedy",
@@ -272,6 +274,32 @@ cdef class Policy:
         free(self.mast_sum); free(self.mast_count); free(self.q); free(self.score)
         free(self.reply1); free(self.cand); free(self.cand_pos); free(self.prev); free(self.parts)
         free(self.seq); free(self.ngrams.slots); free(self.reply2.slots)
+        free(self.vstart); free(self.victims); free(self.caps)
+
+    def greedy(self, victims, double greed):
+        """Play a capture, when the mover has one, with probability ``greed``
+        (uniformly among them; else the policy picks as before): capture-first
+        playouts, the kind Lorentz and Horey found strong in Breakthrough
+        ("Programming Breakthrough", Computers and Games 2013) and Sancho
+        plays as its greedy rollouts.  ``victims`` holds per move number the
+        base propositions (indices) that the move takes when they hold: a
+        move is a capture in a state where one of its victims is true."""
+        cdef int m, j, n = 0
+        if len(victims) != self.nmoves:
+            raise ValueError(f"victims for {len(victims)} moves; the kernel has {self.nmoves}")
+        if not 0.0 <= greed <= 1.0:
+            raise ValueError(f"greed must be in [0, 1], got {greed}")
+        free(self.vstart); free(self.victims); free(self.caps)
+        self.vstart = <int32_t*> _alloc((self.nmoves + 1) * sizeof(int32_t))
+        self.victims = <int32_t*> _alloc((sum(len(v) for v in victims) + 1) * sizeof(int32_t))
+        self.caps = <int32_t*> _alloc((self.nmoves + 1) * sizeof(int32_t))
+        for m in range(self.nmoves):
+            self.vstart[m] = n
+            for j in victims[m]:
+                self.victims[n] = j
+                n += 1
+        self.vstart[self.nmoves] = n
+        self.greed = greed
 
     # --- choosing a move ------------------------------------------------------
     cdef inline uint64_t _key(self, int c2, int c1, int m) noexcept nogil:
@@ -427,7 +455,12 @@ cdef class Policy:
                     row[r] = cand[0]
                 else:
                     self._context(row, t + depth, r, &c1, &c2)
-                    row[r] = self._pick(r, cand, k, self.kernel.legal_pos, c1, c2)
+                    if self.greed > 0 and self._uniform() < self.greed:
+                        row[r] = self._capture(cand, k)
+                    else:
+                        row[r] = -1
+                    if row[r] < 0:
+                        row[r] = self._pick(r, cand, k, self.kernel.legal_pos, c1, c2)
                     mover = r if mover == -1 else -2
                 self.kernel.chosen[r] = row[r]
             if self.decisive and mover >= 0:
@@ -440,6 +473,19 @@ cdef class Policy:
             self.kernel._advance()
             depth += 1
         return depth
+
+    cdef int _capture(self, const int32_t* cand, int k) noexcept nogil:
+        """One of the ``k`` moves ``cand`` that takes a victim holding in the
+        kernel's state (uniformly), or -1 when none does (:meth:`greedy`)."""
+        cdef int i, j, m, n = 0
+        for i in range(k):
+            m = cand[i]
+            for j in range(self.vstart[m], self.vstart[m + 1]):
+                if self.kernel.val[self.kernel.base_node[self.victims[j]]]:
+                    self.caps[n] = m
+                    n += 1
+                    break
+        return self.caps[_below(&self.rng, n)] if n else -1
 
     cdef int _credit(self, int t0, int t1, const double* goals) except -1 nogil:
         """Update the statistics with steps t0..t1-1 of seq and the final goals."""

@@ -137,6 +137,40 @@ def test_decisive_playouts_take_a_win_when_there_is_one(name):
         Policy(sm.kernel, decisive=True)
 
 
+@pytest.mark.parametrize("greed", [1.0, 0.0])
+def test_capture_first_playouts_take_a_capture_when_there_is_one(greed):
+    """Policy.greedy(victims, 1): on breakthrough, every step of a playout
+    where the mover has a move whose victim holds (the reference reasoner's
+    state says so) plays such a move; at greed 0 the playouts do not always
+    (the test can fail).  Victims from players.perfect.rules.capture_victims."""
+    from players.perfect.rules import capture_victims, rules_evaluation
+
+    g, sm, ref = game("breakthrough")
+    victims = capture_victims(sm, rules_evaluation(sm)[0], playouts=100, seed=0)
+    base = sm.base_propositions
+    policy = Policy(sm.kernel, "random", seed=3)
+    policy.greedy(victims, greed)
+    could = took = 0
+    for _ in range(10):
+        _, _, cut, moves = policy.playout(sm.initial_state(), [], record=True)
+        assert not cut
+        state = ref.initial_state()  # the reference's state: its facts
+        for joint in moves:
+            terms = [sm.move_terms[m] for m in joint]
+            for r, role in enumerate(ref.roles):
+                legal = ref.legal_moves(state, role)
+                captures = [
+                    t for t in legal if any(base[i] in state for i in victims[move(sm, r, t)])
+                ]
+                if len(legal) > 1 and captures:
+                    could += 1
+                    took += terms[r] in captures
+            state = ref.next_state(state, terms)
+        assert ref.is_terminal(state)
+    assert could > 0
+    assert (took == could) == (greed == 1.0)
+
+
 # --- MAST -----------------------------------------------------------------------
 def test_mast_counts_occurrences_of_credited_moves():
     """Counts and reward sums are over the credited path moves and the playout

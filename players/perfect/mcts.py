@@ -214,7 +214,7 @@ class MCTSPlayer(Player):
             "fit",
             str,
             "playouts",
-            "what the evaluation that heuristic, prior, imm and cutoff use is fitted "
+            "what the evaluation that heuristic, prior, imm, cutoff and greedy use is fitted "
             "on: random playouts, games of a small search (players.perfect.evaluation), or "
             "the rules alone: pieces and their distance to the goal (players.perfect.rules)",
             choices=("playouts", "selfplay", "rules"),
@@ -225,6 +225,17 @@ class MCTSPlayer(Player):
             0.0,
             "weight of the evaluation's implicit minimax value beside a move's "
             "average in selection (Lanctot et al. 2014); 0: off (engine=c)",
+            low=0,
+            high=1,
+        ),
+        Param(
+            "greedy",
+            float,
+            0.0,
+            "probability that a playout plays a capture of its mover when it has one "
+            "(capture-first playouts; a capture takes pieces the evaluation counts for "
+            "another role, learned from random playouts: players.perfect.rules); "
+            "0: off (engine=c)",
             low=0,
             high=1,
         ),
@@ -296,6 +307,11 @@ class MCTSPlayer(Player):
                 "rave needs the playouts' moves, and leaf parallelism does not "
                 "keep them: use one or the other"
             )
+        if self.greedy > 0 and self.leaf > 1:
+            raise ValueError(
+                "capture-first playouts (greedy) run on the kernel, and leaf "
+                "parallelism plays its playouts in the lanes: use one or the other"
+            )
         if self.quiesce > 0 and not self.imm:
             raise ValueError(
                 "quiesce values the captures of the implicit minimax backups: give imm too"
@@ -343,6 +359,13 @@ class MCTSPlayer(Player):
         self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
+            if self.greedy > 0 and self.evaluation is not None:
+                from players.perfect.rules import capture_victims
+
+                victims = capture_victims(
+                    self.sm, self.evaluation[0], seed=self.rng.getrandbits(31)
+                )
+                self.search.greedy(victims, self.greedy)
             uses = {
                 "alpha": self.heuristic,
                 "prior": self.prior,
@@ -389,6 +412,7 @@ class MCTSPlayer(Player):
                 ("imm", self.imm, 0),
                 ("cutoff", self.cutoff, 0),
                 ("quiesce", self.quiesce, 0),
+                ("greedy", self.greedy, 0),
             )
             if value != default
         ]
@@ -412,7 +436,7 @@ class MCTSPlayer(Player):
         (:func:`players.perfect.rules.rules_evaluation`).  None, with a
         warning, when a fit is not done in time or the game offers nothing
         to weigh."""
-        if not (self.heuristic or self.prior or self.imm or self.cutoff):
+        if not (self.heuristic or self.prior or self.imm or self.cutoff or self.greedy):
             return None
         from players.perfect.heuristic import OutOfTime, material_evaluation
 

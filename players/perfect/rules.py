@@ -110,7 +110,9 @@ def rules_evaluation(sm) -> tuple | None:
     start = np.array([initial @ (worth[r] > 0) for r in range(nroles)])
     if not worth.any() or not start.any():
         return None
-    unit = 50.0 / max(start.max(), 1.0)
+    import os
+
+    unit = float(os.environ.get("GGP_GAIN", "1")) * 50.0 / max(start.max(), 1.0)
     weights = np.zeros_like(worth)
     for r in range(nroles):
         others = [o for o in range(nroles) if o != r]
@@ -120,3 +122,35 @@ def rules_evaluation(sm) -> tuple | None:
     if not weights.any():  # every role's pieces are every other's: nothing to tell
         return None
     return weights, np.full(nroles, 50.0), unit
+
+
+def capture_victims(sm, weights, playouts: int = 100, seed: int = 0) -> list:
+    """Per move number of the compiled reasoner's kernel, the base
+    propositions it has been seen to take: over ``playouts`` random playouts
+    from the start (seeded, so the same on any machine), each step's move of
+    its one role with a choice, and each proposition that held before the
+    step and not after it and counts for another role (a positive weight in
+    that role's row of ``weights``, an evaluation's: its pieces).  A move
+    takes its victim again where the victim holds: the playouts' captures
+    (:meth:`players._policy.Policy.greedy`)."""
+    import numpy as np
+
+    kernel = sm.kernel
+    nroles = len(sm.roles)
+    counts = [np.asarray(weights[r]) > 0 for r in range(nroles)]
+    victims: list = [set() for _ in sm.move_terms]
+    for p in range(playouts):
+        state = sm.initial_state()
+        for step in kernel.trace(state, seed + p):
+            joint = [move for _, move in step]
+            after = kernel.next_state(state, joint)
+            movers = [r for r, (k, _) in enumerate(step) if k > 1]
+            if len(movers) == 1:
+                mover = movers[0]
+                before, there = np.frombuffer(state, np.uint8), np.frombuffer(after, np.uint8)
+                lost = (before > there) & np.any(
+                    [counts[r] for r in range(nroles) if r != mover], axis=0
+                )
+                victims[joint[mover]].update(np.flatnonzero(lost).tolist())
+            state = after
+    return [sorted(v) for v in victims]

@@ -189,6 +189,13 @@ class CompiledSearch(_Search):
         self.kernel = steps.sm.decisive_kernel() if wins else steps.kernel
         self.kind, self.params, self.seed = playout, params, seed
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
+        self.captures = None  # (victims, greed) of capture-first playouts, or None
+
+    def greedy(self, victims, greed):
+        """Playouts that take a capture first with probability ``greed``
+        (:meth:`players._policy.Policy.greedy`), forks included."""
+        self.captures = victims, greed
+        self.policy.greedy(victims, greed)
 
     def lanes(self, leaf: int) -> tuple:
         """The leaf-parallel arguments of a C tree: (lanes of its own, ``leaf``,
@@ -206,6 +213,8 @@ class CompiledSearch(_Search):
         other.kernel = self.kernel.copy()
         other.seed = seed
         other.policy = Policy(other.kernel, self.kind, seed=seed, **self.params)
+        if self.captures is not None:
+            other.policy.greedy(*self.captures)
         return other
 
     def next(self, state, joint):
