@@ -59,6 +59,7 @@ cdef class Policy:
     cdef int32_t* vstart        # per move m: its victims are victims[vstart[m]:vstart[m + 1]]
     cdef int32_t* victims       # base propositions a move has been seen to take
     cdef int32_t* caps          # scratch for _run: the mover's captures
+    cdef uint8_t* wins          # per move: 1 when it was seen to win at once every time
 
     cdef uint64_t _key(self, int c2, int c1, int m) noexcept nogil
     cdef void _context(self, const int32_t* row, int t, int r, int* c1, int* c2) noexcept nogil
@@ -70,7 +71,7 @@ cdef class Policy:
                    int c1, int c2) noexcept nogil
     cdef int _reserve(self, int steps) except -1 nogil
     cdef int _run(self, int t, int max_steps, bint* cut) noexcept nogil
-    cdef int _capture(self, const int32_t* cand, int k) noexcept nogil
+    cdef int _capture(self, const int32_t* cand, int k, bint take) noexcept nogil
     cdef int _credit(self, int t0, int t1, const double* goals) except -1 nogil
     cdef int _put(self, int t, joint) except -1
     cdef int _path(self, path, int credit_from, int room) except -1

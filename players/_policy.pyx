@@ -196,6 +196,7 @@ cdef class Policy:
         self.mast_sum = self.mast_count = self.q = self.score = NULL
         self.reply1 = self.prev = self.seq = self.cand = self.cand_pos = self.parts = NULL
         self.vstart = self.victims = self.caps = NULL
+        self.wins = NULL
         self.greed = 0.0
         self.ngrams.slots = self.reply2.slots = NULL
 
@@ -274,22 +275,34 @@ cdef class Policy:
         free(self.mast_sum); free(self.mast_count); free(self.q); free(self.score)
         free(self.reply1); free(self.cand); free(self.cand_pos); free(self.prev); free(self.parts)
         free(self.seq); free(self.ngrams.slots); free(self.reply2.slots)
-        free(self.vstart); free(self.victims); free(self.caps)
+        free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
 
-    def greedy(self, victims, double greed):
+    def greedy(self, victims, double greed, wins=()):
         """Play a capture, when the mover has one, with probability ``greed``
         (uniformly among them; else the policy picks as before): capture-first
         playouts, the kind Lorentz and Horey found strong in Breakthrough
         ("Programming Breakthrough", Computers and Games 2013) and Sancho
         plays as its greedy rollouts.  ``victims`` holds per move number the
         base propositions (indices) that the move takes when they hold: a
-        move is a capture in a state where one of its victims is true."""
+        move is a capture in a state where one of its victims is true.
+        ``wins`` lists moves that win at once: one of them, when legal, is
+        played before any capture (decisive moves, Teytaud and Teytaud 2010,
+        here read from a table, not tried step by step), whatever ``greed``
+        (above 0) draws.
+        (:func:`players.perfect.rules.move_lessons` learns both.)"""
         cdef int m, j, n = 0
         if len(victims) != self.nmoves:
             raise ValueError(f"victims for {len(victims)} moves; the kernel has {self.nmoves}")
         if not 0.0 <= greed <= 1.0:
             raise ValueError(f"greed must be in [0, 1], got {greed}")
-        free(self.vstart); free(self.victims); free(self.caps)
+        free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
+        self.wins = <uint8_t*> _alloc((self.nmoves + 1) * sizeof(uint8_t))
+        for m in range(self.nmoves):
+            self.wins[m] = 0
+        for m in wins:
+            if not 0 <= m < self.nmoves:
+                raise ValueError(f"move {m} is not a move number of the kernel")
+            self.wins[m] = 1
         self.vstart = <int32_t*> _alloc((self.nmoves + 1) * sizeof(int32_t))
         self.victims = <int32_t*> _alloc((sum(len(v) for v in victims) + 1) * sizeof(int32_t))
         self.caps = <int32_t*> _alloc((self.nmoves + 1) * sizeof(int32_t))
@@ -455,10 +468,9 @@ cdef class Policy:
                     row[r] = cand[0]
                 else:
                     self._context(row, t + depth, r, &c1, &c2)
-                    if self.greed > 0 and self._uniform() < self.greed:
-                        row[r] = self._capture(cand, k)
-                    else:
-                        row[r] = -1
+                    row[r] = -1
+                    if self.greed > 0:
+                        row[r] = self._capture(cand, k, self._uniform() < self.greed)
                     if row[r] < 0:
                         row[r] = self._pick(r, cand, k, self.kernel.legal_pos, c1, c2)
                     mover = r if mover == -1 else -2
@@ -474,10 +486,16 @@ cdef class Policy:
             depth += 1
         return depth
 
-    cdef int _capture(self, const int32_t* cand, int k) noexcept nogil:
-        """One of the ``k`` moves ``cand`` that takes a victim holding in the
-        kernel's state (uniformly), or -1 when none does (:meth:`greedy`)."""
+    cdef int _capture(self, const int32_t* cand, int k, bint take) noexcept nogil:
+        """The first of the ``k`` moves ``cand`` that wins at once, else with
+        ``take`` one that takes a victim holding in the kernel's state
+        (uniformly); -1 when there is none (:meth:`greedy`)."""
         cdef int i, j, m, n = 0
+        for i in range(k):
+            if self.wins[cand[i]]:
+                return cand[i]
+        if not take:
+            return -1
         for i in range(k):
             m = cand[i]
             for j in range(self.vstart[m], self.vstart[m + 1]):

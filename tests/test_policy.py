@@ -137,20 +137,23 @@ def test_decisive_playouts_take_a_win_when_there_is_one(name):
         Policy(sm.kernel, decisive=True)
 
 
-@pytest.mark.parametrize("greed", [1.0, 0.0])
-def test_capture_first_playouts_take_a_capture_when_there_is_one(greed):
-    """Policy.greedy(victims, 1): on breakthrough, every step of a playout
-    where the mover has a move whose victim holds (the reference reasoner's
-    state says so) plays such a move; at greed 0 the playouts do not always
-    (the test can fail).  Victims from players.perfect.rules.capture_victims."""
-    from players.perfect.rules import capture_victims, rules_evaluation
+@pytest.mark.parametrize("greed", [1.0, 0.5, 0.0])
+def test_capture_first_playouts_win_and_take_when_they_can(greed):
+    """Policy.greedy(victims, greed, wins) on breakthrough, checked step by
+    step on the reference reasoner: with greed above 0, a step where the
+    mover has a legal move of ``wins`` plays one, and it wins at once; at
+    greed 1 a step where it has a capture (a move whose victim holds in the
+    reference's state) and no such move plays a capture; at 0.5 and 0 not
+    always (the test can fail).
+    Victims and wins from players.perfect.rules.move_lessons."""
+    from players.perfect.rules import move_lessons, rules_evaluation
 
     g, sm, ref = game("breakthrough")
-    victims = capture_victims(sm, rules_evaluation(sm)[0], playouts=100, seed=0)
+    victims, wins = move_lessons(sm, rules_evaluation(sm)[0], playouts=100, seed=0)
     base = sm.base_propositions
     policy = Policy(sm.kernel, "random", seed=3)
-    policy.greedy(victims, greed)
-    could = took = 0
+    policy.greedy(victims, greed, wins)
+    could = took = could_win = won = 0
     for _ in range(10):
         _, _, cut, moves = policy.playout(sm.initial_state(), [], record=True)
         assert not cut
@@ -159,15 +162,25 @@ def test_capture_first_playouts_take_a_capture_when_there_is_one(greed):
             terms = [sm.move_terms[m] for m in joint]
             for r, role in enumerate(ref.roles):
                 legal = ref.legal_moves(state, role)
+                if len(legal) == 1:
+                    continue
+                winning = [t for t in legal if move(sm, r, t) in wins]
                 captures = [
                     t for t in legal if any(base[i] in state for i in victims[move(sm, r, t)])
                 ]
-                if len(legal) > 1 and captures:
+                if winning:
+                    could_win += 1
+                    won += terms[r] in winning
+                    after = ref.next_state(state, terms)
+                    if terms[r] in winning:
+                        assert ref.is_terminal(after) and ref.goal(after, role) == 100
+                elif captures:
                     could += 1
                     took += terms[r] in captures
             state = ref.next_state(state, terms)
         assert ref.is_terminal(state)
-    assert could > 0
+    assert could > 0 and could_win > 0
+    assert (won == could_win) == (greed > 0)
     assert (took == could) == (greed == 1.0)
 
 

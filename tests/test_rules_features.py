@@ -10,7 +10,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from players import make
-from players.perfect.rules import capture_victims, goal_distances, rules_evaluation
+from players.perfect.rules import goal_distances, move_lessons, rules_evaluation
 
 
 @pytest.fixture(scope="module")
@@ -99,11 +99,12 @@ def test_the_public_breakthrough_files_distances_too():
 
 
 def test_a_move_takes_the_other_colours_pawn_on_the_square_it_goes_to():
-    """capture_victims on breakthrough: each move seen taking something takes
+    """move_lessons on breakthrough: each move seen taking something takes
     exactly the pawn of the other role's colour on the square it moves to
     (the move's last two arguments, as the rules' capture says), only
     diagonal moves take, and most of them were seen doing so in 100 random
-    playouts."""
+    playouts; each move seen winning every time puts its pawn on its goal
+    row (distance 0, from the rules)."""
     check_victims(load_game("breakthrough").state_machine("compiled"))
 
 
@@ -114,11 +115,18 @@ def test_the_public_breakthrough_files_captures_too():
 
 def check_victims(sm):
     weights, _, _ = rules_evaluation(sm)
-    victims = capture_victims(sm, weights, playouts=100, seed=0)
     base = sm.base_propositions
+    victims, wins = move_lessons(sm, weights, playouts=100, seed=0)
     role_of = {
         n: sm.roles[r] for r, numbers in enumerate(sm.move_numbers) for n in numbers.values()
     }
+    # a winning move puts a pawn where it is at distance 0 from its role's goal
+    distances = goal_distances(sm)
+    assert wins
+    for number in wins:
+        move, role = sm.move_terms[number], role_of[number]
+        [arrived] = [i for i, b in enumerate(base) if b[1:] == (move[3], move[4], role)]
+        assert distances[sm.roles.index(role)][arrived] == 0
     diagonal = seen = 0
     for number, (move, taken) in enumerate(zip(sm.move_terms, victims)):
         if not (isinstance(move, tuple) and move[0] == "move"):

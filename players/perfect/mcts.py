@@ -360,12 +360,12 @@ class MCTSPlayer(Player):
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
             if self.greedy > 0 and self.evaluation is not None:
-                from players.perfect.rules import capture_victims
+                from players.perfect.rules import move_lessons
 
-                victims = capture_victims(
+                victims, wins = move_lessons(
                     self.sm, self.evaluation[0], seed=self.rng.getrandbits(31)
                 )
-                self.search.greedy(victims, self.greedy)
+                self.search.greedy(victims, self.greedy, wins)
             uses = {
                 "alpha": self.heuristic,
                 "prior": self.prior,

@@ -124,21 +124,29 @@ def rules_evaluation(sm) -> tuple | None:
     return weights, np.full(nroles, 50.0), unit
 
 
-def capture_victims(sm, weights, playouts: int = 100, seed: int = 0) -> list:
-    """Per move number of the compiled reasoner's kernel, the base
-    propositions it has been seen to take: over ``playouts`` random playouts
+def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
+    """What random play shows of each move of the compiled reasoner's kernel
+    (by move number): ``(victims, wins)``.  Over ``playouts`` random playouts
     from the start (seeded, so the same on any machine), each step's move of
-    its one role with a choice, and each proposition that held before the
-    step and not after it and counts for another role (a positive weight in
-    that role's row of ``weights``, an evaluation's: its pieces).  A move
-    takes its victim again where the victim holds: the playouts' captures
-    (:meth:`players._policy.Policy.greedy`)."""
+    its one role with a choice is looked at:
+
+    * its *victims*: the base propositions that held before the step and not
+      after it and count for another role (a positive weight in that role's
+      row of ``weights``, an evaluation's: its pieces).  A move takes its
+      victim again where the victim holds: the playouts' captures;
+    * whether it *wins*: it was played at least twice, and each time the game
+      ended at once with its mover's goal 100 (breakthrough: a pawn's step
+      onto the last row).
+
+    Read by capture-first playouts (:meth:`players._policy.Policy.greedy`)."""
     import numpy as np
 
     kernel = sm.kernel
     nroles = len(sm.roles)
     counts = [np.asarray(weights[r]) > 0 for r in range(nroles)]
     victims: list = [set() for _ in sm.move_terms]
+    played = [0] * len(sm.move_terms)
+    won = [0] * len(sm.move_terms)
     for p in range(playouts):
         state = sm.initial_state()
         for step in kernel.trace(state, seed + p):
@@ -146,11 +154,15 @@ def capture_victims(sm, weights, playouts: int = 100, seed: int = 0) -> list:
             after = kernel.next_state(state, joint)
             movers = [r for r, (k, _) in enumerate(step) if k > 1]
             if len(movers) == 1:
-                mover = movers[0]
+                mover, move = movers[0], joint[movers[0]]
                 before, there = np.frombuffer(state, np.uint8), np.frombuffer(after, np.uint8)
                 lost = (before > there) & np.any(
                     [counts[r] for r in range(nroles) if r != mover], axis=0
                 )
-                victims[joint[mover]].update(np.flatnonzero(lost).tolist())
+                victims[move].update(np.flatnonzero(lost).tolist())
+                played[move] += 1
+                kernel.load(after)
+                won[move] += kernel.terminal() and 100 in kernel.goals(mover)
             state = after
-    return [sorted(v) for v in victims]
+    wins = [m for m, n in enumerate(played) if n >= 2 and won[m] == n]
+    return [sorted(v) for v in victims], wins
