@@ -56,7 +56,7 @@ A role with one legal move plays it without any scoring, which keeps the
 turn-taking games (where the other role has only noop) cheap.
 """
 cimport cython
-from libc.math cimport exp
+from libc.math cimport INFINITY, exp
 from libc.stdint cimport uint8_t, uint64_t, int32_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memset
@@ -197,6 +197,7 @@ cdef class Policy:
         self.reply1 = self.prev = self.seq = self.cand = self.cand_pos = self.parts = NULL
         self.vstart = self.victims = self.caps = NULL
         self.wins = NULL
+        self.worth = NULL
         self.greed = 0.0
         self.ngrams.slots = self.reply2.slots = NULL
 
@@ -276,8 +277,9 @@ cdef class Policy:
         free(self.reply1); free(self.cand); free(self.cand_pos); free(self.prev); free(self.parts)
         free(self.seq); free(self.ngrams.slots); free(self.reply2.slots)
         free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
+        free(self.worth)
 
-    def greedy(self, victims, double greed, wins=()):
+    def greedy(self, victims, double greed, wins=(), worth=None):
         """Play a capture, when the mover has one, with probability ``greed``
         (uniformly among them; else the policy picks as before): capture-first
         playouts, the kind Lorentz and Horey found strong in Breakthrough
@@ -288,7 +290,10 @@ cdef class Policy:
         ``wins`` lists moves that win at once: one of them, when legal, is
         played before any capture (decisive moves, Teytaud and Teytaud 2010,
         here read from a table, not tried step by step), whatever ``greed``
-        (above 0) draws.
+        (above 0) draws.  With ``worth`` (a value per base proposition) only
+        the captures whose most valuable victim holding is worth the most
+        are drawn from: the "most valuable victim" ordering of chess
+        programs' capture searches.
         (:func:`players.perfect.rules.move_lessons` learns both.)"""
         cdef int m, j, n = 0
         if len(victims) != self.nmoves:
@@ -296,6 +301,15 @@ cdef class Policy:
         if not 0.0 <= greed <= 1.0:
             raise ValueError(f"greed must be in [0, 1], got {greed}")
         free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
+        free(self.worth)
+        self.worth = NULL
+        if worth is not None:
+            if len(worth) != self.kernel.nbase:
+                raise ValueError(f"worth for {len(worth)} propositions; "
+                                 f"the kernel has {self.kernel.nbase}")
+            self.worth = <double*> _alloc((self.kernel.nbase + 1) * sizeof(double))
+            for j in range(self.kernel.nbase):
+                self.worth[j] = worth[j]
         self.wins = <uint8_t*> _alloc((self.nmoves + 1) * sizeof(uint8_t))
         for m in range(self.nmoves):
             self.wins[m] = 0
@@ -489,8 +503,10 @@ cdef class Policy:
     cdef int _capture(self, const int32_t* cand, int k, bint take) noexcept nogil:
         """The first of the ``k`` moves ``cand`` that wins at once, else with
         ``take`` one that takes a victim holding in the kernel's state
-        (uniformly); -1 when there is none (:meth:`greedy`)."""
-        cdef int i, j, m, n = 0
+        (uniformly; with ``worth``, among those taking the most); -1 when
+        there is none (:meth:`greedy`)."""
+        cdef int i, j, m, b, n = 0
+        cdef double top, best = -INFINITY
         for i in range(k):
             if self.wins[cand[i]]:
                 return cand[i]
@@ -498,11 +514,21 @@ cdef class Policy:
             return -1
         for i in range(k):
             m = cand[i]
+            top = -INFINITY
             for j in range(self.vstart[m], self.vstart[m + 1]):
-                if self.kernel.val[self.kernel.base_node[self.victims[j]]]:
-                    self.caps[n] = m
-                    n += 1
-                    break
+                b = self.victims[j]
+                if self.kernel.val[self.kernel.base_node[b]]:
+                    if self.worth == NULL:
+                        top = 0.0
+                        break
+                    top = max(top, self.worth[b])
+            if top == -INFINITY:
+                continue
+            if top > best:
+                best, n = top, 0
+            if top == best:
+                self.caps[n] = m
+                n += 1
         return self.caps[_below(&self.rng, n)] if n else -1
 
     cdef int _credit(self, int t0, int t1, const double* goals) except -1 nogil:

@@ -184,6 +184,44 @@ def test_capture_first_playouts_win_and_take_when_they_can(greed):
     assert (took == could) == (greed == 1.0)
 
 
+def test_capture_first_playouts_take_the_most_valuable_victim_with_worth():
+    """Policy.greedy(..., worth): at greed 1, a step with captures and no
+    learned win plays a capture whose most valuable victim holding (by
+    ``worth``, here breakthrough's rules evaluation: a pawn nearer its goal
+    is worth more) is worth the most of all the mover's captures, checked on
+    the reference reasoner's states; some steps had captures of unequal
+    worth (so the test can fail)."""
+    from players.perfect.rules import move_lessons, rules_evaluation
+
+    g, sm, ref = game("breakthrough")
+    weights = rules_evaluation(sm)[0]
+    victims, wins = move_lessons(sm, weights, playouts=100, seed=0)
+    worth = weights.clip(min=0).max(axis=0)
+    base = sm.base_propositions
+    policy = Policy(sm.kernel, "random", seed=5)
+    policy.greedy(victims, 1.0, wins, worth)
+    unequal = 0
+    for _ in range(60):  # steps with captures of unequal worth are rare: they resolve fast
+        _, _, _, moves = policy.playout(sm.initial_state(), [], record=True)
+        state = ref.initial_state()
+        for joint in moves:
+            terms = [sm.move_terms[m] for m in joint]
+            for r, role in enumerate(ref.roles):
+                legal = ref.legal_moves(state, role)
+                if len(legal) == 1 or any(move(sm, r, t) in wins for t in legal):
+                    continue
+                value = {
+                    t: max(worth[i] for i in victims[move(sm, r, t)] if base[i] in state)
+                    for t in legal
+                    if any(base[i] in state for i in victims[move(sm, r, t)])
+                }
+                if value:
+                    assert value[terms[r]] == max(value.values())
+                    unequal += len(set(value.values())) > 1
+            state = ref.next_state(state, terms)
+    assert unequal > 0
+
+
 # --- MAST -----------------------------------------------------------------------
 def test_mast_counts_occurrences_of_credited_moves():
     """Counts and reward sums are over the credited path moves and the playout

@@ -240,6 +240,13 @@ class MCTSPlayer(Player):
             high=1,
         ),
         Param(
+            "mvv",
+            bool,
+            False,
+            "greedy playouts take the most valuable victim (the highest weight of a "
+            "piece taken in its owner's evaluation) rather than any capture",
+        ),
+        Param(
             "quiesce",
             int,
             0,
@@ -360,12 +367,7 @@ class MCTSPlayer(Player):
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
             if self.greedy > 0 and self.evaluation is not None:
-                from players.perfect.rules import move_lessons
-
-                victims, wins = move_lessons(
-                    self.sm, self.evaluation[0], seed=self.rng.getrandbits(31)
-                )
-                self.search.greedy(victims, self.greedy, wins)
+                self._learn_captures()
             uses = {
                 "alpha": self.heuristic,
                 "prior": self.prior,
@@ -392,6 +394,20 @@ class MCTSPlayer(Player):
             self._warn_without_c()
             self.root = self._node(self.position())
         self.added = 0
+
+    def _learn_captures(self):
+        """Capture-first playouts (``greedy``): each move's victims and wins
+        learned from random playouts (:func:`players.perfect.rules.move_lessons`),
+        and with ``mvv`` what taking each proposition is worth: its highest
+        weight in a role's evaluation."""
+        import numpy as np
+
+        from players.perfect.rules import move_lessons
+
+        weights = np.asarray(self.evaluation[0])
+        victims, wins = move_lessons(self.sm, weights, seed=self.rng.getrandbits(31))
+        worth = weights.clip(min=0).max(axis=0) if self.mvv else None
+        self.search.greedy(victims, self.greedy, wins, worth)
 
     def _warn_without_c(self):
         """One warning, at the player's first search in Python, naming the
