@@ -110,9 +110,7 @@ def rules_evaluation(sm) -> tuple | None:
     start = np.array([initial @ (worth[r] > 0) for r in range(nroles)])
     if not worth.any() or not start.any():
         return None
-    import os
-
-    unit = float(os.environ.get("GGP_GAIN", "1")) * 50.0 / max(start.max(), 1.0)
+    unit = 50.0 / max(start.max(), 1.0)
     weights = np.zeros_like(worth)
     for r in range(nroles):
         others = [o for o in range(nroles) if o != r]
