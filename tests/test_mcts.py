@@ -597,6 +597,18 @@ def _minimax(sm, state, roles):
     return best
 
 
+def _random_play(player, sm, rng, done):
+    """Random joint moves from the start of ``sm``'s game, each observed by
+    ``player``, until ``done(state, turns)``: the state reached."""
+    state, turns = sm.initial_state(), 0
+    while not done(state, turns):
+        joint = tuple(rng.choice(moves) for moves in sm.all_legal_moves(state))
+        turns += 1
+        player.observe(Observation(turn=turns, joint=joint))
+        state = sm.next_state(state, joint)
+    return state
+
+
 @pytest.mark.parametrize("option", ["solver=true", "tactics=true"])
 @pytest.mark.parametrize("seed", range(6))
 def test_the_solver_finds_the_value_under_best_play(seed, option):
@@ -610,11 +622,7 @@ def test_the_solver_finds_the_value_under_best_play(seed, option):
     rng = random.Random(seed)
     player = make(f"uct:simulations=20000,seed={seed},{option}")
     player.start(game, game.roles[0], 10, 10)
-    state = reference.initial_state()
-    for turn in range(4):
-        joint = tuple(rng.choice(moves) for moves in reference.all_legal_moves(state))
-        player.observe(Observation(turn=turn + 1, joint=joint))
-        state = reference.next_state(state, joint)
+    state = _random_play(player, reference, rng, lambda state, turns: turns == 4)
     assert not reference.is_terminal(state)
     mover = next(r for r, moves in enumerate(reference.all_legal_moves(state)) if len(moves) > 1)
     move = player.select(player.legal_moves(), math.inf)
@@ -946,11 +954,7 @@ def test_implicit_minimax_values_are_minimax_once_the_tree_reaches_every_end(see
     player = make(f"uct:simulations=20000,seed={seed},imm=0.5,c=1000")
     player.start(game, game.roles[0], 600, 10)
     assert player.evaluation is not None
-    state = reference.initial_state()
-    for turn in range(4):
-        joint = tuple(rng.choice(moves) for moves in reference.all_legal_moves(state))
-        player.observe(Observation(turn=turn + 1, joint=joint))
-        state = reference.next_state(state, joint)
+    state = _random_play(player, reference, rng, lambda state, turns: turns == 4)
     legal = reference.all_legal_moves(state)
     mover = next(r for r, moves in enumerate(legal) if len(moves) > 1)
     player.select(player.legal_moves(), math.inf)
@@ -976,11 +980,7 @@ def test_implicit_minimax_values_are_kept_with_the_tree_between_moves():
     rng = random.Random(0)
     player = make("uct:simulations=20000,seed=0,imm=0.5,c=1000")
     player.start(game, game.roles[0], 600, 10)
-    state = reference.initial_state()
-    for turn in range(4):
-        joint = tuple(rng.choice(moves) for moves in reference.all_legal_moves(state))
-        player.observe(Observation(turn=turn + 1, joint=joint))
-        state = reference.next_state(state, joint)
+    state = _random_play(player, reference, rng, lambda state, turns: turns == 4)
     mover = next(r for r, moves in enumerate(reference.all_legal_moves(state)) if len(moves) > 1)
     played = player.select(player.legal_moves(), math.inf)
     joint = [moves[0] for moves in reference.all_legal_moves(state)]
@@ -1058,7 +1058,6 @@ def test_a_capture_is_valued_once_its_exchanges_are_played_out(seed):
     player = make(f"uct:simulations=1,seed={seed},imm=0.4,fit=rules,quiesce=3")
     player.start(game, game.roles[0], 600, 10)
     weights = player.evaluation[0]
-    state, turn = sm.initial_state(), 0
 
     def exchanges(state):
         """How many of the mover's captures can be answered by a capture."""
@@ -1068,11 +1067,10 @@ def test_a_capture_is_valued_once_its_exchanges_are_played_out(seed):
             if _takes(weights, m, state, a)
         )
 
-    while turn < 16 or exchanges(state) < 2:  # random moves until there are exchanges
-        joint = tuple(rng.choice(moves) for moves in sm.all_legal_moves(state))
-        turn += 1
-        player.observe(Observation(turn=turn, joint=joint))
-        state = sm.next_state(state, joint)
+    # random moves until there are exchanges
+    state = _random_play(
+        player, sm, rng, lambda state, turns: turns >= 16 and exchanges(state) >= 2
+    )
     mover = next(_steps(sm, state))[0]
     player.select(player.legal_moves(), math.inf)
     rows, visits, _, _ = player._root_rows(mover)
