@@ -300,13 +300,20 @@ cdef class Policy:
             raise ValueError(f"victims for {len(victims)} moves; the kernel has {self.nmoves}")
         if not 0.0 <= greed <= 1.0:
             raise ValueError(f"greed must be in [0, 1], got {greed}")
+        if worth is not None and len(worth) != self.kernel.nbase:
+            raise ValueError(f"worth for {len(worth)} propositions; "
+                             f"the kernel has {self.kernel.nbase}")
+        for m in wins:
+            if not 0 <= m < self.nmoves:
+                raise ValueError(f"move {m} is not a move number of the kernel")
+        # every argument checked: nothing below raises but for memory
         free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
         free(self.worth)
+        self.vstart = self.victims = self.caps = NULL
+        self.wins = NULL
         self.worth = NULL
+        self.greed = 0.0                        # off until every table is in place
         if worth is not None:
-            if len(worth) != self.kernel.nbase:
-                raise ValueError(f"worth for {len(worth)} propositions; "
-                                 f"the kernel has {self.kernel.nbase}")
             self.worth = <double*> _alloc((self.kernel.nbase + 1) * sizeof(double))
             for j in range(self.kernel.nbase):
                 self.worth[j] = worth[j]
@@ -314,8 +321,6 @@ cdef class Policy:
         for m in range(self.nmoves):
             self.wins[m] = 0
         for m in wins:
-            if not 0 <= m < self.nmoves:
-                raise ValueError(f"move {m} is not a move number of the kernel")
             self.wins[m] = 1
         self.vstart = <int32_t*> _alloc((self.nmoves + 1) * sizeof(int32_t))
         self.victims = <int32_t*> _alloc((sum(len(v) for v in victims) + 1) * sizeof(int32_t))

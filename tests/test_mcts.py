@@ -1093,6 +1093,11 @@ def test_quiescence_needs_implicit_minimax():
         make("uct:simulations=1,quiesce=3")
 
 
+def test_capture_first_playouts_and_the_lanes_are_refused_together():
+    with pytest.raises(ValueError, match="capture-first playouts"):
+        make("uct:simulations=1,greedy=1,leaf=64")
+
+
 def test_without_implicit_minimax_there_are_no_values():
     game = load_game("tictactoe")
     player = make("uct:simulations=50,seed=1")

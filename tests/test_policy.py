@@ -222,6 +222,20 @@ def test_capture_first_playouts_take_the_most_valuable_victim_with_worth():
     assert unequal > 0
 
 
+def test_capture_first_playouts_refuse_tables_of_another_size():
+    g, sm, ref = game("breakthrough")
+    policy = Policy(sm.kernel, "random", seed=1)
+    moves = len(sm.move_terms)
+    with pytest.raises(ValueError, match="victims for 3 moves"):
+        policy.greedy([[]] * 3, 1.0)
+    with pytest.raises(ValueError, match="greed must be in"):
+        policy.greedy([[]] * moves, 1.5)
+    with pytest.raises(ValueError, match="is not a move number"):
+        policy.greedy([[]] * moves, 1.0, wins=[moves])
+    with pytest.raises(ValueError, match="worth for 2 propositions"):
+        policy.greedy([[]] * moves, 1.0, worth=[0.0, 1.0])
+
+
 # --- MAST -----------------------------------------------------------------------
 def test_mast_counts_occurrences_of_credited_moves():
     """Counts and reward sums are over the credited path moves and the playout
