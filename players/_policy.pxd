@@ -61,6 +61,7 @@ cdef class Policy:
     cdef int32_t* caps          # scratch for _run: the mover's captures
     cdef uint8_t* wins          # per move: 1 when it was seen to win at once every time
     cdef double* worth          # per base proposition: what taking it is worth (NULL: alike)
+    cdef uint8_t* threat        # per base proposition: 1 when a learned win moves it (NULL: none)
 
     cdef uint64_t _key(self, int c2, int c1, int m) noexcept nogil
     cdef void _context(self, const int32_t* row, int t, int r, int* c1, int* c2) noexcept nogil

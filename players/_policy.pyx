@@ -196,7 +196,7 @@ cdef class Policy:
         self.mast_sum = self.mast_count = self.q = self.score = NULL
         self.reply1 = self.prev = self.seq = self.cand = self.cand_pos = self.parts = NULL
         self.vstart = self.victims = self.caps = NULL
-        self.wins = NULL
+        self.wins = self.threat = NULL
         self.worth = NULL
         self.greed = 0.0
         self.ngrams.slots = self.reply2.slots = NULL
@@ -277,9 +277,9 @@ cdef class Policy:
         free(self.reply1); free(self.cand); free(self.cand_pos); free(self.prev); free(self.parts)
         free(self.seq); free(self.ngrams.slots); free(self.reply2.slots)
         free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
-        free(self.worth)
+        free(self.worth); free(self.threat)
 
-    def greedy(self, victims, double greed, wins=(), worth=None):
+    def greedy(self, victims, double greed, wins=(), worth=None, threats=()):
         """Play a capture, when the mover has one, with probability ``greed``
         (uniformly among them; else the policy picks as before): capture-first
         playouts, the kind Lorentz and Horey found strong in Breakthrough
@@ -306,13 +306,22 @@ cdef class Policy:
         for m in wins:
             if not 0 <= m < self.nmoves:
                 raise ValueError(f"move {m} is not a move number of the kernel")
+        for j in threats:
+            if not 0 <= j < self.kernel.nbase:
+                raise ValueError(f"threat {j} is not a base proposition of the kernel")
         # every argument checked: nothing below raises but for memory
         free(self.vstart); free(self.victims); free(self.caps); free(self.wins)
-        free(self.worth)
+        free(self.worth); free(self.threat)
         self.vstart = self.victims = self.caps = NULL
-        self.wins = NULL
+        self.wins = self.threat = NULL
         self.worth = NULL
         self.greed = 0.0                        # off until every table is in place
+        if len(threats):
+            self.threat = <uint8_t*> _alloc((self.kernel.nbase + 1) * sizeof(uint8_t))
+            for j in range(self.kernel.nbase):
+                self.threat[j] = 0
+            for j in threats:
+                self.threat[j] = 1
         if worth is not None:
             self.worth = <double*> _alloc((self.kernel.nbase + 1) * sizeof(double))
             for j in range(self.kernel.nbase):
@@ -506,15 +515,27 @@ cdef class Policy:
         return depth
 
     cdef int _capture(self, const int32_t* cand, int k, bint take) noexcept nogil:
-        """The first of the ``k`` moves ``cand`` that wins at once, else with
-        ``take`` one that takes a victim holding in the kernel's state
-        (uniformly; with ``worth``, among those taking the most); -1 when
-        there is none (:meth:`greedy`)."""
+        """The first of the ``k`` moves ``cand`` that wins at once; else one
+        that takes a threat holding in the kernel's state (uniformly); else
+        with ``take`` one that takes any victim holding (uniformly; with
+        ``worth``, among those taking the most); -1 when there is none
+        (:meth:`greedy`)."""
         cdef int i, j, m, b, n = 0
         cdef double top, best = -INFINITY
         for i in range(k):
             if self.wins[cand[i]]:
                 return cand[i]
+        if self.threat != NULL:
+            for i in range(k):
+                m = cand[i]
+                for j in range(self.vstart[m], self.vstart[m + 1]):
+                    b = self.victims[j]
+                    if self.threat[b] and self.kernel.val[self.kernel.base_node[b]]:
+                        self.caps[n] = m
+                        n += 1
+                        break
+            if n:
+                return self.caps[_below(&self.rng, n)]
         if not take:
             return -1
         for i in range(k):

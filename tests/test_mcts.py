@@ -1093,6 +1093,12 @@ def test_quiescence_needs_implicit_minimax():
         make("uct:simulations=1,quiesce=3")
 
 
+@pytest.mark.parametrize("option", ["mvv", "defend"])
+def test_the_choices_among_captures_need_capture_first_playouts(option):
+    with pytest.raises(ValueError, match="give greedy too"):
+        make(f"uct:simulations=1,{option}=true")
+
+
 def test_capture_first_playouts_and_the_lanes_are_refused_together():
     with pytest.raises(ValueError, match="capture-first playouts"):
         make("uct:simulations=1,greedy=1,leaf=64")

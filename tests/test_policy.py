@@ -149,7 +149,7 @@ def test_capture_first_playouts_win_and_take_when_they_can(greed):
     from players.perfect.rules import move_lessons, rules_evaluation
 
     g, sm, ref = game("breakthrough")
-    victims, wins = move_lessons(sm, rules_evaluation(sm)[0], playouts=100, seed=0)
+    victims, wins, _ = move_lessons(sm, rules_evaluation(sm)[0], playouts=100, seed=0)
     base = sm.base_propositions
     policy = Policy(sm.kernel, "random", seed=3)
     policy.greedy(victims, greed, wins)
@@ -184,6 +184,43 @@ def test_capture_first_playouts_win_and_take_when_they_can(greed):
     assert (took == could) == (greed == 1.0)
 
 
+@pytest.mark.parametrize("threats", [True, False])
+def test_capture_first_playouts_take_a_threat_first(threats):
+    """Policy.greedy(..., threats) on breakthrough at greed 0.05: a step where
+    the mover cannot win and can take a piece of ``threats`` holding in the
+    reference's state (a pawn one row from its goal, from move_lessons)
+    takes one, every time; without ``threats`` not every time (the test can
+    fail)."""
+    from players.perfect.rules import move_lessons, rules_evaluation
+
+    g, sm, ref = game("breakthrough")
+    victims, wins, threat = move_lessons(sm, rules_evaluation(sm)[0], playouts=100, seed=0)
+    base = sm.base_propositions
+    policy = Policy(sm.kernel, "random", seed=4)
+    policy.greedy(victims, 0.05, wins, None, threat if threats else ())
+    could = took = 0
+    for _ in range(20):
+        _, _, _, moves = policy.playout(sm.initial_state(), [], record=True)
+        state = ref.initial_state()
+        for joint in moves:
+            terms = [sm.move_terms[m] for m in joint]
+            for r, role in enumerate(ref.roles):
+                legal = ref.legal_moves(state, role)
+                if len(legal) == 1 or any(move(sm, r, t) in wins for t in legal):
+                    continue
+                defences = [
+                    t
+                    for t in legal
+                    if any(i in threat and base[i] in state for i in victims[move(sm, r, t)])
+                ]
+                if defences:
+                    could += 1
+                    took += terms[r] in defences
+            state = ref.next_state(state, terms)
+    assert could > 0
+    assert (took == could) == threats
+
+
 def test_capture_first_playouts_take_the_most_valuable_victim_with_worth():
     """Policy.greedy(..., worth): at greed 1, a step with captures and no
     learned win plays a capture whose most valuable victim holding (by
@@ -195,7 +232,7 @@ def test_capture_first_playouts_take_the_most_valuable_victim_with_worth():
 
     g, sm, ref = game("breakthrough")
     weights = rules_evaluation(sm)[0]
-    victims, wins = move_lessons(sm, weights, playouts=100, seed=0)
+    victims, wins, _ = move_lessons(sm, weights, playouts=100, seed=0)
     worth = weights.clip(min=0).max(axis=0)
     base = sm.base_propositions
     policy = Policy(sm.kernel, "random", seed=5)
@@ -234,6 +271,8 @@ def test_capture_first_playouts_refuse_tables_of_another_size():
         policy.greedy([[]] * moves, 1.0, wins=[moves])
     with pytest.raises(ValueError, match="worth for 2 propositions"):
         policy.greedy([[]] * moves, 1.0, worth=[0.0, 1.0])
+    with pytest.raises(ValueError, match="is not a base proposition"):
+        policy.greedy([[]] * moves, 1.0, threats=[-1])
 
 
 # --- MAST -----------------------------------------------------------------------

@@ -104,7 +104,8 @@ def test_a_move_takes_the_other_colours_pawn_on_the_square_it_goes_to():
     (the move's last two arguments, as the rules' capture says), only
     diagonal moves take, and most of them were seen doing so in 100 random
     playouts; each move seen winning every time puts its pawn on its goal
-    row (distance 0, from the rules)."""
+    row (distance 0, from the rules), and each threat is a pawn of its
+    role's colour a row from that goal."""
     check_victims(load_game("breakthrough").state_machine("compiled"))
 
 
@@ -116,7 +117,7 @@ def test_the_public_breakthrough_files_captures_too():
 def check_victims(sm):
     weights, _, _ = rules_evaluation(sm)
     base = sm.base_propositions
-    victims, wins = move_lessons(sm, weights, playouts=100, seed=0)
+    victims, wins, threats = move_lessons(sm, weights, playouts=100, seed=0)
     role_of = {
         n: sm.roles[r] for r, numbers in enumerate(sm.move_numbers) for n in numbers.values()
     }
@@ -127,6 +128,11 @@ def check_victims(sm):
         move, role = sm.move_terms[number], role_of[number]
         [arrived] = [i for i, b in enumerate(base) if b[1:] == (move[3], move[4], role)]
         assert distances[sm.roles.index(role)][arrived] == 0
+    # a threat is a pawn one row from its goal, where a learned win starts
+    assert threats
+    for i in threats:
+        [role] = [r for r, distance in enumerate(distances) if distance.get(i) == 1]
+        assert base[i][3] == sm.roles[role]
     diagonal = seen = 0
     for number, (move, taken) in enumerate(zip(sm.move_terms, victims)):
         if not (isinstance(move, tuple) and move[0] == "move"):

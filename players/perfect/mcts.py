@@ -247,6 +247,13 @@ class MCTSPlayer(Player):
             "piece taken in its owner's evaluation) rather than any capture",
         ),
         Param(
+            "defend",
+            bool,
+            False,
+            "greedy playouts first take a piece from which another role has a "
+            "learned winning move (anti-decisive moves), before other captures",
+        ),
+        Param(
             "quiesce",
             int,
             0,
@@ -319,6 +326,9 @@ class MCTSPlayer(Player):
                 "capture-first playouts (greedy) run on the kernel, and leaf "
                 "parallelism plays its playouts in the lanes: use one or the other"
             )
+        for name in ("mvv", "defend"):
+            if getattr(self, name) and not self.greedy:
+                raise ValueError(f"{name} chooses among the captures of greedy playouts: give greedy too")
         if self.quiesce > 0 and not self.imm:
             raise ValueError(
                 "quiesce values the captures of the implicit minimax backups: give imm too"
@@ -398,16 +408,17 @@ class MCTSPlayer(Player):
     def _learn_captures(self):
         """Capture-first playouts (``greedy``): each move's victims and wins
         learned from random playouts (:func:`players.perfect.rules.move_lessons`),
-        and with ``mvv`` what taking each proposition is worth: its highest
-        weight in a role's evaluation."""
+        with ``mvv`` what taking each proposition is worth: its highest
+        weight in a role's evaluation, and with ``defend`` the threats taken
+        first."""
         import numpy as np
 
         from players.perfect.rules import move_lessons
 
         weights = np.asarray(self.evaluation[0])
-        victims, wins = move_lessons(self.sm, weights, seed=self.rng.getrandbits(31))
+        victims, wins, threats = move_lessons(self.sm, weights, seed=self.rng.getrandbits(31))
         worth = weights.clip(min=0).max(axis=0) if self.mvv else None
-        self.search.greedy(victims, self.greedy, wins, worth)
+        self.search.greedy(victims, self.greedy, wins, worth, threats if self.defend else ())
 
     def _warn_without_c(self):
         """One warning, at the player's first search in Python, naming the

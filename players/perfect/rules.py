@@ -124,9 +124,9 @@ def rules_evaluation(sm) -> tuple | None:
 
 def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
     """What random play shows of each move of the compiled reasoner's kernel
-    (by move number): ``(victims, wins)``.  Over ``playouts`` random playouts
-    from the start (seeded, so the same on any machine), each step's move of
-    its one role with a choice is looked at:
+    (by move number): ``(victims, wins, threats)``.  Over ``playouts`` random
+    playouts from the start (seeded, so the same on any machine), each step's
+    move of its one role with a choice is looked at:
 
     * its *victims*: the base propositions that held before the step and not
       after it and count for another role (a positive weight in that role's
@@ -136,6 +136,9 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
       ended at once with its mover's goal 100 (breakthrough: a pawn's step
       onto the last row).
 
+    ``threats`` are the base propositions that a winning move took from its
+    own mover (held before, not after, and count for the mover: breakthrough's
+    pawn one row from its goal), which another role does well to take first.
     Read by capture-first playouts (:meth:`players._policy.Policy.greedy`)."""
     import numpy as np
 
@@ -143,6 +146,7 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
     nroles = len(sm.roles)
     counts = [np.asarray(weights[r]) > 0 for r in range(nroles)]
     victims: list = [set() for _ in sm.move_terms]
+    sources: list = [set() for _ in sm.move_terms]
     played = [0] * len(sm.move_terms)
     won = [0] * len(sm.move_terms)
     for p in range(playouts):
@@ -154,13 +158,14 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
             if len(movers) == 1:
                 mover, move = movers[0], joint[movers[0]]
                 before, there = np.frombuffer(state, np.uint8), np.frombuffer(after, np.uint8)
-                lost = (before > there) & np.any(
-                    [counts[r] for r in range(nroles) if r != mover], axis=0
-                )
+                gone = before > there
+                lost = gone & np.any([counts[r] for r in range(nroles) if r != mover], axis=0)
                 victims[move].update(np.flatnonzero(lost).tolist())
+                sources[move].update(np.flatnonzero(gone & counts[mover]).tolist())
                 played[move] += 1
                 kernel.load(after)
                 won[move] += kernel.terminal() and 100 in kernel.goals(mover)
             state = after
     wins = [m for m, n in enumerate(played) if n >= 2 and won[m] == n]
-    return [sorted(v) for v in victims], wins
+    threats = sorted(set().union(*(sources[m] for m in wins)))
+    return [sorted(v) for v in victims], wins, threats

@@ -191,12 +191,12 @@ class CompiledSearch(_Search):
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
         self.captures = None  # (victims, greed) of capture-first playouts, or None
 
-    def greedy(self, victims, greed, wins=(), worth=None):
-        """Playouts that play a winning move, and take a capture first with
-        probability ``greed`` (:meth:`players._policy.Policy.greedy`), forks
-        included."""
-        self.captures = victims, greed, wins, worth
-        self.policy.greedy(victims, greed, wins, worth)
+    def greedy(self, victims, greed, wins=(), worth=None, threats=()):
+        """Playouts that play a winning move, take a threat, and take a
+        capture first with probability ``greed``
+        (:meth:`players._policy.Policy.greedy`), forks included."""
+        self.captures = victims, greed, wins, worth, threats
+        self.policy.greedy(victims, greed, wins, worth, threats)
 
     def lanes(self, leaf: int) -> tuple:
         """The leaf-parallel arguments of a C tree: (lanes of its own, ``leaf``,
