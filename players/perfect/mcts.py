@@ -95,6 +95,7 @@ even on forced moves: thinking ahead while the opponent moves).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 import warnings
@@ -105,6 +106,8 @@ from players.base import BUDGET, Player
 from players.params import Param, extend
 from players.perfect.searches import DISCOUNT, HEADROOM, MAX_NODES, C, Forest, search_for
 from players.registry import register
+
+log = logging.getLogger("players")
 
 #: The deepest forced win the proof search (``proof``) looks for, in plies.
 PROOF_PLIES = 7
@@ -247,6 +250,15 @@ class MCTSPlayer(Player):
             "piece taken in its owner's evaluation) rather than any capture",
         ),
         Param(
+            "auto",
+            bool,
+            False,
+            "decide at the start clock, from the rules and 100 random playouts, what the "
+            "game gets: greedy=1,defend=true,fit=rules where moves win at once, else "
+            "nothing (players.perfect.choice); only when no option it sets or that uses "
+            "an evaluation is given",
+        ),
+        Param(
             "defend",
             bool,
             False,
@@ -338,6 +350,9 @@ class MCTSPlayer(Player):
                 "early playout termination (cutoff) needs one playout a leaf, and leaf "
                 "parallelism plays many in the lanes: use one or the other"
             )
+        # what auto may change, as given (players.perfect.choice.CAPTURES)
+        self.given = {name: getattr(self, name) for name in ("greedy", "defend", "fit")}
+        self.chosen = None  # auto's players.perfect.choice.Choice for the current game
         self.last_simulations = 0
         self.planning = None  # the plan of a one-player game (players.perfect.puzzle)
         self.warned_without_c = False  # of the options only the C tree has (once a player)
@@ -375,6 +390,7 @@ class MCTSPlayer(Player):
         self.prover = None
         self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
         if self.steps.compiled and self.engine == "c":
+            self._choose(deadline)
             self.evaluation = self._evaluation(deadline)
             if self.greedy > 0 and self.evaluation is not None:
                 self._learn_captures()
@@ -405,18 +421,50 @@ class MCTSPlayer(Player):
             self.root = self._node(self.position())
         self.added = 0
 
+    def _choose(self, deadline):
+        """``auto``: the options it may change as given, then as :func:`players.perfect.choice.choose` decides for this
+        game within a quarter of the time to ``deadline`` (one log line); not
+        when the player is given any option it sets or that uses an
+        evaluation, has leaf parallelism, or plays a puzzle or a game of
+        imperfect information."""
+        for name, value in self.given.items():
+            setattr(self, name, value)
+        self.chosen = None
+        if not self.auto or self.imperfect or len(self.sm.roles) < 2 or self.leaf > 1:
+            return
+        if any(
+            (self.heuristic, self.prior, self.imm, self.cutoff, self.greedy, self.defend, self.mvv)
+        ):
+            return
+        from players.perfect.choice import choose
+
+        until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
+        self.chosen = choose(self.sm, seed=self.rng.getrandbits(31), until=until)
+        for name, value in self.chosen.settings.items():
+            setattr(self, name, value)
+        log.info(
+            "%s: %s for %s: %s",
+            self.name,
+            ",".join(f"{k}={v}" for k, v in self.chosen.settings.items()) or "plain search",
+            self.game.name,
+            self.chosen.reason,
+        )
+
     def _learn_captures(self):
         """Capture-first playouts (``greedy``): each move's victims and wins
-        learned from random playouts (:func:`players.perfect.rules.move_lessons`),
-        with ``mvv`` what taking each proposition is worth: its highest
-        weight in a role's evaluation, and with ``defend`` the threats taken
-        first."""
+        learned from random playouts (:func:`players.perfect.rules.move_lessons`;
+        ``auto``'s when it learned them), with ``mvv`` what taking each
+        proposition is worth: its highest weight in a role's evaluation, and
+        with ``defend`` the threats taken first."""
         import numpy as np
 
         from players.perfect.rules import move_lessons
 
         weights = np.asarray(self.evaluation[0])
-        victims, wins, threats = move_lessons(self.sm, weights, seed=self.rng.getrandbits(31))
+        if self.chosen is not None and self.chosen.lessons is not None:
+            victims, wins, threats = self.chosen.lessons
+        else:
+            victims, wins, threats = move_lessons(self.sm, weights, seed=self.rng.getrandbits(31))
         worth = weights.clip(min=0).max(axis=0) if self.mvv else None
         self.search.greedy(victims, self.greedy, wins, worth, threats if self.defend else ())
 
@@ -786,6 +834,15 @@ class UCTPlayer(MCTSPlayer):
     playout = "random"
     params = extend(
         MCTSPlayer.params,
+        Param(
+            "auto",
+            bool,
+            True,
+            "decide at the start clock, from the rules and 100 random playouts, what the "
+            "game gets: greedy=1,defend=true,fit=rules where moves win at once, else "
+            "nothing (players.perfect.choice); only when no option it sets or that uses "
+            "an evaluation is given; false: plain UCT",
+        ),
         Param(
             "leaf",
             int,

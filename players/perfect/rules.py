@@ -25,10 +25,12 @@ the distances come from the grounded network of the compiled reasoner
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 
 from ggp.reasoners.propnet import AND
-from players.perfect.heuristic import content_features
+from players.perfect.heuristic import OutOfTime, content_features
 
 
 def _positive_inputs(network, node, leaves, expand, skip=None) -> set:
@@ -122,7 +124,9 @@ def rules_evaluation(sm) -> tuple | None:
     return weights, np.full(nroles, 50.0), unit
 
 
-def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
+def move_lessons(
+    sm, weights, playouts: int = 100, seed: int = 0, until: float = math.inf
+) -> tuple:
     """What random play shows of each move of the compiled reasoner's kernel
     (by move number): ``(victims, wins, threats)``.  Over ``playouts`` random
     playouts from the start (seeded, so the same on any machine), each step's
@@ -139,7 +143,10 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
     ``threats`` are the base propositions that a winning move took from its
     own mover (held before, not after, and count for the mover: breakthrough's
     pawn one row from its goal), which another role does well to take first.
-    Read by capture-first playouts (:meth:`players._policy.Policy.greedy`)."""
+    Read by capture-first playouts (:meth:`players._policy.Policy.greedy`).
+    :class:`~players.perfect.heuristic.OutOfTime` when the playouts are not
+    played by ``time.monotonic()`` ``until`` (partial lessons would depend
+    on the machine's speed)."""
     import numpy as np
 
     kernel = sm.kernel
@@ -150,6 +157,8 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0) -> tuple:
     played = [0] * len(sm.move_terms)
     won = [0] * len(sm.move_terms)
     for p in range(playouts):
+        if time.monotonic() > until:
+            raise OutOfTime(f"{p} of {playouts} random playouts played")
         state = sm.initial_state()
         for step in kernel.trace(state, seed + p):
             joint = [move for _, move in step]
