@@ -328,7 +328,33 @@ def test_the_benchmark_studies_load(path):
         pytest.skip("../shared/games is absent (the studies name their games by that path)")
     study = load_study(path)
     assert study.pairs and all(a in study.players and b in study.players for a, b in study.pairs)
-    assert study.matches >= 150
+    assert study.matches * len(study.games) >= 150  # matches a pair
+
+
+def test_the_unseen_corpus_games_are_the_seeded_draw():
+    """benchmarks/unseen_corpus.yaml names the games that its comment says
+    were drawn: the eligible corpus games of the harness's table, sampled
+    with random.Random(46), in that order."""
+    import csv
+    import random
+
+    import yaml
+
+    root = Path(__file__).parents[1]
+    with open(root / "benchmarks" / "results" / "coverage.csv", newline="") as f:
+        eligible = sorted(
+            row["game"].removeprefix("corpus/")
+            for row in csv.DictReader(f)
+            if row["game"].startswith("corpus/")
+            and row["gdl"] == "I"
+            and len(row["roles"].split()) == 2
+            and row["steps"]
+            and row["faults"] == "0"
+        )
+    assert len(eligible) == 122
+    study = yaml.safe_load((root / "benchmarks" / "unseen_corpus.yaml").read_text())
+    drawn = [Path(g).stem for g in study["games"]]
+    assert drawn == random.Random(46).sample(eligible, 20)
 
 
 def test_a_study_aborts_a_match_that_never_ends_and_does_not_score_it(tmp_path, capsys):
