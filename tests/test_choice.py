@@ -68,7 +68,9 @@ def test_uct_decides_per_game_and_says_so(caplog):
     with caplog.at_level(logging.INFO, logger="players"):
         player = started("uct:simulations=10,seed=1", "breakthrough")
     assert (player.greedy, player.defend, player.fit) == (1.0, True, "rules")
-    assert any("greedy=1.0,defend=True,fit=rules for breakthrough" in r.message for r in caplog.records)
+    assert any(
+        "greedy=1.0,defend=True,fit=rules for breakthrough" in r.message for r in caplog.records
+    )
     g = load_game("connectfour")
     player.start(g, g.roles[0], 10, 10)
     assert (player.greedy, player.defend, player.fit) == (0.0, False, "playouts")

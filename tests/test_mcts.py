@@ -691,6 +691,7 @@ def first_search(game, spec):
         "prior=5",
         "imm=0.4",
         "cutoff=5",
+        "early=5",
     ],
 )
 def test_the_c_tree_options_without_the_c_tree_warn(option):
@@ -1130,9 +1131,48 @@ def test_a_playout_cut_short_is_scored_by_the_evaluation():
     assert 0 < reward < 100
 
 
+COUNTING = """(role a) (role b)
+(init (count 0)) (init (step 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(<= (legal a inc) (true (step ?s))) (<= (legal a stay) (true (step ?s)))
+(legal b noop)
+(<= (next (count ?m)) (does a inc) (true (count ?n)) (succ ?n ?m))
+(<= (next (count ?n)) (does a stay) (true (count ?n)))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= terminal (true (step 6)))
+(<= (goal a 0) (true (count 0))) (<= (goal a 10) (true (count 1)))
+(<= (goal a 20) (true (count 2))) (<= (goal a 30) (true (count 3)))
+(<= (goal a 40) (true (count 4))) (<= (goal a 50) (true (count 5)))
+(<= (goal a 60) (true (count 6))) (<= (goal b 0) (true (step ?s)))"""
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_playout_cut_early_is_scored_by_the_goals_where_it_stopped(seed, tmp_path):
+    """early=1, no discount, one simulation: the root's move and one more ply
+    (a's count goes up by at most 2) and the goal there, 10 a count, is the
+    reward: at most 20, where a playout to the end (six plies) would reach
+    more than 20 in two of three (Finnsson, "Generalized Monte-Carlo Tree
+    Search Extensions for General Game Playing", AAAI 2012)."""
+    path = tmp_path / "counting.kif"
+    path.write_text(COUNTING)
+    game = load_game(path)
+    player = make(f"uct:simulations=1,seed={seed},discount=1,early=1")
+    player.start(game, "a", 10, 10)
+    player.play(Observation())
+    _, visits, sums, _ = player._root_rows(0)
+    assert sum(visits) == 1 and sum(sums) in (0, 10, 20)
+
+
+def test_early_and_cutoff_are_refused_together():
+    with pytest.raises(ValueError, match="use one or the other"):
+        make("uct:simulations=1,early=3,cutoff=3")
+
+
 def test_the_lanes_and_early_termination_are_refused_together():
     with pytest.raises(ValueError, match="early playout termination"):
         make("uct:simulations=1,seed=4,cutoff=3,leaf=64")
+    with pytest.raises(ValueError, match="early playout termination"):
+        make("uct:simulations=1,seed=4,early=3,leaf=64")
 
 
 def test_the_evaluation_may_be_fitted_on_self_play():

@@ -106,6 +106,7 @@ cdef class SearchTree:
     cdef double scale           # the evaluation change a prior maps to 73 (of 100)
     cdef double imm             # weight of the implicit minimax value in selection (0: none)
     cdef int cutoff             # plies a playout runs before the evaluation scores it (0: to the end)
+    cdef bint goal_cut          # a playout cut after ``cutoff`` plies is scored by the goals instead
     cdef int quiesce            # plies of captures played out before a capture is valued (imm)
     cdef uint8_t* qstates       # per quiescence ply, its state
     cdef int32_t* qmoves        # per quiescence ply, the mover's legal moves
@@ -152,7 +153,7 @@ cdef class SearchTree:
                  double discount, bint transpositions, long max_nodes, bint solver=False,
                  bint tactics=False, double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
                  Lanes lanes=None, long leaf=1, unsigned long long seed=0, double imm=0.0,
-                 int cutoff=0, int quiesce=0):
+                 int cutoff=0, int quiesce=0, int early=0):
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
@@ -166,7 +167,10 @@ cdef class SearchTree:
         self.alpha = alpha if evaluation is not None else 0.0
         self.prior = prior if evaluation is not None else 0
         self.imm = imm if evaluation is not None else 0.0
-        self.cutoff = cutoff if evaluation is not None else 0
+        if early > 0 and cutoff > 0:
+            raise ValueError("a playout is cut by the evaluation (cutoff) or the goals (early)")
+        self.goal_cut = early > 0
+        self.cutoff = early if early > 0 else (cutoff if evaluation is not None else 0)
         self.quiesce = quiesce if self.imm > 0 else 0
         if self.quiesce > 0:
             self.qstates = <uint8_t*> _grown(NULL, (self.quiesce + 2) * self.nbase + 1)
@@ -177,7 +181,7 @@ cdef class SearchTree:
             self.qvals = <double*> _grown(NULL, (self.quiesce + 2) * self.nroles * sizeof(double))
         if self.cutoff > 0 and lanes is not None:
             raise ValueError("early playout termination needs one playout a leaf, not the lanes")
-        if self.alpha > 0 or self.prior > 0 or self.imm > 0 or self.cutoff > 0:
+        if self.alpha > 0 or self.prior > 0 or self.imm > 0 or (self.cutoff > 0 and not self.goal_cut):
             weights, bias, self.scale = evaluation
             self.eval_w = <double*> _grown(NULL, (self.nroles * self.nbase + 1) * sizeof(double))
             self.eval_b = <double*> _grown(NULL, self.nroles * sizeof(double))
@@ -717,10 +721,10 @@ cdef class SearchTree:
                         self.K._load(s.states + child * self.nbase)
                     plies = self.policy._run(known, self.cutoff or MAX_PLAYOUT, &cut)
                     depth = plies
-                    if cut and self.cutoff > 0 and plies == self.cutoff:  # Lorentz 2015
-                        self.K._read_base(self.state)
+                    if cut and self.cutoff > 0 and plies == self.cutoff and not self.goal_cut:
+                        self.K._read_base(self.state)   # Lorentz 2015
                         self._values(self.state, self.goals)
-                    else:
+                    else:                               # early: the goals where it was cut
                         self.K._last_goals(self.goals)
                     self.policy._credit(self.ncontext, known + plies, self.goals)
                     played = True

@@ -109,6 +109,13 @@ from players.registry import register
 
 log = logging.getLogger("players")
 
+#: What ``auto`` does (:mod:`players.perfect.choice`).
+AUTO = (
+    "decide at the start clock, from the rules and 100 random playouts, what the game "
+    "gets: greedy=1,defend=true,fit=rules where moves win at once, else nothing "
+    "(players.perfect.choice); only when no option it sets or that uses an evaluation is given"
+)
+
 #: The deepest forced win the proof search (``proof``) looks for, in plies.
 PROOF_PLIES = 7
 
@@ -249,15 +256,7 @@ class MCTSPlayer(Player):
             "greedy playouts take the most valuable victim (the highest weight of a "
             "piece taken in its owner's evaluation) rather than any capture",
         ),
-        Param(
-            "auto",
-            bool,
-            False,
-            "decide at the start clock, from the rules and 100 random playouts, what the "
-            "game gets: greedy=1,defend=true,fit=rules where moves win at once, else "
-            "nothing (players.perfect.choice); only when no option it sets or that uses "
-            "an evaluation is given",
-        ),
+        Param("auto", bool, False, AUTO),
         Param(
             "defend",
             bool,
@@ -273,6 +272,14 @@ class MCTSPlayer(Player):
             "quiescence on the evaluation's material; 0: off (needs imm)",
             low=0,
             high=16,
+        ),
+        Param(
+            "early",
+            int,
+            0,
+            "plies after which a playout stops and is scored by the game's own goals in "
+            "the state it reached (early cutoffs, Finnsson 2012); 0: off (engine=c)",
+            low=0,
         ),
         Param(
             "cutoff",
@@ -340,15 +347,22 @@ class MCTSPlayer(Player):
             )
         for name in ("mvv", "defend"):
             if getattr(self, name) and not self.greedy:
-                raise ValueError(f"{name} chooses among the captures of greedy playouts: give greedy too")
+                raise ValueError(
+                    f"{name} chooses among the captures of greedy playouts: give greedy too"
+                )
         if self.quiesce > 0 and not self.imm:
             raise ValueError(
                 "quiesce values the captures of the implicit minimax backups: give imm too"
             )
-        if self.cutoff > 0 and self.leaf > 1:
+        if (self.cutoff > 0 or self.early > 0) and self.leaf > 1:
             raise ValueError(
-                "early playout termination (cutoff) needs one playout a leaf, and leaf "
-                "parallelism plays many in the lanes: use one or the other"
+                "early playout termination (cutoff, early) needs one playout a leaf, and "
+                "leaf parallelism plays many in the lanes: use one or the other"
+            )
+        if self.cutoff > 0 and self.early > 0:
+            raise ValueError(
+                "a playout is cut and scored by the evaluation (cutoff) or by the goals "
+                "(early): use one or the other"
             )
         # what auto may change, as given (players.perfect.choice.CAPTURES)
         self.given = {name: getattr(self, name) for name in ("greedy", "defend", "fit")}
@@ -389,8 +403,8 @@ class MCTSPlayer(Player):
         self.ctree = None
         self.prover = None
         self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
+        self._choose(deadline)
         if self.steps.compiled and self.engine == "c":
-            self._choose(deadline)
             self.evaluation = self._evaluation(deadline)
             if self.greedy > 0 and self.evaluation is not None:
                 self._learn_captures()
@@ -400,6 +414,7 @@ class MCTSPlayer(Player):
                 "imm": self.imm,
                 "cutoff": self.cutoff,
                 "quiesce": self.quiesce,
+                "early": self.early,
             }
             self.ctree = Forest(
                 self.search,
@@ -422,15 +437,19 @@ class MCTSPlayer(Player):
         self.added = 0
 
     def _choose(self, deadline):
-        """``auto``: the options it may change as given, then as :func:`players.perfect.choice.choose` decides for this
-        game within a quarter of the time to ``deadline`` (one log line); not
-        when the player is given any option it sets or that uses an
-        evaluation, has leaf parallelism, or plays a puzzle or a game of
-        imperfect information."""
+        """The options ``auto`` may change as given; then, with ``auto`` on the
+        compiled reasoner and the tree in C, as
+        :func:`players.perfect.choice.choose` decides for this game within a
+        quarter of the time to ``deadline`` (one log line).  Not when the
+        player is given any option it sets or that uses an evaluation, has
+        leaf parallelism, or plays a puzzle or a game of imperfect
+        information."""
         for name, value in self.given.items():
             setattr(self, name, value)
         self.chosen = None
-        if not self.auto or self.imperfect or len(self.sm.roles) < 2 or self.leaf > 1:
+        if not (self.auto and self.steps.compiled and self.engine == "c"):
+            return
+        if self.imperfect or len(self.sm.roles) < 2 or self.leaf > 1:
             return
         if any(
             (self.heuristic, self.prior, self.imm, self.cutoff, self.greedy, self.defend, self.mvv)
@@ -486,6 +505,7 @@ class MCTSPlayer(Player):
                 ("prior", self.prior, 0),
                 ("imm", self.imm, 0),
                 ("cutoff", self.cutoff, 0),
+                ("early", self.early, 0),
                 ("quiesce", self.quiesce, 0),
                 ("greedy", self.greedy, 0),
             )
@@ -834,15 +854,7 @@ class UCTPlayer(MCTSPlayer):
     playout = "random"
     params = extend(
         MCTSPlayer.params,
-        Param(
-            "auto",
-            bool,
-            True,
-            "decide at the start clock, from the rules and 100 random playouts, what the "
-            "game gets: greedy=1,defend=true,fit=rules where moves win at once, else "
-            "nothing (players.perfect.choice); only when no option it sets or that uses "
-            "an evaluation is given; false: plain UCT",
-        ),
+        Param("auto", bool, True, AUTO + "; false: plain UCT"),
         Param(
             "leaf",
             int,

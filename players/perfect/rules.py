@@ -124,9 +124,7 @@ def rules_evaluation(sm) -> tuple | None:
     return weights, np.full(nroles, 50.0), unit
 
 
-def move_lessons(
-    sm, weights, playouts: int = 100, seed: int = 0, until: float = math.inf
-) -> tuple:
+def move_lessons(sm, weights, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
     """What random play shows of each move of the compiled reasoner's kernel
     (by move number): ``(victims, wins, threats)``.  Over ``playouts`` random
     playouts from the start (seeded, so the same on any machine), each step's
