@@ -9,7 +9,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from players import make
-from players.perfect.choice import CAPTURES, choose
+from players.perfect.choice import CAPTURES, choose, goal_spread
 
 
 def machine(name):
@@ -30,23 +30,44 @@ def test_a_race_with_captures_gets_capture_first_playouts():
 @pytest.mark.parametrize(
     ("game", "why"),
     [
-        ("connectfour", "no piece in the rules has a distance to a goal"),
-        ("tictactoe", "no move wins at once in random play (0 moves take pieces)"),
+        ("connectfour", "no piece in the rules has a distance to a goal; the goals differ"),
+        ("tictactoe", "no move wins at once in random play (0 moves take pieces); the goals"),
     ],
 )
-def test_games_without_pieces_racing_to_a_goal_get_nothing(game, why):
+def test_games_without_pieces_racing_to_a_goal_or_goals_on_the_way_get_nothing(game, why):
     """connect four: every disc is at distance 0 from a line, nothing to
-    weigh; tic-tac-toe: no mark wins every time it is made."""
+    weigh; tic-tac-toe: no mark wins every time it is made; and in neither
+    do the goals differ between the players before a line is made."""
     choice = choose(machine(game), seed=0)
-    assert choice.settings == {} and choice.reason == why
+    assert choice.settings == {} and choice.reason.startswith(why)
+    assert choice.reason.endswith("into 0% of random games")
+
+
+def test_goals_that_differ_on_the_way_score_playouts_cut_early(tmp_path):
+    """The six-step counting game (tests/test_mcts.py): every random game
+    lasts 6 plies, so the cut is a quarter of that, 2 plies (rounded), where
+    a's goal is 10 a count and b's 0: they differ unless a has not counted
+    yet, in about three games of four."""
+    from test_mcts import COUNTING
+
+    path = tmp_path / "counting.kif"
+    path.write_text(COUNTING)
+    sm = load_game(path).state_machine("compiled")
+    choice = choose(sm, seed=0)
+    assert choice.settings == {"early": 2}
+    plies, share = goal_spread(sm, seed=0)
+    assert plies == 2 and 0.6 <= share <= 0.9
+    assert f"2 plies into {share:.0%} of random games" in choice.reason
 
 
 @needs_shared()
-def test_checkers_captures_but_no_move_wins_at_once_so_nothing():
-    """checkers' goal counts pieces at the end: no move wins at once, and
-    capture-first playouts were not a gain there (docs/players.md)."""
+def test_checkers_captures_but_no_move_wins_at_once_and_its_goals_count_pieces():
+    """checkers' goal compares the piece counts: no move wins at once, and
+    the goals differ between the roles in most random games a quarter of the
+    way through, so playouts are cut there and scored by the goals."""
     choice = choose(load_game(SHARED / "gdl1" / "checkers.kif").state_machine("compiled"), seed=0)
-    assert choice.settings == {} and choice.reason.startswith("no move wins at once")
+    assert list(choice.settings) == ["early"]
+    assert choice.reason.startswith("no move wins at once")
 
 
 def test_random_play_out_of_time_switches_nothing_on():
@@ -73,10 +94,20 @@ def test_uct_decides_per_game_and_says_so(caplog):
     )
     g = load_game("connectfour")
     player.start(g, g.roles[0], 10, 10)
-    assert (player.greedy, player.defend, player.fit) == (0.0, False, "playouts")
+    assert (player.greedy, player.defend, player.fit, player.early) == (0.0, False, "playouts", 0)
     assert player.chosen.settings == {}
     plain = started("uct:simulations=10,seed=1,auto=false", "breakthrough")
     assert plain.greedy == 0.0 and plain.chosen is None
+
+
+def test_uct_cuts_playouts_where_it_chose_to(tmp_path):
+    from test_mcts import COUNTING
+
+    path = tmp_path / "counting.kif"
+    path.write_text(COUNTING)
+    player = started("uct:simulations=10,seed=1", path)
+    assert player.early == 2 and player.greedy == 0.0
+    assert started("uct:simulations=10,seed=1,early=4", path).early == 4  # given: kept
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,11 @@ from those it is judged on (docs/players.md, "Deciding per game"):
   go on when the rules give the pieces a distance to a goal and random play
   shows moves that win at once every time they are played: a race to a goal
   with pieces that can be taken on the way (breakthrough, knightThrough);
+* else early cutoffs scored by the game's goals (``early=N``: Finnsson,
+  "Generalized Monte-Carlo Tree Search Extensions for General Game Playing",
+  AAAI 2012) when the goals the rules give a state a quarter of the way
+  through a random game differ between the roles in at least half of the
+  games (a piece count, a score), N that quarter;
 * otherwise nothing: plain UCT.
 
 The decision is the same on any machine (seeded random play, counted in
@@ -24,6 +29,7 @@ says so once).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 from players.perfect.heuristic import OutOfTime
@@ -31,6 +37,10 @@ from players.perfect.rules import move_lessons, rules_evaluation
 
 #: What capture-first playouts set: the options of :class:`MCTSPlayer`.
 CAPTURES = {"greedy": 1.0, "defend": True, "fit": "rules"}
+
+#: The least share of random games whose goals differ between the roles a
+#: quarter of the way through for the goals to score cut playouts (``early``).
+SPREAD = 0.5
 
 
 @dataclass
@@ -50,19 +60,56 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
     (two or more roles, perfect information), from 100 random playouts
     drawn from ``seed``, to be played by ``until``."""
     evaluation = rules_evaluation(sm)
-    if evaluation is None:
-        return Choice(reason="no piece in the rules has a distance to a goal")
+    why = "no piece in the rules has a distance to a goal"
     try:
-        lessons = move_lessons(sm, evaluation[0], seed=seed, until=until)
+        if evaluation is not None:
+            lessons = move_lessons(sm, evaluation[0], seed=seed, until=until)
+            victims, wins, _ = lessons
+            captures = sum(1 for v in victims if v)
+            if wins:
+                return Choice(
+                    dict(CAPTURES),
+                    f"{len(wins)} moves win at once and {captures} take pieces in random play",
+                    evaluation,
+                    lessons,
+                )
+            why = f"no move wins at once in random play ({captures} moves take pieces)"
+        plies, spread = goal_spread(sm, seed=seed, until=until)
     except OutOfTime as exc:
         return Choice(reason=f"random play took too long ({exc})")
-    victims, wins, _ = lessons
-    captures = sum(1 for v in victims if v)
-    if not wins:
-        return Choice(reason=f"no move wins at once in random play ({captures} moves take pieces)")
-    return Choice(
-        dict(CAPTURES),
-        f"{len(wins)} moves win at once and {captures} take pieces in random play",
-        evaluation,
-        lessons,
-    )
+    if spread >= SPREAD:
+        return Choice(
+            {"early": plies},
+            f"{why}; the goals differ between the roles {plies} plies into "
+            f"{spread:.0%} of random games",
+        )
+    return Choice(reason=f"{why}; the goals differ {plies} plies into {spread:.0%} of random games")
+
+
+def goal_spread(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
+    """``(plies, share)``: a quarter of the mean length of ``playouts``
+    seeded random games on the kernel of ``sm`` (at least 1), and the share
+    of those games still going at that ply whose state there has goals (the
+    highest the rules give each role) that are not all equal.
+    :class:`~players.perfect.heuristic.OutOfTime` when not played by
+    ``time.monotonic()`` ``until``."""
+    kernel = sm.kernel
+    games = []
+    for p in range(playouts):
+        if time.monotonic() > until:
+            raise OutOfTime(f"{p} of {playouts} random playouts played")
+        games.append(
+            [[move for _, move in step] for step in kernel.trace(sm.initial_state(), seed + p)]
+        )
+    plies = max(1, round(sum(len(g) for g in games) / len(games) / 4))
+    going = differ = 0
+    for joints in games:
+        if len(joints) <= plies:
+            continue
+        state = sm.initial_state()
+        for joint in joints[:plies]:
+            state = kernel.next_state(state, joint)
+        kernel.load(state)
+        going += 1
+        differ += len({max(kernel.goals(r), default=0) for r in range(len(sm.roles))}) > 1
+    return plies, differ / going if going else 0.0

@@ -112,8 +112,9 @@ log = logging.getLogger("players")
 #: What ``auto`` does (:mod:`players.perfect.choice`).
 AUTO = (
     "decide at the start clock, from the rules and 100 random playouts, what the game "
-    "gets: greedy=1,defend=true,fit=rules where moves win at once, else nothing "
-    "(players.perfect.choice); only when no option it sets or that uses an evaluation is given"
+    "gets: greedy=1,defend=true,fit=rules where moves win at once, else early=N where "
+    "the goals differ mid-game, else nothing (players.perfect.choice); only when no "
+    "option it sets or that uses an evaluation is given"
 )
 
 #: The deepest forced win the proof search (``proof``) looks for, in plies.
@@ -365,7 +366,7 @@ class MCTSPlayer(Player):
                 "(early): use one or the other"
             )
         # what auto may change, as given (players.perfect.choice.CAPTURES)
-        self.given = {name: getattr(self, name) for name in ("greedy", "defend", "fit")}
+        self.given = {name: getattr(self, name) for name in ("greedy", "defend", "fit", "early")}
         self.chosen = None  # auto's players.perfect.choice.Choice for the current game
         self.last_simulations = 0
         self.planning = None  # the plan of a one-player game (players.perfect.puzzle)
@@ -451,9 +452,8 @@ class MCTSPlayer(Player):
             return
         if self.imperfect or len(self.sm.roles) < 2 or self.leaf > 1:
             return
-        if any(
-            (self.heuristic, self.prior, self.imm, self.cutoff, self.greedy, self.defend, self.mvv)
-        ):
+        uses = (self.heuristic, self.prior, self.imm, self.cutoff, self.early, self.greedy)
+        if any(uses) or self.defend or self.mvv:
             return
         from players.perfect.choice import choose
 
