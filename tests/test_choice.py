@@ -9,7 +9,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from players import make
-from players.perfect.choice import CAPTURES, choose, goal_spread
+from players.perfect.choice import CAPTURES, choose, goal_samples
 
 
 def machine(name):
@@ -30,8 +30,8 @@ def test_a_race_with_captures_gets_capture_first_playouts():
 @pytest.mark.parametrize(
     ("game", "why"),
     [
-        ("connectfour", "no piece in the rules has a distance to a goal; the goals differ"),
-        ("tictactoe", "no move wins at once in random play (0 moves take pieces); the goals"),
+        ("connectfour", "no piece in the rules has a distance to a goal; "),
+        ("tictactoe", "no move wins at once in random play (0 moves take pieces); "),
     ],
 )
 def test_games_without_pieces_racing_to_a_goal_or_goals_on_the_way_get_nothing(game, why):
@@ -40,14 +40,15 @@ def test_games_without_pieces_racing_to_a_goal_or_goals_on_the_way_get_nothing(g
     do the goals differ between the players before a line is made."""
     choice = choose(machine(game), seed=0)
     assert choice.settings == {} and choice.reason.startswith(why)
-    assert choice.reason.endswith("into 0% of random games")
+    assert "differ between the roles in 0% of them" in choice.reason
 
 
 def test_goals_that_differ_on_the_way_score_playouts_cut_early(tmp_path):
     """The six-step counting game (tests/test_mcts.py): every random game
     lasts 6 plies, so the cut is a quarter of that, 2 plies (rounded), where
     a's goal is 10 a count and b's 0: they differ unless a has not counted
-    yet, in about three games of four."""
+    yet (about one game in four), and a count of 1 is the commonest set of
+    goals, in fewer than 90% of the games."""
     from test_mcts import COUNTING
 
     path = tmp_path / "counting.kif"
@@ -55,9 +56,34 @@ def test_goals_that_differ_on_the_way_score_playouts_cut_early(tmp_path):
     sm = load_game(path).state_machine("compiled")
     choice = choose(sm, seed=0)
     assert choice.settings == {"early": 2}
-    plies, share = goal_spread(sm, seed=0)
-    assert plies == 2 and 0.6 <= share <= 0.9
-    assert f"2 plies into {share:.0%} of random games" in choice.reason
+    plies, goals = goal_samples(sm, seed=0)
+    assert plies == 2 and len(goals) == 100
+    assert set(goals) == {(0, 0), (10, 0), (20, 0)}
+    assert 0.6 <= sum(g != (0, 0) for g in goals) / 100 <= 0.9
+    assert max(set(goals), key=goals.count) == (10, 0) and goals.count((10, 0)) <= 90
+
+
+TURNS = """(role a) (role b)
+(init (control a)) (init (step 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(<= (legal ?r go) (true (control ?r))) (<= (legal ?r wait) (true (control ?r)))
+(<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a)))
+(<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b)))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= terminal (true (step 6)))
+(<= (goal a 100) (true (control b))) (<= (goal a 0) (true (control a)))
+(<= (goal b 100) (true (control a))) (<= (goal b 0) (true (control b)))"""
+
+
+def test_goals_read_from_whose_turn_it_is_do_not_score_playouts(tmp_path):
+    """A goal that only says whose turn it is (amazons' files give the
+    player to move 0) differs between the roles in every game but is the same
+    in every game: it says nothing of the position, so no early cutoffs."""
+    path = tmp_path / "turns.kif"
+    path.write_text(TURNS)
+    choice = choose(load_game(path).state_machine("compiled"), seed=0)
+    assert choice.settings == {}
+    assert "differ between the roles in 100% of them, and 100% have the same ones" in choice.reason
 
 
 @needs_shared()

@@ -16,8 +16,11 @@ from those it is judged on (docs/players.md, "Deciding per game"):
 * else early cutoffs scored by the game's goals (``early=N``: Finnsson,
   "Generalized Monte-Carlo Tree Search Extensions for General Game Playing",
   AAAI 2012) when the goals the rules give a state a quarter of the way
-  through a random game differ between the roles in at least half of the
-  games (a piece count, a score), N that quarter;
+  through a random game say something of the position: they differ between
+  the roles in at least half of the games, and from game to game (no one
+  set of goals in more than 90% of them: a goal read from whose turn it is,
+  or a default held until a checkmate, is the same in every game), as a
+  piece count or a score does; N that quarter;
 * otherwise nothing: plain UCT.
 
 The decision is the same on any machine (seeded random play, counted in
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from players.perfect.heuristic import OutOfTime
@@ -38,9 +42,10 @@ from players.perfect.rules import move_lessons, rules_evaluation
 #: What capture-first playouts set: the options of :class:`MCTSPlayer`.
 CAPTURES = {"greedy": 1.0, "defend": True, "fit": "rules"}
 
-#: The least share of random games whose goals differ between the roles a
-#: quarter of the way through for the goals to score cut playouts (``early``).
-SPREAD = 0.5
+#: For the goals to score cut playouts (``early``), a quarter of the way
+#: through random games: the least share of them whose goals differ between
+#: the roles, and the largest share that one set of goals may take.
+SPREAD, COMMON = 0.5, 0.9
 
 
 @dataclass
@@ -74,23 +79,25 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
                     lessons,
                 )
             why = f"no move wins at once in random play ({captures} moves take pieces)"
-        plies, spread = goal_spread(sm, seed=seed, until=until)
+        plies, goals = goal_samples(sm, seed=seed, until=until)
     except OutOfTime as exc:
         return Choice(reason=f"random play took too long ({exc})")
-    if spread >= SPREAD:
-        return Choice(
-            {"early": plies},
-            f"{why}; the goals differ between the roles {plies} plies into "
-            f"{spread:.0%} of random games",
-        )
-    return Choice(reason=f"{why}; the goals differ {plies} plies into {spread:.0%} of random games")
+    differ = sum(len(set(g)) > 1 for g in goals) / max(1, len(goals))
+    common = max(Counter(goals).values(), default=0) / max(1, len(goals))
+    seen = (
+        f"{plies} plies into random games the goals differ between the roles in "
+        f"{differ:.0%} of them, and {common:.0%} have the same ones"
+    )
+    if differ >= SPREAD and common <= COMMON:
+        return Choice({"early": plies}, f"{why}; {seen}")
+    return Choice(reason=f"{why}; {seen}")
 
 
-def goal_spread(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
-    """``(plies, share)``: a quarter of the mean length of ``playouts``
-    seeded random games on the kernel of ``sm`` (at least 1), and the share
-    of those games still going at that ply whose state there has goals (the
-    highest the rules give each role) that are not all equal.
+def goal_samples(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
+    """``(plies, goals)``: a quarter of the mean length of ``playouts``
+    seeded random games on the kernel of ``sm`` (at least 1), and for each of
+    those games still going at that ply, the goals of its state there (per
+    role, the highest the rules give it; 0 for none).
     :class:`~players.perfect.heuristic.OutOfTime` when not played by
     ``time.monotonic()`` ``until``."""
     kernel = sm.kernel
@@ -98,11 +105,10 @@ def goal_spread(sm, playouts: int = 100, seed: int = 0, until: float = math.inf)
     for p in range(playouts):
         if time.monotonic() > until:
             raise OutOfTime(f"{p} of {playouts} random playouts played")
-        games.append(
-            [[move for _, move in step] for step in kernel.trace(sm.initial_state(), seed + p)]
-        )
+        trace = kernel.trace(sm.initial_state(), seed + p)
+        games.append([[move for _, move in step] for step in trace])
     plies = max(1, round(sum(len(g) for g in games) / len(games) / 4))
-    going = differ = 0
+    goals = []
     for joints in games:
         if len(joints) <= plies:
             continue
@@ -110,6 +116,5 @@ def goal_spread(sm, playouts: int = 100, seed: int = 0, until: float = math.inf)
         for joint in joints[:plies]:
             state = kernel.next_state(state, joint)
         kernel.load(state)
-        going += 1
-        differ += len({max(kernel.goals(r), default=0) for r in range(len(sm.roles))}) > 1
-    return plies, differ / going if going else 0.0
+        goals.append(tuple(max(kernel.goals(r), default=0) for r in range(len(sm.roles))))
+    return plies, goals
