@@ -96,6 +96,13 @@ def test_checkers_captures_but_no_move_wins_at_once_and_its_goals_count_pieces()
     assert choice.reason.startswith("no move wins at once")
 
 
+def test_a_game_over_before_the_cut_gets_nothing():
+    """brps ends after one joint move: no random game is still going at the
+    cut, so there are no goals to read."""
+    choice = choose(machine("brps"), seed=0)
+    assert choice.settings == {} and choice.reason.endswith("random games end within 1 ply")
+
+
 def test_random_play_out_of_time_switches_nothing_on():
     choice = choose(machine("breakthrough"), seed=0, until=-math.inf)
     assert choice.settings == {} and "took too long" in choice.reason

@@ -82,10 +82,13 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
         plies, goals = goal_samples(sm, seed=seed, until=until)
     except OutOfTime as exc:
         return Choice(reason=f"random play took too long ({exc})")
-    differ = sum(len(set(g)) > 1 for g in goals) / max(1, len(goals))
-    common = max(Counter(goals).values(), default=0) / max(1, len(goals))
+    at = f"{plies} ply" if plies == 1 else f"{plies} plies"
+    if not goals:
+        return Choice(reason=f"{why}; random games end within {at}")
+    differ = sum(len(set(g)) > 1 for g in goals) / len(goals)
+    common = max(Counter(goals).values()) / len(goals)
     seen = (
-        f"{plies} plies into random games the goals differ between the roles in "
+        f"{at} into random games the goals differ between the roles in "
         f"{differ:.0%} of them, and {common:.0%} have the same ones"
     )
     if differ >= SPREAD and common <= COMMON:
