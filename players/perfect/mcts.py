@@ -528,11 +528,13 @@ class MCTSPlayer(Player):
         (:func:`players.perfect.evaluation.selfplay_evaluation`), both the
         same on any machine and to be done within a quarter of the time to
         ``deadline``, or read from the rules
-        (:func:`players.perfect.rules.rules_evaluation`).  None, with a
-        warning, when a fit is not done in time or the game offers nothing
-        to weigh."""
+        (:func:`players.perfect.rules.rules_evaluation`; ``auto`` hands over
+        the one it read).  None, with a warning, when a fit is not done in
+        time or the game offers nothing to weigh."""
         if not (self.heuristic or self.prior or self.imm or self.cutoff or self.greedy):
             return None
+        if self.chosen is not None and self.chosen.evaluation is not None:
+            return self.chosen.evaluation  # auto's, read from the rules (fit=rules)
         from players.perfect.heuristic import OutOfTime, material_evaluation
 
         until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
