@@ -137,6 +137,25 @@ def test_decisive_playouts_take_a_win_when_there_is_one(name):
         Policy(sm.kernel, decisive=True)
 
 
+def replayed(policy, sm, ref, playouts):
+    """The steps of ``playouts`` recorded playouts of ``policy`` (each played
+    to the end) replayed on the reference reasoner, where a role has a
+    choice: (the reference's state, the role's number, its legal moves, the
+    joint move played, as terms)."""
+    for _ in range(playouts):
+        _, _, cut, moves = policy.playout(sm.initial_state(), [], record=True)
+        assert not cut
+        state = ref.initial_state()
+        for joint in moves:
+            terms = [sm.move_terms[m] for m in joint]
+            for r, role in enumerate(ref.roles):
+                legal = ref.legal_moves(state, role)
+                if len(legal) > 1:
+                    yield state, r, legal, terms
+            state = ref.next_state(state, terms)
+        assert ref.is_terminal(state)
+
+
 @pytest.mark.parametrize("greed", [1.0, 0.5, 0.0])
 def test_capture_first_playouts_win_and_take_when_they_can(greed):
     """Policy.greedy(victims, greed, wins) on breakthrough, checked step by
@@ -154,31 +173,18 @@ def test_capture_first_playouts_win_and_take_when_they_can(greed):
     policy = Policy(sm.kernel, "random", seed=3)
     policy.greedy(victims, greed, wins)
     could = took = could_win = won = 0
-    for _ in range(10):
-        _, _, cut, moves = policy.playout(sm.initial_state(), [], record=True)
-        assert not cut
-        state = ref.initial_state()  # the reference's state: its facts
-        for joint in moves:
-            terms = [sm.move_terms[m] for m in joint]
-            for r, role in enumerate(ref.roles):
-                legal = ref.legal_moves(state, role)
-                if len(legal) == 1:
-                    continue
-                winning = [t for t in legal if move(sm, r, t) in wins]
-                captures = [
-                    t for t in legal if any(base[i] in state for i in victims[move(sm, r, t)])
-                ]
-                if winning:
-                    could_win += 1
-                    won += terms[r] in winning
-                    after = ref.next_state(state, terms)
-                    if terms[r] in winning:
-                        assert ref.is_terminal(after) and ref.goal(after, role) == 100
-                elif captures:
-                    could += 1
-                    took += terms[r] in captures
-            state = ref.next_state(state, terms)
-        assert ref.is_terminal(state)
+    for state, r, legal, terms in replayed(policy, sm, ref, 10):
+        winning = [t for t in legal if move(sm, r, t) in wins]
+        captures = [t for t in legal if any(base[i] in state for i in victims[move(sm, r, t)])]
+        if winning:
+            could_win += 1
+            won += terms[r] in winning
+            after = ref.next_state(state, terms)
+            if terms[r] in winning:
+                assert ref.is_terminal(after) and ref.goal(after, ref.roles[r]) == 100
+        elif captures:
+            could += 1
+            took += terms[r] in captures
     assert could > 0 and could_win > 0
     assert (won == could_win) == (greed > 0)
     assert (took == could) == (greed == 1.0)
@@ -199,24 +205,17 @@ def test_capture_first_playouts_take_a_threat_first(threats):
     policy = Policy(sm.kernel, "random", seed=4)
     policy.greedy(victims, 0.05, wins, None, threat if threats else ())
     could = took = 0
-    for _ in range(20):
-        _, _, _, moves = policy.playout(sm.initial_state(), [], record=True)
-        state = ref.initial_state()
-        for joint in moves:
-            terms = [sm.move_terms[m] for m in joint]
-            for r, role in enumerate(ref.roles):
-                legal = ref.legal_moves(state, role)
-                if len(legal) == 1 or any(move(sm, r, t) in wins for t in legal):
-                    continue
-                defences = [
-                    t
-                    for t in legal
-                    if any(i in threat and base[i] in state for i in victims[move(sm, r, t)])
-                ]
-                if defences:
-                    could += 1
-                    took += terms[r] in defences
-            state = ref.next_state(state, terms)
+    for state, r, legal, terms in replayed(policy, sm, ref, 20):
+        if any(move(sm, r, t) in wins for t in legal):
+            continue
+        defences = [
+            t
+            for t in legal
+            if any(i in threat and base[i] in state for i in victims[move(sm, r, t)])
+        ]
+        if defences:
+            could += 1
+            took += terms[r] in defences
     assert could > 0
     assert (took == could) == threats
 
@@ -238,24 +237,18 @@ def test_capture_first_playouts_take_the_most_valuable_victim_with_worth():
     policy = Policy(sm.kernel, "random", seed=5)
     policy.greedy(victims, 1.0, wins, worth)
     unequal = 0
-    for _ in range(60):  # steps with captures of unequal worth are rare: they resolve fast
-        _, _, _, moves = policy.playout(sm.initial_state(), [], record=True)
-        state = ref.initial_state()
-        for joint in moves:
-            terms = [sm.move_terms[m] for m in joint]
-            for r, role in enumerate(ref.roles):
-                legal = ref.legal_moves(state, role)
-                if len(legal) == 1 or any(move(sm, r, t) in wins for t in legal):
-                    continue
-                value = {
-                    t: max(worth[i] for i in victims[move(sm, r, t)] if base[i] in state)
-                    for t in legal
-                    if any(base[i] in state for i in victims[move(sm, r, t)])
-                }
-                if value:
-                    assert value[terms[r]] == max(value.values())
-                    unequal += len(set(value.values())) > 1
-            state = ref.next_state(state, terms)
+    # steps with captures of unequal worth are rare: they resolve fast
+    for state, r, legal, terms in replayed(policy, sm, ref, 60):
+        if any(move(sm, r, t) in wins for t in legal):
+            continue
+        value = {
+            t: max(worth[i] for i in victims[move(sm, r, t)] if base[i] in state)
+            for t in legal
+            if any(base[i] in state for i in victims[move(sm, r, t)])
+        }
+        if value:
+            assert value[terms[r]] == max(value.values())
+            unequal += len(set(value.values())) > 1
     assert unequal > 0
 
 
