@@ -56,8 +56,9 @@ def test_goals_that_differ_on_the_way_score_playouts_cut_early(tmp_path):
     sm = load_game(path).state_machine("compiled")
     choice = choose(sm, seed=0)
     assert choice.settings == {"early": 2}
-    plies, goals = goal_samples(sm, seed=0)
-    assert plies == 2 and len(goals) == 100
+    plies, goals, ends = goal_samples(sm, seed=0)
+    assert plies == 2 and len(goals) == len(ends) == 100
+    assert all(end[0] >= goal[0] for goal, end in zip(goals, ends))  # a count never falls
     assert set(goals) == {(0, 0), (10, 0), (20, 0)}
     assert 0.6 <= sum(g != (0, 0) for g in goals) / 100 <= 0.9
     assert max(set(goals), key=goals.count) == (10, 0) and goals.count((10, 0)) <= 90
@@ -83,7 +84,27 @@ def test_goals_read_from_whose_turn_it_is_do_not_score_playouts(tmp_path):
     path.write_text(TURNS)
     choice = choose(load_game(path).state_machine("compiled"), seed=0)
     assert choice.settings == {}
-    assert "differ between the roles in 100% of them, and 100% have the same ones" in choice.reason
+    assert "differ between the roles in 100% of them, 100% have the same ones" in choice.reason
+
+
+def test_goals_that_do_not_foretell_the_end_do_not_score_playouts(tmp_path):
+    """The counting game with a's goal 100 on an odd count and b's on an
+    even one: two plies in the goals differ and vary from game to game, but
+    four more random plies make the parity a coin toss, so who leads at the
+    cut wins about half the time: no early cutoffs (reversi's disc count a
+    quarter of the way through is like this, and scored 0 of 12 with them)."""
+    from test_mcts import COUNTING
+
+    rules = COUNTING[: COUNTING.index("(<= (goal a 0)")]
+    rules += """(odd 1) (odd 3) (odd 5) (even 0) (even 2) (even 4) (even 6)
+(<= (goal a 100) (true (count ?n)) (odd ?n)) (<= (goal a 0) (true (count ?n)) (even ?n))
+(<= (goal b 100) (true (count ?n)) (even ?n)) (<= (goal b 0) (true (count ?n)) (odd ?n))"""
+    path = tmp_path / "parity.kif"
+    path.write_text(rules)
+    choice = choose(load_game(path).state_machine("compiled"), seed=0)
+    assert choice.settings == {}
+    share = int(choice.reason.split("who leads there wins in ")[1].split("%")[0])
+    assert 30 <= share <= 66 and "differ between the roles in 100% of them" in choice.reason
 
 
 @needs_shared()
@@ -111,7 +132,7 @@ def test_random_play_out_of_time_switches_nothing_on():
 def started(spec, game):
     g = load_game(game)
     player = make(spec)
-    player.start(g, g.roles[0], 10, 10)
+    player.start(g, g.roles[0], 600, 10)  # the decision may take a quarter of the start clock
     return player
 
 
@@ -126,7 +147,7 @@ def test_uct_decides_per_game_and_says_so(caplog):
         "greedy=1.0,defend=True,fit=rules for breakthrough" in r.message for r in caplog.records
     )
     g = load_game("connectfour")
-    player.start(g, g.roles[0], 10, 10)
+    player.start(g, g.roles[0], 600, 10)
     assert (player.greedy, player.defend, player.fit, player.early) == (0.0, False, "playouts", 0)
     assert player.chosen.settings == {}
     plain = started("uct:simulations=10,seed=1,auto=false", "breakthrough")

@@ -19,8 +19,10 @@ from those it is judged on (docs/players.md, "Deciding per game"):
   through a random game say something of the position: they differ between
   the roles in at least half of the games, and from game to game (no one
   set of goals in more than 90% of them: a goal read from whose turn it is,
-  or a default held until a checkmate, is the same in every game), as a
-  piece count or a score does; N that quarter;
+  or a default held until a checkmate, is the same in every game), and the
+  role ahead there goes on to win at least two random games in three (the
+  cut must foretell what the rest of a random playout would have said:
+  reversi's disc count a quarter of the way does not); N that quarter;
 * otherwise nothing: plain UCT.
 
 The decision is the same on any machine (seeded random play, counted in
@@ -44,8 +46,11 @@ CAPTURES = {"greedy": 1.0, "defend": True, "fit": "rules"}
 
 #: For the goals to score cut playouts (``early``), a quarter of the way
 #: through random games: the least share of them whose goals differ between
-#: the roles, and the largest share that one set of goals may take.
-SPREAD, COMMON = 0.5, 0.9
+#: the roles, the largest share that one set of goals may take, and the
+#: least share of the games with one role ahead there and at the end (at
+#: least LED of them) that it wins: the goals at the cut must foretell what
+#: the rest of a random playout would have said.
+SPREAD, COMMON, AGREE, LED = 0.5, 0.9, 2 / 3, 20
 
 
 @dataclass
@@ -79,7 +84,7 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
                     lessons,
                 )
             why = f"no move wins at once in random play ({captures} moves take pieces)"
-        plies, goals = goal_samples(sm, seed=seed, until=until)
+        plies, goals, ends = goal_samples(sm, seed=seed, until=until)
     except OutOfTime as exc:
         return Choice(reason=f"random play took too long ({exc})")
     at = f"{plies} ply" if plies == 1 else f"{plies} plies"
@@ -87,22 +92,32 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
         return Choice(reason=f"{why}; random games end within {at}")
     differ = sum(len(set(g)) > 1 for g in goals) / len(goals)
     common = max(Counter(goals).values()) / len(goals)
+    leads = [(leader(g), leader(e)) for g, e in zip(goals, ends)]
+    led = [(a, b) for a, b in leads if a is not None and b is not None]
+    agree = sum(a == b for a, b in led) / len(led) if led else 0.0
     seen = (
-        f"{at} into random games the goals differ between the roles in "
-        f"{differ:.0%} of them, and {common:.0%} have the same ones"
+        f"{at} into random games the goals differ between the roles in {differ:.0%} of "
+        f"them, {common:.0%} have the same ones, and who leads there wins in {agree:.0%} "
+        f"of {len(led)}"
     )
-    if differ >= SPREAD and common <= COMMON:
+    if differ >= SPREAD and common <= COMMON and agree >= AGREE and len(led) >= LED:
         return Choice({"early": plies}, f"{why}; {seen}")
     return Choice(reason=f"{why}; {seen}")
 
 
+def leader(goals: tuple) -> int | None:
+    """The one role (its number) whose goal is the highest, else None."""
+    top = max(goals)
+    return goals.index(top) if goals.count(top) == 1 else None
+
+
 def goal_samples(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
-    """``(plies, goals)``: a quarter of the mean length of ``playouts``
-    seeded random games on the kernel of ``sm`` (at least 1), and for each of
+    """``(plies, goals, ends)``: a quarter of the mean length of ``playouts``
+    seeded random games on the kernel of ``sm`` (at least 1); for each of
     those games still going at that ply, the goals of its state there (per
-    role, the highest the rules give it; 0 for none).
-    :class:`~players.perfect.heuristic.OutOfTime` when not played by
-    ``time.monotonic()`` ``until``."""
+    role, the highest the rules give it; 0 for none); and the same game's
+    goals at its end.  :class:`~players.perfect.heuristic.OutOfTime` when
+    not played by ``time.monotonic()`` ``until``."""
     kernel = sm.kernel
     games = []
     for p in range(playouts):
@@ -111,13 +126,17 @@ def goal_samples(sm, playouts: int = 100, seed: int = 0, until: float = math.inf
         trace = kernel.trace(sm.initial_state(), seed + p)
         games.append([[move for _, move in step] for step in trace])
     plies = max(1, round(sum(len(g) for g in games) / len(games) / 4))
-    goals = []
+    roles = range(len(sm.roles))
+    goals, ends = [], []
     for joints in games:
         if len(joints) <= plies:
             continue
         state = sm.initial_state()
-        for joint in joints[:plies]:
+        for i, joint in enumerate(joints):
+            if i == plies:
+                kernel.load(state)
+                goals.append(tuple(max(kernel.goals(r), default=0) for r in roles))
             state = kernel.next_state(state, joint)
         kernel.load(state)
-        goals.append(tuple(max(kernel.goals(r), default=0) for r in range(len(sm.roles))))
-    return plies, goals
+        ends.append(tuple(max(kernel.goals(r), default=0) for r in roles))
+    return plies, goals, ends
