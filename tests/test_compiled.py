@@ -518,7 +518,7 @@ def test_split_kernel_answers_as_the_whole_network(name):
         for step in tight.trace(start, seed):
             legal = ref.all_legal_moves(state)
             assert tuple(k for k, _ in step) == tuple(len(m) for m in legal)
-            state = ref.next_state(state, [sm._moves[m] for _, m in step])
+            state = ref.next_state(state, [sm.move_terms[m] for _, m in step])
         assert ref.is_terminal(state)
 
 

@@ -99,7 +99,7 @@ def replay(game, traces, max_steps):
             for r, m in enumerate(joint):
                 role, move = inputs[m]
                 assert role == ref.roles[r]
-                assert sm._moves[m] == move
+                assert sm.move_terms[m] == move
                 assert move in ref.legal_moves(state, role), (
                     f"playout {p}, step {d}: {move} is not legal for {role}"
                 )
@@ -215,7 +215,7 @@ def test_from_another_state_and_from_terminal_states():
         for moves, terminal, goals in traces[::7]:
             s = state
             for joint in moves:
-                s = sm.next_state(s, [sm._moves[m] for m in joint])
+                s = sm.next_state(s, [sm.move_terms[m] for m in joint])
             assert terminal and sm.is_terminal(s)
             assert goals == tuple(sm.goal(s, r) for r in sm.roles)
         state = sm.next_state(state, [rng.choice(m) for m in sm.all_legal_moves(state)])

@@ -224,7 +224,7 @@ def play_three_moves(game, spec):
         move = player.select(player.legal_moves(), time.monotonic() + 1000)
         rows = [player._root_rows(r) for r in range(len(game.roles))]
         policy = player.search.policy
-        seen.append((move, rows, [policy.mast(m) for m in range(len(player.sm._moves))]))
+        seen.append((move, rows, [policy.mast(m) for m in range(len(player.sm.move_terms))]))
         state = player.position()
         if player.sm.is_terminal(state):
             break
@@ -516,7 +516,7 @@ def test_the_policy_is_credited_at_terminal_tree_leaves(spec, python_tree):
         todo.extend(node.children.values())
     assert tree_steps >= 2000 and len(playout_steps) < 200  # most end in the tree
     policy = player.search.policy
-    credited = sum(policy.mast(m)[1] for m in range(len(player.sm._moves)))
+    credited = sum(policy.mast(m)[1] for m in range(len(player.sm.move_terms)))
     assert credited == 2 * (tree_steps + sum(playout_steps))
 
 

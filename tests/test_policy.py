@@ -72,7 +72,7 @@ def test_playouts_are_legal_games(name, config):
         assert not cut and depth == len(moves)
         state = ref.initial_state()
         for joint in moves:
-            terms = [sm._moves[m] for m in joint]
+            terms = [sm.move_terms[m] for m in joint]
             for r, role in enumerate(ref.roles):
                 assert terms[r] in ref.legal_moves(state, role)
             assert not ref.is_terminal(state)
@@ -97,7 +97,7 @@ def test_same_seed_same_results(config):
         policy = Policy(sm.kernel, seed=seed, **config)
         runs.append(
             [policy.playout(sm.initial_state(), [], record=True) for _ in range(30)]
-            + [[policy.mast(m) for m in range(len(sm._moves))]]
+            + [[policy.mast(m) for m in range(len(sm.move_terms))]]
         )
     assert runs[0] == runs[1]
     assert runs[0] != runs[2]
@@ -117,7 +117,7 @@ def test_decisive_playouts_take_a_win_when_there_is_one(name):
         assert not cut
         state = ref.initial_state()
         for joint in moves:
-            terms = [sm._moves[m] for m in joint]
+            terms = [sm.move_terms[m] for m in joint]
             for r, role in enumerate(ref.roles):
                 winning = []
                 for term in ref.legal_moves(state, role):
@@ -279,7 +279,7 @@ def test_mast_counts_occurrences_of_credited_moves():
     x2, o2 = move(sm, 0, "noop"), move(sm, 1, ("mark", "1", "1"))
     state = sm.initial_state()
     for joint in [(x, o), (x2, o2)]:
-        state = sm.next_state(state, [sm._moves[m] for m in joint])
+        state = sm.next_state(state, [sm.move_terms[m] for m in joint])
     count, reward = Counter(), Counter()
     for i in range(40):
         goals, depth, cut, moves = policy.playout(
@@ -289,7 +289,7 @@ def test_mast_counts_occurrences_of_credited_moves():
             for r, m in enumerate(joint):
                 count[m] += 1
                 reward[m] += goals[r]
-    for m in range(len(sm._moves)):
+    for m in range(len(sm.move_terms)):
         assert policy.mast(m) == (reward[m], count[m])
         assert policy.ngram((m,)) == policy.mast(m)
 
@@ -359,7 +359,7 @@ def test_ngrams_are_consecutive_moves_of_consecutive_roles():
     first = policy.playout(root, [], record=True)[3][:3]
     state = root
     for joint in first:
-        state = sm.next_state(state, [sm._moves[m] for m in joint])
+        state = sm.next_state(state, [sm.move_terms[m] for m in joint])
     policy = Policy(sm.kernel, "nst", max_n=3, seed=7)
     n = 3
     grams = Counter()
@@ -373,7 +373,9 @@ def test_ngrams_are_consecutive_moves_of_consecutive_roles():
     for gram, c in grams.items():
         assert policy.ngram(gram)[1] == c
     assert sum(
-        policy.ngram((a, b))[1] for a in range(len(sm._moves)) for b in range(len(sm._moves))
+        policy.ngram((a, b))[1]
+        for a in range(len(sm.move_terms))
+        for b in range(len(sm.move_terms))
     ) == sum(c for gm, c in grams.items() if len(gm) == 2)
 
 
@@ -475,7 +477,7 @@ def test_lgr_keeps_the_replies_asked_for(replies, forget):
     history = [(E, on), (xn, C)]
     state = sm.initial_state()
     for joint in history:
-        state = sm.next_state(state, [sm._moves[m] for m in joint])
+        state = sm.next_state(state, [sm.move_terms[m] for m in joint])
     firsts = set()
     for seed in range(10):  # fresh policies: a playout's own result changes the replies
         policy = Policy(
@@ -498,7 +500,7 @@ def test_credit_is_a_playout_from_the_terminal_state():
         goals, depth, cut, moves = source.playout(root, [], record=True)
         state = root
         for joint in moves:
-            state = sm.next_state(state, [sm._moves[m] for m in joint])
+            state = sm.next_state(state, [sm.move_terms[m] for m in joint])
         walks.append((state, goals, moves, min(i % 4, len(moves))))
     for kind in ("mast", "nst", "lgr"):
         played, credited = (
@@ -508,7 +510,7 @@ def test_credit_is_a_playout_from_the_terminal_state():
         for state, goals, moves, context in walks:
             credit(played, state, moves, context)
             credited.credit(moves, context, goals)
-        moves = range(len(sm._moves))
+        moves = range(len(sm.move_terms))
         seqs = [w[2] for w in walks]
         grams = {
             (s[t - 1][(r - 1) % 3], s[t][r])
@@ -544,7 +546,7 @@ def test_lgr_playout_plays_a_legal_stored_reply():
     history = [(E, on), (xn, C)]  # x marked E, o marked C: x to move
     state = sm.initial_state()
     for joint in history:
-        state = sm.next_state(state, [sm._moves[m] for m in joint])
+        state = sm.next_state(state, [sm.move_terms[m] for m in joint])
 
     def first_moves(context, *stored):
         """x's first playout move after ``context``, over fresh policies that
@@ -580,7 +582,7 @@ def test_decay_scales_mast_and_ngrams_and_keeps_replies():
     policy = Policy(sm.kernel, "lgr", fallback="nst", seed=3)
     root = sm.initial_state()
     seqs = [policy.playout(root, [], record=True)[3] for _ in range(30)]
-    moves = range(len(sm._moves))
+    moves = range(len(sm.move_terms))
     grams = {(s[t - 1][1 - r], s[t][r]) for s in seqs for t in range(1, len(s)) for r in (0, 1)}
     before = (
         [policy.mast(m) for m in moves],
