@@ -34,12 +34,11 @@ says so once).
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 
 from players.perfect.heuristic import OutOfTime
-from players.perfect.rules import move_lessons, rules_evaluation
+from players.perfect.rules import move_lessons, random_games, rules_evaluation
 
 #: What capture-first playouts set: the options of :class:`MCTSPlayer`.
 CAPTURES = {"greedy": 1.0, "defend": True, "fit": "rules"}
@@ -72,21 +71,22 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
     evaluation = rules_evaluation(sm)
     why = "no piece in the rules has a distance to a goal"
     try:
-        if evaluation is not None:
-            lessons = move_lessons(sm, evaluation[0], seed=seed, until=until)
-            victims, wins, _ = lessons
-            captures = sum(1 for v in victims if v)
-            if wins:
-                return Choice(
-                    dict(CAPTURES),
-                    f"{len(wins)} moves win at once and {captures} take pieces in random play",
-                    evaluation,
-                    lessons,
-                )
-            why = f"no move wins at once in random play ({captures} moves take pieces)"
-        plies, goals, ends = goal_samples(sm, seed=seed, until=until)
+        games = random_games(sm, seed=seed, until=until)
     except OutOfTime as exc:
         return Choice(reason=f"random play took too long ({exc})")
+    if evaluation is not None:
+        lessons = move_lessons(sm, evaluation[0], games=games)
+        victims, wins, _ = lessons
+        captures = sum(1 for v in victims if v)
+        if wins:
+            return Choice(
+                dict(CAPTURES),
+                f"{len(wins)} moves win at once and {captures} take pieces in random play",
+                evaluation,
+                lessons,
+            )
+        why = f"no move wins at once in random play ({captures} moves take pieces)"
+    plies, goals, ends = goal_samples(sm, games=games)
     at = f"{plies} ply" if plies == 1 else f"{plies} plies"
     if not goals:
         return Choice(reason=f"{why}; random games end within {at}")
@@ -111,20 +111,20 @@ def leader(goals: tuple) -> int | None:
     return goals.index(top) if goals.count(top) == 1 else None
 
 
-def goal_samples(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
+def goal_samples(
+    sm, playouts: int = 100, seed: int = 0, until: float = math.inf, games=None
+) -> tuple:
     """``(plies, goals, ends)``: a quarter of the mean length of ``playouts``
     seeded random games on the kernel of ``sm`` (at least 1); for each of
     those games still going at that ply, the goals of its state there (per
     role, the highest the rules give it; 0 for none); and the same game's
-    goals at its end.  :class:`~players.perfect.heuristic.OutOfTime` when
-    not played by ``time.monotonic()`` ``until``."""
+    goals at its end.  The games are
+    :func:`~players.perfect.rules.random_games`' (``games``, when already
+    played)."""
     kernel = sm.kernel
-    games = []
-    for p in range(playouts):
-        if time.monotonic() > until:
-            raise OutOfTime(f"{p} of {playouts} random playouts played")
-        trace = kernel.trace(sm.initial_state(), seed + p)
-        games.append([[move for _, move in step] for step in trace])
+    if games is None:
+        games = random_games(sm, playouts, seed, until)
+    games = [[[move for _, move in step] for step in trace] for trace in games]
     plies = max(1, round(sum(len(g) for g in games) / len(games) / 4))
     roles = range(len(sm.roles))
     goals, ends = [], []

@@ -124,7 +124,25 @@ def rules_evaluation(sm) -> tuple | None:
     return weights, np.full(nroles, 50.0), unit
 
 
-def move_lessons(sm, weights, playouts: int = 100, seed: int = 0, until: float = math.inf) -> tuple:
+def random_games(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> list:
+    """``playouts`` random games from the start on the kernel of the compiled
+    state machine ``sm``, game ``p`` drawn from ``seed + p`` (the same on any
+    machine): per game its steps as the kernel traces them, per role
+    (number of legal moves, move chosen).
+    :class:`~players.perfect.heuristic.OutOfTime` when they are not played by
+    ``time.monotonic()`` ``until`` (a partial sample would depend on the
+    machine's speed)."""
+    games = []
+    for p in range(playouts):
+        if time.monotonic() > until:
+            raise OutOfTime(f"{p} of {playouts} random playouts played")
+        games.append(sm.kernel.trace(sm.initial_state(), seed + p))
+    return games
+
+
+def move_lessons(
+    sm, weights, playouts: int = 100, seed: int = 0, until: float = math.inf, games=None
+) -> tuple:
     """What random play shows of each move of the compiled reasoner's kernel
     (by move number): ``(victims, wins, threats)``.  Over ``playouts`` random
     playouts from the start (seeded, so the same on any machine), each step's
@@ -142,9 +160,7 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0, until: float =
     own mover (held before, not after, and count for the mover: breakthrough's
     pawn one row from its goal), which another role does well to take first.
     Read by capture-first playouts (:meth:`players._policy.Policy.greedy`).
-    :class:`~players.perfect.heuristic.OutOfTime` when the playouts are not
-    played by ``time.monotonic()`` ``until`` (partial lessons would depend
-    on the machine's speed)."""
+    The playouts are :func:`random_games`' (``games``, when already played)."""
     import numpy as np
 
     kernel = sm.kernel
@@ -154,11 +170,11 @@ def move_lessons(sm, weights, playouts: int = 100, seed: int = 0, until: float =
     sources: list = [set() for _ in sm.move_terms]
     played = [0] * len(sm.move_terms)
     won = [0] * len(sm.move_terms)
-    for p in range(playouts):
-        if time.monotonic() > until:
-            raise OutOfTime(f"{p} of {playouts} random playouts played")
+    if games is None:
+        games = random_games(sm, playouts, seed, until)
+    for trace in games:
         state = sm.initial_state()
-        for step in kernel.trace(state, seed + p):
+        for step in trace:
             joint = [move for _, move in step]
             after = kernel.next_state(state, joint)
             movers = [r for r, (k, _) in enumerate(step) if k > 1]

@@ -189,7 +189,7 @@ class CompiledSearch(_Search):
         self.kernel = steps.sm.decisive_kernel() if wins else steps.kernel
         self.kind, self.params, self.seed = playout, params, seed
         self.policy = Policy(self.kernel, playout, seed=seed, **params)
-        self.captures = None  # (victims, greed) of capture-first playouts, or None
+        self.captures = None  # greedy's arguments (capture-first playouts), or None
 
     def greedy(self, victims, greed, wins=(), worth=None, threats=()):
         """Playouts that play a winning move, take a threat, and take a
