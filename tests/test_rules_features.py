@@ -9,8 +9,15 @@ import pytest
 from conftest import SHARED, needs_shared
 
 from ggp import load_game
-from players import make
-from players.perfect.rules import goal_distances, move_lessons, rules_evaluation
+from players import Observation, make
+from players.perfect.rules import (
+    LINE_UNIT,
+    goal_distances,
+    goal_lines,
+    line_evaluation,
+    move_lessons,
+    rules_evaluation,
+)
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +154,96 @@ def check_victims(sm):
         [victim] = [base[i] for i in taken]
         assert victim[1:] == (x2, y2, next(r for r in sm.roles if r != role_of[number]))
     assert seen >= 0.75 * diagonal
+
+
+# --- the lines of a goal ------------------------------------------------------------------
+
+
+def _windows(columns, rows, length):
+    """Every run of ``length`` squares in a row, column or diagonal of a
+    board, by geometry alone."""
+    out = set()
+    for x in range(1, columns + 1):
+        for y in range(1, rows + 1):
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                run = [(x + k * dx, y + k * dy) for k in range(length)]
+                if all(1 <= a <= columns and 1 <= b <= rows for a, b in run):
+                    out.add(frozenset(run))
+    return out
+
+
+@needs_shared()
+def test_the_lines_of_connect_four_are_its_rows_columns_and_diagonals():
+    """The public connectFour.kif (8 columns, 6 rows, by its cells): each
+    colour's lines are the runs of four of its discs, 30 in rows, 24 in
+    columns, 15 on each diagonal, whatever the rules call them."""
+    sm = load_game(SHARED / "gdl1" / "connectFour.kif").state_machine("compiled")
+    base = sm.base_propositions
+    cells = [b for b in base if b[0] == "cell"]
+    columns, rows = (max(int(b[k]) for b in cells) for k in (1, 2))
+    assert (columns, rows) == (8, 6)
+    expected = _windows(columns, rows, 4)
+    assert len(expected) == 30 + 24 + 15 + 15
+    for role, lines in zip(sm.roles, goal_lines(sm)):
+        assert {frozenset((int(base[i][1]), int(base[i][2])) for i in line) for line in lines} == (
+            expected
+        )
+        assert {base[i][3] for line in lines for i in line} == {role}
+
+
+def _tictactoe_value(board, x, o):
+    """x's value of a tic-tac-toe ``board`` (square -> mark) by
+    :func:`line_evaluation`'s rule, counted from the board's geometry: each
+    of the 8 lines with no mark of the other player, k of one's own marks
+    worth unit * 4 ** (k - 1), unit = LINE_UNIT / 4 (the centre is on four
+    lines)."""
+    unit, value = LINE_UNIT / 4, 50.0
+    for line in _windows(3, 3, 3):
+        marks = [board.get(square) for square in line]
+        for mark, sign in ((x, 1), (o, -1)):
+            k = marks.count(mark)
+            if k and len([m for m in marks if m is not None]) == k:
+                value += sign * unit * 4 ** (k - 1)
+    return value
+
+
+def test_the_line_evaluation_counts_open_lines_in_the_tree():
+    """tic-tac-toe with ``fit=lines`` and implicit minimax values (imm) after
+    one simulation: each of x's first moves holds the value of the board it
+    makes (the centre on four open lines, 50 + 4 x 1.25; a corner three; an
+    edge two), or, for the move the simulation expanded, the least of those
+    after o's replies (a line o's mark blocks counts for no one), as a
+    geometric count of the board says."""
+    game = load_game("tictactoe")
+    player = make("uct:simulations=1,seed=0,fit=lines,imm=0.5,auto=false")
+    player.start(game, "xplayer", 10, 10)
+    player.play(Observation())
+    x = game.roles.index("xplayer")
+    moves = player.ctree.root_moves(x)[0]
+    values = player.ctree.root_values(x)
+    squares = [tuple(int(a) for a in player.search.move(x, m)[1:]) for m in moves]
+    assert sorted(squares) == [(a, b) for a in (1, 2, 3) for b in (1, 2, 3)]
+    own = [_tictactoe_value({s: "x"}, "x", "o") for s in squares]
+    assert sorted(set(own)) == [52.5, 53.75, 55.0]
+    assert sum(v == e for v, e in zip(values, own)) == 8
+    for s, value, e in zip(squares, values, own):
+        if value != e:
+            replies = [_tictactoe_value({s: "x", t: "o"}, "x", "o") for t in squares if t != s]
+            assert value == pytest.approx(min(replies))
+
+
+def test_lines_are_blocked_by_the_other_players_marks_on_their_squares():
+    """tic-tac-toe: each player's 8 lines of 3 marks, each blocked by the
+    other player's marks on the same three squares; breakthrough's goal is a
+    pawn on one square, no line; nim's has none."""
+    sm = load_game("tictactoe").state_machine("compiled")
+    base = sm.base_propositions
+    roles, own, blocks, gains = line_evaluation(sm)[3]
+    assert sorted(Counter(roles).values()) == [8, 8]
+    for line, blocking in zip(own, blocks):
+        assert len(line) == 3 and len(blocking) == 3
+        assert {base[i][1:3] for i in line} == {base[i][1:3] for i in blocking}
+        assert len({base[i][3] for i in line} | {base[i][3] for i in blocking}) == 2
+    assert gains == pytest.approx([0, LINE_UNIT / 4, LINE_UNIT, 4 * LINE_UNIT])
+    for game in ("breakthrough", "nim"):
+        assert line_evaluation(load_game(game).state_machine("compiled")) is None

@@ -102,6 +102,11 @@ cdef class SearchTree:
     cdef double alpha           # weight of the evaluation at a new leaf (0: none)
     cdef double* eval_w         # per role, a weight per base proposition
     cdef double* eval_b         # per role, a bias
+    cdef int nlines             # the evaluation's goal lines (0: a linear evaluation alone)
+    cdef int32_t* line_role     # per line, the role whose goal it is
+    cdef int32_t* line_at       # per line, where its own and blocking propositions start
+    cdef int32_t* line_props    # per line, its own propositions, then those that block it
+    cdef double* line_gain      # per count of own propositions held, an open line's worth
     cdef int64_t prior          # virtual visits a new node's moves get from the evaluation
     cdef double scale           # the evaluation change a prior maps to 73 (of 100)
     cdef double imm             # weight of the implicit minimax value in selection (0: none)
@@ -144,6 +149,9 @@ cdef class SearchTree:
         self.lane_out = NULL
         self.mark = NULL
         self.eval_w = self.eval_b = NULL
+        self.line_role = self.line_at = self.line_props = NULL
+        self.line_gain = NULL
+        self.nlines = 0
         self.anchor = NULL
         self.qstates = NULL
         self.qmoves = self.qfixed = NULL
@@ -182,7 +190,9 @@ cdef class SearchTree:
         if self.cutoff > 0 and lanes is not None:
             raise ValueError("early playout termination needs one playout a leaf, not the lanes")
         if self.alpha > 0 or self.prior > 0 or self.imm > 0 or (self.cutoff > 0 and not self.goal_cut):
-            weights, bias, self.scale = evaluation
+            weights, bias, self.scale = evaluation[:3]
+            if len(evaluation) > 3:
+                self._lines(*evaluation[3])
             self.eval_w = <double*> _grown(NULL, (self.nroles * self.nbase + 1) * sizeof(double))
             self.eval_b = <double*> _grown(NULL, self.nroles * sizeof(double))
             for r in range(self.nroles):
@@ -212,6 +222,7 @@ cdef class SearchTree:
         free(self.context); free(self.path); free(self.picks); free(self.joints)
         free(self.state); free(self.legal); free(self.goals); free(self.exact)
         free(self.lane_out); free(self.mark); free(self.eval_w); free(self.eval_b)
+        free(self.line_role); free(self.line_at); free(self.line_props); free(self.line_gain)
         free(self.anchor)
         free(self.qstates); free(self.qmoves); free(self.qfixed); free(self.qvals)
 
@@ -619,13 +630,57 @@ cdef class SearchTree:
             radix *= k if k > 0 else 1
         return index
 
+    def _lines(self, roles, own, blocks, gains):
+        """Load the goal lines of :func:`players.perfect.rules.line_evaluation`:
+        per line its role, its own propositions and those that block it."""
+        cdef int i, j, at = 0, total = sum(len(o) + len(b) for o, b in zip(own, blocks))
+        self.nlines = len(roles)
+        self.line_role = <int32_t*> _grown(NULL, (self.nlines + 1) * sizeof(int32_t))
+        self.line_at = <int32_t*> _grown(NULL, (2 * self.nlines + 1) * sizeof(int32_t))
+        self.line_props = <int32_t*> _grown(NULL, (total + 1) * sizeof(int32_t))
+        self.line_gain = <double*> _grown(NULL, (len(gains) + 1) * sizeof(double))
+        for i in range(len(gains)):
+            self.line_gain[i] = gains[i]
+        for i in range(self.nlines):
+            self.line_role[i] = roles[i]
+            self.line_at[2 * i] = at
+            for j in own[i]:
+                self.line_props[at] = j
+                at += 1
+            self.line_at[2 * i + 1] = at
+            for j in blocks[i]:
+                self.line_props[at] = j
+                at += 1
+        self.line_at[2 * self.nlines] = at
+
     cdef double _evaluate(self, int r, const uint8_t* state) noexcept nogil:
-        """Role ``r``'s evaluation of ``state`` (:mod:`players.perfect.heuristic`)."""
-        cdef int b, nb = self.nbase
-        cdef double v = self.eval_b[r]
+        """Role ``r``'s evaluation of ``state`` (:mod:`players.perfect.heuristic`),
+        with its goal lines (:func:`players.perfect.rules.line_evaluation`):
+        an open line (none of its blocking propositions holds) is worth the
+        gain of the count of its own propositions that hold, for its role and
+        against the others (shared equally)."""
+        cdef int b, nb = self.nbase, i, j, held
+        cdef double v = self.eval_b[r], g
+        cdef bint open_
         for b in range(nb):
             if state[b]:
                 v += self.eval_w[r * nb + b]
+        for i in range(self.nlines):
+            open_ = True
+            for j in range(self.line_at[2 * i + 1], self.line_at[2 * i + 2]):
+                if state[self.line_props[j]]:
+                    open_ = False
+                    break
+            if not open_:
+                continue
+            held = 0
+            for j in range(self.line_at[2 * i], self.line_at[2 * i + 1]):
+                held += state[self.line_props[j]] != 0
+            g = self.line_gain[held]
+            if self.line_role[i] == r:
+                v += g
+            else:
+                v -= g / (self.nroles - 1)
         return v
 
     cdef inline double _clipped(self, int r, const uint8_t* state) noexcept nogil:

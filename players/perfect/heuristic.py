@@ -28,20 +28,30 @@ import numpy as np
 RIDGE = 0.01
 
 
-def content_features(base) -> dict:
-    """Feature name (relation, content value) -> indices of the base
-    propositions it counts."""
+def content_positions(base) -> dict:
+    """Base proposition index -> the argument that holds its *content*: of a
+    relation with two or more arguments, the one with the fewest distinct
+    values (the last of equals): ``(cell 3 4 red)``'s colour, the rest being
+    its square."""
     by_relation = defaultdict(list)
     for i, fact in enumerate(base):
         if isinstance(fact, tuple) and len(fact) >= 3:  # a relation and two arguments
             by_relation[fact[0], len(fact)].append(i)
-    features = {}
-    for (name, arity), members in sorted(by_relation.items()):
+    positions = {}
+    for (_, arity), members in sorted(by_relation.items()):
         distinct = [len({base[i][k] for i in members}) for k in range(1, arity)]
         position = 1 + max(range(len(distinct)), key=lambda k: (-distinct[k], k))
-        for i in members:
-            features.setdefault((name, base[i][position]), []).append(i)
-    return features
+        positions.update(dict.fromkeys(members, position))
+    return positions
+
+
+def content_features(base) -> dict:
+    """Feature name (relation, content value) -> indices of the base
+    propositions it counts."""
+    features = {}
+    for i, position in sorted(content_positions(base).items()):
+        features.setdefault((base[i][0], base[i][position]), []).append(i)
+    return dict(sorted(features.items()))
 
 
 class OutOfTime(Exception):

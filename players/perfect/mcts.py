@@ -227,8 +227,9 @@ class MCTSPlayer(Player):
             "playouts",
             "what the evaluation that heuristic, prior, imm, cutoff and greedy use is fitted "
             "on: random playouts, games of a small search (players.perfect.evaluation), or "
-            "the rules alone: pieces and their distance to the goal (players.perfect.rules)",
-            choices=("playouts", "selfplay", "rules"),
+            "the rules alone: pieces and their distance to the goal, or the lines of the goal "
+            "(players.perfect.rules)",
+            choices=("playouts", "selfplay", "rules", "lines"),
         ),
         Param(
             "imm",
@@ -545,6 +546,11 @@ class MCTSPlayer(Player):
 
                 evaluation = rules_evaluation(self.sm)
                 why = "no piece in this game's rules has a distance to a goal"
+            elif self.fit == "lines":
+                from players.perfect.rules import line_evaluation
+
+                evaluation = line_evaluation(self.sm)
+                why = "no goal in this game's rules has lines of two or more conditions"
             elif self.fit == "selfplay":
                 from players.perfect.evaluation import selfplay_evaluation
 

@@ -29,8 +29,17 @@ import math
 import time
 from collections import deque
 
-from ggp.reasoners.propnet import AND
+from ggp.reasoners.propnet import AND, OR
 from players.perfect.heuristic import OutOfTime, content_features
+
+#: What the best-placed proposition of a goal's lines is worth on the 0..100
+#: goal scale (:func:`line_evaluation`).
+LINE_UNIT = 5.0
+
+#: The longest line and the most lines :func:`line_evaluation` reads: a goal
+#: made of longer conjunctions (a disc count over the whole board) or of more
+#: of them (a path in a connection game) has no lines to count.
+LONGEST_LINE, MOST_LINES = 8, 2000
 
 
 def _positive_inputs(network, node, leaves, expand, skip=None) -> set:
@@ -122,6 +131,103 @@ def rules_evaluation(sm) -> tuple | None:
     if not weights.any():  # every role's pieces are every other's: nothing to tell
         return None
     return weights, np.full(nroles, 50.0), unit
+
+
+def goal_lines(sm) -> list:
+    """Per role, the *lines* of its best goal: the sets of base propositions
+    that together make it true (connect four: the four cells of a row,
+    column or diagonal in the role's colour; breakthrough: each square of
+    the far row alone).  Read from the grounded network of the compiled
+    state machine ``sm``: the best goal's disjunction is followed through
+    OR gates, and each conjunction met is one line, its positive base
+    inputs (Fluxplayer's fuzzy evaluation of a goal scores each such
+    conjunction by how many of its conditions hold: Schiffel and Thielscher
+    2007).  Negated conditions are left out."""
+    network = sm.network
+    leaves = {node: i for i, node in enumerate(network.base_node)}
+    out = []
+    for r in range(len(sm.roles)):
+        values = [v for _, role, v in network.goals if role == r]
+        todo = [node for node, role, v in network.goals if role == r and v == max(values)]
+        lines, seen = set(), set()
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n in leaves:
+                lines.add(frozenset((leaves[n],)))
+            elif network.kind[n] == OR:
+                todo.extend(lit >> 1 for lit in network.inputs[n] if not lit & 1)
+            elif network.kind[n] == AND:
+                line = _positive_inputs(network, n, leaves, {})
+                if line:
+                    lines.add(frozenset(line))
+        out.append(lines)
+    return out
+
+
+def line_evaluation(sm) -> tuple | None:
+    """(weights, bias, scale, lines) for the C tree from the lines of each
+    role's best goal (:func:`goal_lines`), Fluxplayer's fuzzy goal read the
+    way connect-four and tic-tac-toe programs count lines (Schiffel and
+    Thielscher 2007): a line of two or more conditions is *open* while no
+    other role's piece stands on one of its squares (a proposition of
+    another role's lines that differs from one of its own only in the
+    content argument, :func:`players.perfect.heuristic.content_positions`:
+    ``(cell 3 4 black)`` blocks red's lines through square 3 4), and an
+    open line with k of its conditions holding is worth ``unit * 4 ** (k -
+    1)`` to its role and as much against the others (shared equally); unit
+    makes the proposition in the most lines worth :data:`LINE_UNIT` when
+    each line holds one.  ``weights`` are zero (nothing linear), the bias an
+    even 50, ``scale`` the worth of a typical proposition's lines.  ``lines``
+    is what :class:`players.perfect._tree.SearchTree` reads: per line its
+    role, own and blocking propositions, and the worth per count held.  None
+    when no role's goal has such a line, or when the lines are too long or
+    too many to be lines (:data:`LONGEST_LINE`, :data:`MOST_LINES`)."""
+    import numpy as np
+
+    from players.perfect.heuristic import content_positions
+
+    base = sm.base_propositions
+    nroles = len(sm.roles)
+    found = goal_lines(sm)
+    lines = [(r, sorted(line)) for r in range(nroles) for line in found[r] if len(line) > 1]
+    if not lines or len(lines) > MOST_LINES or max(len(line) for _, line in lines) > LONGEST_LINE:
+        return None
+    positions = content_positions(base)
+
+    def square(i):  # the proposition without its content argument
+        if i not in positions:
+            return i
+        fact, at = base[i], positions[i]
+        return (*fact[:at], *fact[at + 1 :])
+
+    pieces = [set() for _ in range(nroles)]  # per role, the propositions of its lines
+    for r, line in lines:
+        pieces[r].update(line)
+    on = {}  # square -> per role, its pieces there
+    for r in range(nroles):
+        for i in pieces[r]:
+            on.setdefault(square(i), [set() for _ in range(nroles)])[r].add(i)
+    blocks = [
+        sorted({q for i in line for o, there in enumerate(on[square(i)]) if o != r for q in there})
+        for r, line in lines
+    ]
+    count = np.zeros((nroles, len(base)))
+    for r, line in lines:
+        count[r, line] += 1
+    unit = LINE_UNIT / count.max()
+    longest = max(len(line) for _, line in lines)
+    gains = [0.0] + [unit * 4.0 ** (k - 1) for k in range(1, longest + 1)]
+    roles = [r for r, _ in lines]
+    own = [line for _, line in lines]
+    return (
+        np.zeros((nroles, len(base))),
+        np.full(nroles, 50.0),
+        unit * count[count > 0].mean(),
+        (roles, own, blocks, gains),
+    )
 
 
 def random_games(sm, playouts: int = 100, seed: int = 0, until: float = math.inf) -> list:
