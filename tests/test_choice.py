@@ -9,7 +9,8 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from players import make
-from players.perfect.choice import CAPTURES, choose, goal_samples
+from players.perfect.choice import CAPTURES, CUT, choose, goal_samples
+from players.perfect.rules import line_evaluation
 
 
 def machine(name):
@@ -115,6 +116,37 @@ def test_checkers_captures_but_no_move_wins_at_once_and_its_goals_count_pieces()
     choice = choose(load_game(SHARED / "gdl1" / "checkers.kif").state_machine("compiled"), seed=0)
     assert list(choice.settings) == ["early"]
     assert choice.reason.startswith("no move wins at once")
+
+
+@needs_shared()
+@pytest.mark.parametrize(
+    ("game", "cut"),
+    [("connect5", True), ("connectFour", False), ("nineBoardTicTacToe", False)],
+)
+def test_long_games_of_lines_get_playouts_cut_and_scored_by_the_lines(game, cut):
+    """connect5 (five in a row on 8 x 8): lines of five, random games about 46
+    plies long, so playouts stop after 8 plies, scored by the open lines;
+    connect four has lines of four but random games of about 22 plies, and
+    nine-board tic-tac-toe lines of three: not for them."""
+    sm = load_game(SHARED / "gdl1" / f"{game}.kif").state_machine("compiled")
+    choice = choose(sm, seed=0)
+    assert "the goal has lines of" in choice.reason
+    if cut:
+        assert choice.settings == {"fit": "lines", "cutoff": CUT}
+        assert choice.evaluation[3] == line_evaluation(sm)[3]
+    else:
+        assert choice.settings == {}
+
+
+@needs_shared()
+def test_uct_cuts_playouts_by_the_lines_then_not_in_the_next_game():
+    player = started("uct:simulations=10,seed=1", SHARED / "gdl1" / "connect5.kif")
+    assert (player.fit, player.cutoff, len(player.evaluation)) == ("lines", CUT, 4)
+    g = load_game("connectfour")
+    player.start(g, g.roles[0], 600, 10)
+    assert (player.fit, player.cutoff, player.evaluation) == ("playouts", 0, None)
+    given = started("uct:simulations=10,seed=1,cutoff=4", SHARED / "gdl1" / "connect5.kif")
+    assert given.chosen is None and given.cutoff == 4 and given.fit == "playouts"
 
 
 def test_a_game_over_before_the_cut_gets_nothing():

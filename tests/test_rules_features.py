@@ -247,3 +247,17 @@ def test_lines_are_blocked_by_the_other_players_marks_on_their_squares():
     assert gains == pytest.approx([0, LINE_UNIT / 4, LINE_UNIT, 4 * LINE_UNIT])
     for game in ("breakthrough", "nim"):
         assert line_evaluation(load_game(game).state_machine("compiled")) is None
+
+
+def test_fit_lines_gives_the_player_the_line_evaluation_or_warns_once():
+    """``fit=lines`` hands the C tree the lines read from the rules; a game
+    with none (nim) gets a warning naming why and a search without them."""
+    game = load_game("tictactoe")
+    player = make("uct:simulations=1,seed=0,fit=lines,cutoff=4")
+    player.start(game, "xplayer", 10, 10)
+    assert player.evaluation[3] == line_evaluation(player.sm)[3]
+    nim = load_game("nim")
+    player = make("uct:simulations=1,seed=0,fit=lines,cutoff=4")
+    with pytest.warns(RuntimeWarning, match="no goal in this game's rules has lines"):
+        player.start(nim, nim.roles[0], 10, 10)
+    assert player.evaluation is None

@@ -13,6 +13,14 @@ from those it is judged on (docs/players.md, "Deciding per game"):
   go on when the rules give the pieces a distance to a goal and random play
   shows moves that win at once every time they are played: a race to a goal
   with pieces that can be taken on the way (breakthrough, knightThrough);
+* else playouts cut after :data:`CUT` plies and scored by the open lines of
+  the goal (``fit=lines,cutoff=8``: Lorentz, "Early Playout Termination in
+  MCTS", Advances in Computer Games 2015, with the evaluation of
+  :func:`~players.perfect.rules.line_evaluation`) where the goal is made of
+  lines of :data:`LINE` or more conditions (connect four, five in a row) and
+  random games last at least :data:`LONG` times the cut: a random playout to
+  the end of a long game of lines says little of who is better (connect5,
+  gomoku), while in a short one it says enough (connect four);
 * else early cutoffs scored by the game's goals (``early=N``: Finnsson,
   "Generalized Monte-Carlo Tree Search Extensions for General Game Playing",
   AAAI 2012) when the goals the rules give a state a quarter of the way
@@ -38,7 +46,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from players.perfect.heuristic import OutOfTime
-from players.perfect.rules import move_lessons, random_games, rules_evaluation
+from players.perfect.rules import line_evaluation, move_lessons, random_games, rules_evaluation
 
 #: What capture-first playouts set: the options of :class:`MCTSPlayer`.
 CAPTURES = {"greedy": 1.0, "defend": True, "fit": "rules"}
@@ -50,6 +58,11 @@ CAPTURES = {"greedy": 1.0, "defend": True, "fit": "rules"}
 #: least LED of them) that it wins: the goals at the cut must foretell what
 #: the rest of a random playout would have said.
 SPREAD, COMMON, AGREE, LED = 0.5, 0.9, 2 / 3, 20
+
+#: For playouts cut and scored by the lines of the goal: the plies a playout
+#: runs, the fewest conditions of a line, and how many times the cut random
+#: games must last on average.
+CUT, LINE, LONG = 8, 4, 3
 
 
 @dataclass
@@ -86,6 +99,14 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
                 lessons,
             )
         why = f"no move wins at once in random play ({captures} moves take pieces)"
+    lines = line_evaluation(sm)
+    if lines is not None:
+        shortest = min(len(line) for line in lines[3][1])
+        length = sum(len(trace) for trace in games) / len(games)
+        seen = f"the goal has lines of {shortest} or more and random games last {length:.1f} plies"
+        if shortest >= LINE and length >= LONG * CUT:
+            return Choice({"fit": "lines", "cutoff": CUT}, f"{why}; {seen}", lines)
+        why = f"{why}; {seen}"
     plies, goals, ends = goal_samples(sm, games=games)
     at = f"{plies} ply" if plies == 1 else f"{plies} plies"
     if not goals:

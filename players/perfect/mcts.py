@@ -112,8 +112,10 @@ log = logging.getLogger("players")
 #: What ``auto`` does (:mod:`players.perfect.choice`).
 AUTO = (
     "decide at the start clock, from the rules and 100 random playouts, what the game "
-    "gets: greedy=1,defend=true,fit=rules where moves win at once, else early=N where "
-    "the goals differ mid-game, else nothing (players.perfect.choice); only when no "
+    "gets: greedy=1,defend=true,fit=rules where moves win at once, else fit=lines,cutoff=8 "
+    "where the goal is lines of 4 or more and random games last 24 plies or more, else "
+    "early=N where the goals differ mid-game, else nothing (players.perfect.choice); "
+    "only when no "
     "option it sets or that uses an evaluation is given"
 )
 
@@ -367,7 +369,8 @@ class MCTSPlayer(Player):
                 "(early): use one or the other"
             )
         # what auto may change, as given (players.perfect.choice.CAPTURES)
-        self.given = {name: getattr(self, name) for name in ("greedy", "defend", "fit", "early")}
+        kept = ("greedy", "defend", "fit", "early", "cutoff")
+        self.given = {name: getattr(self, name) for name in kept}
         self.chosen = None  # auto's players.perfect.choice.Choice for the current game
         self.last_simulations = 0
         self.planning = None  # the plan of a one-player game (players.perfect.puzzle)
