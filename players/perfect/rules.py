@@ -42,28 +42,35 @@ LINE_UNIT = 5.0
 LONGEST_LINE, MOST_LINES = 8, 2000
 
 
+def _walk(starts, onward):
+    """Each node reached from ``starts`` once, depth first; ``onward(n)`` the
+    nodes to go on to from ``n``."""
+    seen, todo = set(), list(starts)
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            yield n
+            todo.extend(onward(n))
+
+
 def _positive_inputs(network, node, leaves, expand, skip=None) -> set:
     """The ``leaves`` (node -> index) reached from ``node`` through positive
     inputs only; ``expand`` maps a node to the one standing for it (a does
     input to its legal); an AND gate reading the literal ``skip`` is not
     entered."""
-    found, seen, todo = set(), set(), [node]
-    while todo:
-        n = todo.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+
+    def onward(n):
         if n in leaves:
-            found.add(leaves[n])
-            continue
+            return ()
         if n in expand:
-            todo.append(expand[n])
-            continue
+            return (expand[n],)
         inputs = network.inputs[n]
         if skip is not None and network.kind[n] == AND and skip in inputs:
-            continue
-        todo.extend(lit >> 1 for lit in inputs if not lit & 1)
-    return found
+            return ()
+        return [lit >> 1 for lit in inputs if not lit & 1]
+
+    return {leaves[n] for n in _walk([node], onward) if n in leaves}
 
 
 def goal_distances(sm) -> list:
@@ -145,20 +152,20 @@ def goal_lines(sm) -> list:
     2007).  Negated conditions are left out."""
     network = sm.network
     leaves = {node: i for i, node in enumerate(network.base_node)}
+
+    def cases(n):  # an OR gate's positive inputs; nothing past any other node
+        if n in leaves or network.kind[n] != OR:
+            return []
+        return [lit >> 1 for lit in network.inputs[n] if not lit & 1]
+
     out = []
     for r in range(len(sm.roles)):
         values = [v for _, role, v in network.goals if role == r]
-        todo = [node for node, role, v in network.goals if role == r and v == max(values)]
-        lines, seen = set(), set()
-        while todo:
-            n = todo.pop()
-            if n in seen:
-                continue
-            seen.add(n)
+        best = [node for node, role, v in network.goals if role == r and v == max(values)]
+        lines = set()
+        for n in _walk(best, cases):
             if n in leaves:
                 lines.add(frozenset((leaves[n],)))
-            elif network.kind[n] == OR:
-                todo.extend(lit >> 1 for lit in network.inputs[n] if not lit & 1)
             elif network.kind[n] == AND:
                 line = _positive_inputs(network, n, leaves, {})
                 if line:
