@@ -103,47 +103,13 @@ def test_same_seed_same_results(config):
     assert runs[0] != runs[2]
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthroughsmall"])
-def test_decisive_playouts_take_a_win_when_there_is_one(name):
-    """With decisive=True every step of a playout where the mover has a move
-    that wins at once (the reference says so, move by move) plays such a move,
-    whatever the policy; the playouts stay legal games with the reference's
-    goals; and a kernel that does not read wins is refused."""
-    g, sm, ref = game(name)
-    policy = Policy(sm.decisive_kernel(), "mast", decisive=True, seed=4)
-    taken = 0
-    for _ in range(20):
-        goals, depth, cut, moves = policy.playout(sm.initial_state(), [], record=True)
-        assert not cut
-        state = ref.initial_state()
-        for joint in moves:
-            terms = [sm.move_terms[m] for m in joint]
-            for r, role in enumerate(ref.roles):
-                winning = []
-                for term in ref.legal_moves(state, role):
-                    other = list(terms)
-                    other[r] = term
-                    after = ref.next_state(state, other)
-                    if ref.is_terminal(after) and ref.goal(after, role) == 100:
-                        winning.append(term)
-                if winning and len(ref.legal_moves(state, role)) > 1:
-                    assert terms[r] in winning
-                    taken += 1
-            state = ref.next_state(state, terms)
-        assert ref.is_terminal(state)
-        assert goals == [ref.goal(state, role) for role in ref.roles]
-    assert taken > 0
-    with pytest.raises(ValueError, match="decisive"):
-        Policy(sm.kernel, decisive=True)
-
-
 def replayed(policy, sm, ref, playouts):
     """The steps of ``playouts`` recorded playouts of ``policy`` (each played
-    to the end) replayed on the reference reasoner, where a role has a
-    choice: (the reference's state, the role's number, its legal moves, the
-    joint move played, as terms)."""
+    to the end, with the reference's goals there) replayed on the reference
+    reasoner, where a role has a choice: (the reference's state, the role's
+    number, its legal moves, the joint move played, as terms)."""
     for _ in range(playouts):
-        _, _, cut, moves = policy.playout(sm.initial_state(), [], record=True)
+        goals, _, cut, moves = policy.playout(sm.initial_state(), [], record=True)
         assert not cut
         state = ref.initial_state()
         for joint in moves:
@@ -154,6 +120,33 @@ def replayed(policy, sm, ref, playouts):
                     yield state, r, legal, terms
             state = ref.next_state(state, terms)
         assert ref.is_terminal(state)
+        assert goals == [ref.goal(state, role) for role in ref.roles]
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthroughsmall"])
+def test_decisive_playouts_take_a_win_when_there_is_one(name):
+    """With decisive=True every step of a playout where the mover has a move
+    that wins at once (the reference says so, move by move) plays such a move,
+    whatever the policy; the playouts stay legal games with the reference's
+    goals; and a kernel that does not read wins is refused."""
+    g, sm, ref = game(name)
+    policy = Policy(sm.decisive_kernel(), "mast", decisive=True, seed=4)
+    taken = 0
+    for state, r, legal, terms in replayed(policy, sm, ref, 20):
+        role = ref.roles[r]
+        winning = []
+        for term in legal:
+            other = list(terms)
+            other[r] = term
+            after = ref.next_state(state, other)
+            if ref.is_terminal(after) and ref.goal(after, role) == 100:
+                winning.append(term)
+        if winning:
+            assert terms[r] in winning
+            taken += 1
+    assert taken > 0
+    with pytest.raises(ValueError, match="decisive"):
+        Policy(sm.kernel, decisive=True)
 
 
 @pytest.mark.parametrize("greed", [1.0, 0.5, 0.0])

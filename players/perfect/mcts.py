@@ -115,8 +115,7 @@ AUTO = (
     "gets: greedy=1,defend=true,fit=rules where moves win at once, else fit=lines,cutoff=8 "
     "where the goal is lines of 4 or more and random games last 24 plies or more, else "
     "early=N where the goals differ mid-game, else nothing (players.perfect.choice); "
-    "only when no "
-    "option it sets or that uses an evaluation is given"
+    "only when no option it sets or that uses an evaluation is given"
 )
 
 #: The deepest forced win the proof search (``proof``) looks for, in plies.
@@ -553,7 +552,10 @@ class MCTSPlayer(Player):
                 from players.perfect.rules import line_evaluation
 
                 evaluation = line_evaluation(self.sm)
-                why = "no goal in this game's rules has lines of two or more conditions"
+                why = (
+                    "no goal in this game's rules has lines (at most 2,000 conjunctions "
+                    "of 2 to 8 conditions)"
+                )
             elif self.fit == "selfplay":
                 from players.perfect.evaluation import selfplay_evaluation
 

@@ -200,7 +200,8 @@ def line_evaluation(sm) -> tuple | None:
     nroles = len(sm.roles)
     found = goal_lines(sm)
     lines = [(r, sorted(line)) for r in range(nroles) for line in found[r] if len(line) > 1]
-    if not lines or len(lines) > MOST_LINES or max(len(line) for _, line in lines) > LONGEST_LINE:
+    longest = max((len(line) for _, line in lines), default=0)
+    if not lines or len(lines) > MOST_LINES or longest > LONGEST_LINE:
         return None
     positions = content_positions(base)
 
@@ -210,12 +211,9 @@ def line_evaluation(sm) -> tuple | None:
         fact, at = base[i], positions[i]
         return (*fact[:at], *fact[at + 1 :])
 
-    pieces = [set() for _ in range(nroles)]  # per role, the propositions of its lines
+    on = {}  # square -> per role, the propositions of its lines there
     for r, line in lines:
-        pieces[r].update(line)
-    on = {}  # square -> per role, its pieces there
-    for r in range(nroles):
-        for i in pieces[r]:
+        for i in line:
             on.setdefault(square(i), [set() for _ in range(nroles)])[r].add(i)
     blocks = [
         sorted({q for i in line for o, there in enumerate(on[square(i)]) if o != r for q in there})
@@ -225,7 +223,6 @@ def line_evaluation(sm) -> tuple | None:
     for r, line in lines:
         count[r, line] += 1
     unit = LINE_UNIT / count.max()
-    longest = max(len(line) for _, line in lines)
     gains = [0.0] + [unit * 4.0 ** (k - 1) for k in range(1, longest + 1)]
     roles = [r for r, _ in lines]
     own = [line for _, line in lines]
