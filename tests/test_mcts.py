@@ -627,13 +627,62 @@ def test_the_solver_finds_the_value_under_best_play(seed, option):
     mover = next(r for r, moves in enumerate(reference.all_legal_moves(state)) if len(moves) > 1)
     move = player.select(player.legal_moves(), math.inf)
     tree = player.ctree.trees[0]
-    exact = player.ctree.root_exact(mover)
+    exact = [p and p[0] for p in player.ctree.root_proofs(mover)]
     value = _minimax(reference, state, game.roles)
     assert tree.solved and max(x for x in exact if x is not None) == value[mover]
     # the move played is one that keeps the value
     joint = [moves[0] for moves in reference.all_legal_moves(state)]
     joint[mover] = move
     assert _minimax(reference, reference.next_state(state, joint), game.roles) == value
+
+
+def _wins_at_once(sm, state, role):
+    """Whether ``role`` has a move in ``state`` that ends the game with its
+    goal at 100 (reference reasoner, the others' first legal moves)."""
+    if sm.is_terminal(state):
+        return False
+    legal = sm.all_legal_moves(state)
+    for move in legal[role]:
+        joint = [moves[0] for moves in legal]
+        joint[role] = move
+        after = sm.next_state(state, joint)
+        if sm.is_terminal(after) and sm.goals(after)[role] == 100:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("option", ["solver=true", "tactics=true"])
+@pytest.mark.parametrize("seed", [15, 16, 19, 37])
+def test_a_proven_loss_is_played_out_not_thrown_away(seed, option):
+    """Tic-tac-toe positions (four random moves from ``seed``, x to move) lost
+    under best play where four of x's five moves let o win at once and one
+    blocks: the solver proves every move lost, and the move played is the
+    block, which a fallible opponent may still not punish, not the first
+    known loss in the list (the solver keeps the plies to the end of each
+    proof, and puts a loss off longest)."""
+    import random
+
+    game = load_game("tictactoe")
+    reference = game.state_machine("reference")
+    rng = random.Random(seed)
+    player = make(f"uct:simulations=20000,seed={seed},{option}")
+    player.start(game, game.roles[0], 10, 10)
+    state = _random_play(player, reference, rng, lambda state, turns: turns == 4)
+    legal = reference.all_legal_moves(state)
+    mover = next(r for r, moves in enumerate(legal) if len(moves) > 1)
+    assert _minimax(reference, state, game.roles)[mover] == 0
+    move = player.select(player.legal_moves(), math.inf)
+    assert player.ctree.trees[0].solved
+    moves = [player.search.move(mover, m) for m in player.ctree.root_moves(mover)[0]]
+    proofs = dict(zip(moves, player.ctree.root_proofs(mover)))
+    assert {goal for goal, _ in proofs.values()} == {0.0}
+    joint = [moves[0] for moves in legal]
+    joint[mover] = move
+    assert not _wins_at_once(reference, reference.next_state(state, joint), 1 - mover)
+    # o wins two plies after each other move (its win, then the end), later after the block
+    plies = sorted(p for _, p in proofs.values())
+    assert plies[:-1] == [2] * (len(plies) - 1) and plies[-1] > 2
+    assert proofs[move][1] == plies[-1]
 
 
 def test_tactics_know_each_move_that_lets_the_opponent_win_at_once_after_one_visit():
@@ -650,8 +699,8 @@ def test_tactics_know_each_move_that_lets_the_opponent_win_at_once_after_one_vis
         player.start(game, "xplayer", 10, 10)
         player.select(player.legal_moves(), math.inf)
         moves = player.ctree.root_moves(0)[0]
-        values = player.ctree.root_exact(0)
-        return {player.search.move(0, m): v for m, v in zip(moves, values)}
+        proofs = player.ctree.root_proofs(0)
+        return {player.search.move(0, m): p and p[0] for m, p in zip(moves, proofs)}
 
     found = exact("tactics=true", 5)
     assert found.pop(("mark", "1", "3")) is None

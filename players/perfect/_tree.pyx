@@ -43,7 +43,9 @@ cdef struct Store:
     int64_t count, capacity
     uint8_t* states         # nbase bytes a node
     uint8_t* terminal
-    uint8_t* solved         # terminal, or (solver) its value under best play is known
+    uint8_t* solved         # 0: value unknown; else (terminal, or the solver's) it is
+                            # known, reached in solved - 1 plies under best play
+                            # (the mover winning soonest, else losing latest; at most 254)
     int64_t* n              # visits
     double* goals           # nroles a node (terminal nodes)
     int64_t* first          # nroles a node: the role's first row in the pool
@@ -408,7 +410,7 @@ cdef class SearchTree:
         self.K._read_next(self.state)
         self.K._load(self.state)
         self.K._best_goals(s.goals + node * nr)
-        s.solved[node] = 1
+        s.solved[node] = 2                      # its end one ply away
         if self.imm > 0:
             memcpy(s.hnode + node * nr, s.goals + node * nr, nr * sizeof(double))
 
@@ -862,10 +864,14 @@ cdef class SearchTree:
         """Whether ``node``'s value under best play is now known: a child where
         its mover gets 100, or every child known (the mover's best).  Its
         value goes into its goals (MCTS-Solver: Winands, Bjornsson and Saito,
-        Computers and Games 2008, with the mover maximising its own goal)."""
+        Computers and Games 2008, with the mover maximising its own goal), and
+        into ``solved`` the plies to the end: among the children of that value,
+        the fewest for a win (100), else the most (a loss put off is one a
+        fallible opponent may yet not find)."""
         cdef Store* s = &self.s
         cdef int nr = self.nroles, m = self._mover(node), r
         cdef int64_t e, child, best = -1, known = 0
+        cdef double g, top
         if m == -2 or s.solved[node]:
             return s.solved[node]
         e = s.edge[node]
@@ -873,15 +879,18 @@ cdef class SearchTree:
             child = s.child[e]
             if s.solved[child]:
                 known += 1
-                if best < 0 or m >= 0 and s.goals[child * nr + m] > s.goals[best * nr + m]:
+                if best < 0:
                     best = child
-                if m >= 0 and s.goals[child * nr + m] >= 100:
-                    break
+                elif m >= 0:
+                    g, top = s.goals[child * nr + m], s.goals[best * nr + m]
+                    if g > top or g == top and (s.solved[child] < s.solved[best] if g >= 100
+                                                else s.solved[child] > s.solved[best]):
+                        best = child
             e = s.next[e]
         if best < 0 or not (known == (s.width[node * nr + m] if m >= 0 else 1)
                             or m >= 0 and s.goals[best * nr + m] >= 100):
             return False
-        s.solved[node] = 1
+        s.solved[node] = s.solved[best] + 1 if s.solved[best] < 255 else 255
         for r in range(nr):
             s.goals[node * nr + r] = s.goals[best * nr + r]
         if self.imm > 0:
@@ -1037,9 +1046,10 @@ cdef class SearchTree:
         return ([s.amaf_n[first + j] for j in range(w)],
                 [s.amaf_sums[first + j] for j in range(w)])
 
-    def root_exact(self, int role):
-        """Per root move of ``role``: its goal under best play when the solver
-        knows it (the child it leads to is solved), else None."""
+    def root_proofs(self, int role):
+        """Per root move of ``role``: ``(goal, plies)``, its goal under best
+        play and the plies to the end, when the solver knows them (the child it
+        leads to is solved), else None."""
         cdef Store* s = &self.s
         cdef int nr = self.nroles
         cdef int64_t e
@@ -1049,7 +1059,7 @@ cdef class SearchTree:
         e = s.edge[self.root]
         while e >= 0:
             if s.solved[s.child[e]]:
-                out[s.joint[e]] = s.goals[s.child[e] * nr + role]
+                out[s.joint[e]] = (s.goals[s.child[e] * nr + role], s.solved[s.child[e]])
             e = s.next[e]
         return out
 

@@ -800,11 +800,12 @@ class MCTSPlayer(Player):
         (ties: best average), or one drawn with probability proportional to
         its visits."""
         moves, visits, sums, tops = self._root_rows(r)
-        exact = (
-            self.ctree.root_exact(r)
+        proofs = (
+            self.ctree.root_proofs(r)
             if (self.solver or self.tactics) and self.ctree is not None
             else [None] * len(moves)
         )
+        exact = [None if proof is None else proof[0] for proof in proofs]
         choices = [j for j in range(len(moves)) if moves[j] in allowed]
         if not choices:
             return None
@@ -812,7 +813,11 @@ class MCTSPlayer(Player):
         if known:  # the solver's: a known win, else never a known move worse than another
             best_known = max(known)
             if best_known >= 100 or len(known) == len(choices):
-                return moves[next(j for j in choices if exact[j] == best_known)]
+                # of the moves of that value, the soonest win, else the loss (or
+                # draw) put off longest, which a fallible opponent may yet miss
+                tied = [j for j in choices if exact[j] == best_known]
+                sign = 1 if best_known >= 100 else -1
+                return moves[min(tied, key=lambda j: (sign * proofs[j][1], j))]
             choices = [j for j in choices if exact[j] in (None, best_known)]
         if self.final == "mixed" and any(visits[j] for j in choices):
             return self.rng.choices(

@@ -99,10 +99,10 @@ class Forest:
             [max(x) for x in zip(*(row[3] for row in rows))],
         )
 
-    def root_exact(self, r) -> list:
-        """Per root move of role ``r``: its goal under best play when a tree's
-        solver knows it, else None."""
-        rows = [t.root_exact(r) for t in self.trees]
+    def root_proofs(self, r) -> list:
+        """Per root move of role ``r``: ``(goal, plies)`` under best play when
+        a tree's solver knows them, else None."""
+        rows = [t.root_proofs(r) for t in self.trees]
         return [next((x for x in column if x is not None), None) for column in zip(*rows)]
 
     def root_values(self, r) -> list:
