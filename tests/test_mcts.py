@@ -609,12 +609,10 @@ def _random_play(player, sm, rng, done):
     return state
 
 
-@pytest.mark.parametrize("option", ["solver=true", "tactics=true"])
-@pytest.mark.parametrize("seed", range(6))
-def test_the_solver_finds_the_value_under_best_play(seed, option):
-    """From tic-tac-toe positions with five empty cells (reached by random
-    moves), the solver proves the root, and its value is minimax's; with
-    tactics too (nodes solved at once where their mover wins at once)."""
+def _searched_position(seed, option):
+    """Tic-tac-toe after four random moves from ``seed`` (x to move), searched
+    by ``uct`` with ``option`` for 20,000 simulations: (game, reference
+    reasoner, player, state, the mover's index, the move played)."""
     import random
 
     game = load_game("tictactoe")
@@ -625,7 +623,16 @@ def test_the_solver_finds_the_value_under_best_play(seed, option):
     state = _random_play(player, reference, rng, lambda state, turns: turns == 4)
     assert not reference.is_terminal(state)
     mover = next(r for r, moves in enumerate(reference.all_legal_moves(state)) if len(moves) > 1)
-    move = player.select(player.legal_moves(), math.inf)
+    return game, reference, player, state, mover, player.select(player.legal_moves(), math.inf)
+
+
+@pytest.mark.parametrize("option", ["solver=true", "tactics=true"])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_solver_finds_the_value_under_best_play(seed, option):
+    """From tic-tac-toe positions with five empty cells (reached by random
+    moves), the solver proves the root, and its value is minimax's; with
+    tactics too (nodes solved at once where their mover wins at once)."""
+    game, reference, player, state, mover, move = _searched_position(seed, option)
     tree = player.ctree.trees[0]
     exact = [p and p[0] for p in player.ctree.root_proofs(mover)]
     value = _minimax(reference, state, game.roles)
@@ -660,18 +667,9 @@ def test_a_proven_loss_is_played_out_not_thrown_away(seed, option):
     block, which a fallible opponent may still not punish, not the first
     known loss in the list (the solver keeps the plies to the end of each
     proof, and puts a loss off longest)."""
-    import random
-
-    game = load_game("tictactoe")
-    reference = game.state_machine("reference")
-    rng = random.Random(seed)
-    player = make(f"uct:simulations=20000,seed={seed},{option}")
-    player.start(game, game.roles[0], 10, 10)
-    state = _random_play(player, reference, rng, lambda state, turns: turns == 4)
+    game, reference, player, state, mover, move = _searched_position(seed, option)
     legal = reference.all_legal_moves(state)
-    mover = next(r for r, moves in enumerate(legal) if len(moves) > 1)
     assert _minimax(reference, state, game.roles)[mover] == 0
-    move = player.select(player.legal_moves(), math.inf)
     assert player.ctree.trees[0].solved
     moves = [player.search.move(mover, m) for m in player.ctree.root_moves(mover)[0]]
     proofs = dict(zip(moves, player.ctree.root_proofs(mover)))
