@@ -25,6 +25,21 @@ def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/games is absent")
 
 
+def wins_at_once(ref, state, r, joint, moves=None):
+    """Role ``r``'s moves (``moves`` in their order, by default its legal
+    moves in ``state``) after which the reference reasoner ``ref`` finds the
+    game over with the role's goal 100, the other roles playing ``joint``'s."""
+    role = ref.roles[r]
+    found = []
+    for move in ref.legal_moves(state, role) if moves is None else moves:
+        other = list(joint)
+        other[r] = move
+        after = ref.next_state(state, other)
+        if ref.is_terminal(after) and ref.goal(after, role) == 100:
+            found.append(move)
+    return found
+
+
 @pytest.fixture(autouse=True)
 def strict_search(monkeypatch):
     """A search that does not find its own node raises in the tests

@@ -11,7 +11,7 @@ import time
 import warnings
 
 import pytest
-from conftest import SHARED, needs_shared, shared_games
+from conftest import SHARED, needs_shared, shared_games, wins_at_once
 
 import gdl
 from ggp import GameError, RuleError, load_game
@@ -563,15 +563,10 @@ def test_decisive_moves_are_the_winning_ones(name):
         state, rstate = sm.initial_state(), ref.initial_state()
         while not ref.is_terminal(rstate):
             legal = [sm.legal_moves(state, role) for role in sm.roles]
-            for r, role in enumerate(sm.roles):
-                others = [moves[0] for moves in legal]
-                expected = -1
-                for move in legal[r]:
-                    others[r] = move
-                    after = ref.next_state(rstate, others)
-                    if ref.is_terminal(after) and ref.goal(after, role) == 100:
-                        expected = sm._move_index[r][move]
-                        break
+            for r in range(len(sm.roles)):
+                first = [moves[0] for moves in legal]
+                found = wins_at_once(ref, rstate, r, first, legal[r])
+                expected = sm._move_index[r][found[0]] if found else -1
                 assert kernel.decisive(state, r) == expected
                 wins += expected >= 0
             joint = [rng.choice(moves) for moves in legal]

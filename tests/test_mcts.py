@@ -10,7 +10,7 @@ import warnings
 from collections import Counter
 
 import pytest
-from conftest import SHARED, needs_shared
+from conftest import SHARED, needs_shared, wins_at_once
 
 from ggp import load_game
 from ggp.game import games_dir
@@ -643,21 +643,6 @@ def test_the_solver_finds_the_value_under_best_play(seed, option):
     assert _minimax(reference, reference.next_state(state, joint), game.roles) == value
 
 
-def _wins_at_once(sm, state, role):
-    """Whether ``role`` has a move in ``state`` that ends the game with its
-    goal at 100 (reference reasoner, the others' first legal moves)."""
-    if sm.is_terminal(state):
-        return False
-    legal = sm.all_legal_moves(state)
-    for move in legal[role]:
-        joint = [moves[0] for moves in legal]
-        joint[role] = move
-        after = sm.next_state(state, joint)
-        if sm.is_terminal(after) and sm.goals(after)[role] == 100:
-            return True
-    return False
-
-
 @pytest.mark.parametrize("option", ["solver=true", "tactics=true"])
 @pytest.mark.parametrize("seed", [15, 16, 19, 37])
 def test_a_proven_loss_is_played_out_not_thrown_away(seed, option):
@@ -676,7 +661,10 @@ def test_a_proven_loss_is_played_out_not_thrown_away(seed, option):
     assert {goal for goal, _ in proofs.values()} == {0.0}
     joint = [moves[0] for moves in legal]
     joint[mover] = move
-    assert not _wins_at_once(reference, reference.next_state(state, joint), 1 - mover)
+    after = reference.next_state(state, joint)
+    assert not reference.is_terminal(after)
+    replies = [moves[0] for moves in reference.all_legal_moves(after)]
+    assert not wins_at_once(reference, after, 1 - mover, replies)
     # o wins two plies after each other move (its win, then the end), later after the block
     plies = sorted(p for _, p in proofs.values())
     assert plies[:-1] == [2] * (len(plies) - 1) and plies[-1] > 2

@@ -7,6 +7,7 @@ import random
 from collections import Counter
 
 import pytest
+from conftest import wins_at_once
 
 from ggp import load_game
 from players._policy import Policy
@@ -133,14 +134,7 @@ def test_decisive_playouts_take_a_win_when_there_is_one(name):
     policy = Policy(sm.decisive_kernel(), "mast", decisive=True, seed=4)
     taken = 0
     for state, r, legal, terms in replayed(policy, sm, ref, 20):
-        role = ref.roles[r]
-        winning = []
-        for term in legal:
-            other = list(terms)
-            other[r] = term
-            after = ref.next_state(state, other)
-            if ref.is_terminal(after) and ref.goal(after, role) == 100:
-                winning.append(term)
+        winning = wins_at_once(ref, state, r, terms, legal)
         if winning:
             assert terms[r] in winning
             taken += 1
