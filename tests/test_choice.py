@@ -9,7 +9,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from players import make
-from players.perfect.choice import CAPTURES, CUT, choose, goal_samples
+from players.perfect.choice import CAPTURES, CUT, NGRAMS, choose, goal_samples
 from players.perfect.rules import line_evaluation
 
 
@@ -35,12 +35,13 @@ def test_a_race_with_captures_gets_capture_first_playouts():
         ("tictactoe", "no move wins at once in random play (0 moves take pieces); "),
     ],
 )
-def test_games_without_pieces_racing_to_a_goal_or_goals_on_the_way_get_nothing(game, why):
+def test_games_without_pieces_racing_to_a_goal_or_goals_on_the_way_get_learned_playouts(game, why):
     """connect four: every disc is at distance 0 from a line, nothing to
     weigh; tic-tac-toe: no mark wins every time it is made; and in neither
-    do the goals differ between the players before a line is made."""
+    do the goals differ between the players before a line is made: the
+    playouts learn which moves win (N-grams) instead."""
     choice = choose(machine(game), seed=0)
-    assert choice.settings == {} and choice.reason.startswith(why)
+    assert choice.settings == NGRAMS and choice.reason.startswith(why)
     assert "differ between the roles in 0% of them" in choice.reason
 
 
@@ -84,7 +85,7 @@ def test_goals_read_from_whose_turn_it_is_do_not_score_playouts(tmp_path):
     path = tmp_path / "turns.kif"
     path.write_text(TURNS)
     choice = choose(load_game(path).state_machine("compiled"), seed=0)
-    assert choice.settings == {}
+    assert choice.settings == NGRAMS
     assert "differ between the roles in 100% of them, 100% have the same ones" in choice.reason
 
 
@@ -103,7 +104,7 @@ def test_goals_that_do_not_foretell_the_end_do_not_score_playouts(tmp_path):
     path = tmp_path / "parity.kif"
     path.write_text(rules)
     choice = choose(load_game(path).state_machine("compiled"), seed=0)
-    assert choice.settings == {}
+    assert choice.settings == NGRAMS
     share = int(choice.reason.split("who leads there wins in ")[1].split("%")[0])
     assert 30 <= share <= 66 and "differ between the roles in 100% of them" in choice.reason
 
@@ -135,7 +136,7 @@ def test_long_games_of_lines_get_playouts_cut_and_scored_by_the_lines(game, cut)
         assert choice.settings == {"fit": "lines", "cutoff": CUT}
         assert choice.evaluation[3] == line_evaluation(sm)[3]
     else:
-        assert choice.settings == {}
+        assert choice.settings == NGRAMS
 
 
 @needs_shared()
@@ -145,20 +146,23 @@ def test_uct_cuts_playouts_by_the_lines_then_not_in_the_next_game():
     g = load_game("connectfour")
     player.start(g, g.roles[0], 600, 10)
     assert (player.fit, player.cutoff, player.evaluation) == ("playouts", 0, None)
+    assert player.playout == "nst"
     given = started("uct:simulations=10,seed=1,cutoff=4", SHARED / "gdl1" / "connect5.kif")
     assert given.chosen is None and given.cutoff == 4 and given.fit == "playouts"
 
 
-def test_a_game_over_before_the_cut_gets_nothing():
+def test_a_game_over_before_the_cut_gets_only_learned_playouts():
     """brps ends after one joint move: no random game is still going at the
     cut, so there are no goals to read."""
     choice = choose(machine("brps"), seed=0)
-    assert choice.settings == {} and choice.reason.endswith("random games end within 1 ply")
+    assert choice.settings == NGRAMS and choice.reason.endswith("random games end within 1 ply")
 
 
-def test_random_play_out_of_time_switches_nothing_on():
+def test_random_play_out_of_time_switches_only_learned_playouts_on():
+    """The playouts learn without the random play that the other choices
+    read; breakthrough would have had capture-first playouts."""
     choice = choose(machine("breakthrough"), seed=0, until=-math.inf)
-    assert choice.settings == {} and "took too long" in choice.reason
+    assert choice.settings == NGRAMS and "took too long" in choice.reason
 
 
 def started(spec, game):
@@ -181,9 +185,33 @@ def test_uct_decides_per_game_and_says_so(caplog):
     g = load_game("connectfour")
     player.start(g, g.roles[0], 600, 10)
     assert (player.greedy, player.defend, player.fit, player.early) == (0.0, False, "playouts", 0)
-    assert player.chosen.settings == {}
+    assert player.chosen.settings == NGRAMS
     plain = started("uct:simulations=10,seed=1,auto=false", "breakthrough")
     assert plain.greedy == 0.0 and plain.chosen is None
+
+
+def test_uct_learns_its_playouts_where_nothing_else_is_chosen(caplog):
+    """connect four: the ``nst`` player's playouts, policy and decay, said in
+    the log line; back to random playouts for the next game, where capture-
+    first playouts are chosen; a player with playouts of its own keeps them."""
+    from players.perfect.mcts import NSTPlayer, UCTPlayer
+
+    with caplog.at_level(logging.INFO, logger="players"):
+        player = started("uct:simulations=10,seed=1", "connectfour")
+    nst = NSTPlayer()
+    assert (player.playout, player.policy_params, player.decay) == (
+        "nst",
+        nst.policy_params,
+        nst.decay,
+    )
+    assert player.search.kind == "nst"
+    assert any("playout=nst for connectfour" in r.message for r in caplog.records)
+    g = load_game("breakthrough")
+    player.start(g, g.roles[0], 600, 10)
+    assert (player.playout, player.policy_params, player.decay) == ("random", {}, UCTPlayer.decay)
+    assert player.greedy == 1.0
+    lgr = started("lgr:simulations=10,seed=1,auto=true", "connectfour")
+    assert lgr.chosen.settings == NGRAMS and lgr.playout == "lgr"
 
 
 def test_uct_cuts_playouts_where_it_chose_to(tmp_path):

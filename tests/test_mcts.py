@@ -238,18 +238,19 @@ def play_three_moves(game, spec):
 @pytest.mark.parametrize(
     "name, spec",
     [
-        ("tictactoe", "uct:simulations=300,seed=3"),
+        ("tictactoe", "uct:simulations=300,seed=3,auto=false"),
         ("connectfour", "mast:simulations=300,seed=4"),
         ("connectfour", "nst:simulations=300,seed=5,final=mixed"),
         ("breakthroughsmall", "lgr:simulations=300,seed=6"),
         ("tictactoe3p", "lgr:simulations=300,seed=7,transpositions=true"),
-        ("nim", "uct:simulations=300,seed=8,transpositions=true,discount=0.9"),
+        ("nim", "uct:simulations=300,seed=8,transpositions=true,discount=0.9,auto=false"),
     ],
 )
 def test_the_c_tree_is_the_python_tree(name, spec):
     """Same seed, same simulations: the same moves, root statistics (visits,
     reward sums, best rewards of every role) and policy statistics, move after
-    move, with the tree kept between moves."""
+    move, with the tree kept between moves (``uct`` with ``auto`` off: only the
+    C tree decides per game what to switch on)."""
     game = load_game(name)
     assert play_three_moves(game, spec) == play_three_moves(game, spec + ",engine=python")
 
@@ -756,9 +757,9 @@ def test_decisive_playouts_in_both_trees_and_a_warning_without_the_kernel():
     Python tree (the playouts are the policy's either way), and warns once,
     searching without, on the reference reasoner."""
     game = load_game("connectfour")
-    decisive = first_search(game, "uct:decisive=true")
+    decisive = first_search(game, "uct:decisive=true,auto=false")
     assert decisive == first_search(game, "uct:decisive=true,engine=python")
-    assert decisive != first_search(game, "uct:decisive=false")
+    assert decisive != first_search(game, "uct:decisive=false,auto=false")
     player = make("uct:simulations=10,seed=1,decisive=true,reasoner=reference")
     with pytest.warns(RuntimeWarning, match="decisive playouts need the compiled reasoner"):
         player.start(game, game.roles[0], 10, 10)
@@ -817,7 +818,7 @@ def test_rave_credits_each_move_played_at_or_below_a_node():
     search.playout = playout
     reference.play(Observation())
     assert len(sims) == 9
-    player = make("uct:simulations=9,seed=3,rave=500")
+    player = make("uct:simulations=9,seed=3,rave=500,auto=false")
     player.start(game, "xplayer", 10, 10)
     player.play(Observation())
     assert player._root_rows(0)[:2] == reference._root_rows(0)[:2]

@@ -31,12 +31,19 @@ from those it is judged on (docs/players.md, "Deciding per game"):
   role ahead there goes on to win at least two random games in three (the
   cut must foretell what the rest of a random playout would have said:
   reversi's disc count a quarter of the way does not); N that quarter;
-* otherwise nothing: plain UCT.
+* otherwise playouts that learn which moves win, N-grams of up to three
+  moves played epsilon-greedily (``playout=nst``, the ``nst`` player's
+  defaults: Tak, Winands and Björnsson, "N-Grams and the Last-Good-Reply
+  Policy Applied in General Game Playing", IEEE TCIAIG 2012), when the
+  player's own playouts are random: where the rules give nothing to go on,
+  the playouts learn from the search's own simulations which moves win (67%
+  against random playouts over twelve games of the public set,
+  docs/players.md).
 
 The decision is the same on any machine (seeded random play, counted in
-playouts); time only decides whether it is made at all (when the playouts
-are not played in the time given, nothing is switched on, and the player
-says so once).
+playouts); time only decides whether the random play is done at all: when
+its playouts are not played in the time given, only the N-gram playouts are
+switched on, and the player says so in its log line.
 """
 
 from __future__ import annotations
@@ -64,6 +71,10 @@ SPREAD, COMMON, AGREE, LED = 0.5, 0.9, 2 / 3, 20
 #: games must last on average.
 CUT, LINE, LONG = 8, 4, 3
 
+#: What N-gram playouts set where nothing else is chosen: the playout policy
+#: of the ``nst`` player, with its defaults.
+NGRAMS = {"playout": "nst"}
+
 
 @dataclass
 class Choice:
@@ -86,7 +97,7 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
     try:
         games = random_games(sm, seed=seed, until=until)
     except OutOfTime as exc:
-        return Choice(reason=f"random play took too long ({exc})")
+        return Choice(dict(NGRAMS), f"random play took too long ({exc})")
     if evaluation is not None:
         lessons = move_lessons(sm, evaluation[0], games=games)
         victims, wins, _ = lessons
@@ -110,7 +121,7 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
     plies, goals, ends = goal_samples(sm, games=games)
     at = f"{plies} ply" if plies == 1 else f"{plies} plies"
     if not goals:
-        return Choice(reason=f"{why}; random games end within {at}")
+        return Choice(dict(NGRAMS), f"{why}; random games end within {at}")
     differ = sum(len(set(g)) > 1 for g in goals) / len(goals)
     common = max(Counter(goals).values()) / len(goals)
     leads = [(leader(g), leader(e)) for g, e in zip(goals, ends)]
@@ -123,7 +134,7 @@ def choose(sm, seed: int = 0, until: float = math.inf) -> Choice:
     )
     if differ >= SPREAD and common <= COMMON and agree >= AGREE and len(led) >= LED:
         return Choice({"early": plies}, f"{why}; {seen}")
-    return Choice(reason=f"{why}; {seen}")
+    return Choice(dict(NGRAMS), f"{why}; {seen}")
 
 
 def leader(goals: tuple) -> int | None:

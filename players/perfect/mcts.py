@@ -105,7 +105,7 @@ from ggp.collector import collector_paused
 from players.base import BUDGET, Player
 from players.params import Param, extend
 from players.perfect.searches import DISCOUNT, HEADROOM, MAX_NODES, C, Forest, search_for
-from players.registry import register
+from players.registry import player_class, register
 
 log = logging.getLogger("players")
 
@@ -114,7 +114,8 @@ AUTO = (
     "decide at the start clock, from the rules and 100 random playouts, what the game "
     "gets: greedy=1,defend=true,fit=rules where moves win at once, else fit=lines,cutoff=8 "
     "where the goal is lines of 4 or more and random games last 24 plies or more, else "
-    "early=N where the goals differ mid-game, else nothing (players.perfect.choice); "
+    "early=N where the goals differ mid-game, else N-gram playouts (the nst player's) "
+    "in place of random ones (players.perfect.choice); "
     "only when no option it sets or that uses an evaluation is given"
 )
 
@@ -370,6 +371,7 @@ class MCTSPlayer(Player):
         # what auto may change, as given (players.perfect.choice.CAPTURES)
         kept = ("greedy", "defend", "fit", "early", "cutoff")
         self.given = {name: getattr(self, name) for name in kept}
+        self.given_playout = (self.playout, self.policy_params, self.decay)
         self.chosen = None  # auto's players.perfect.choice.Choice for the current game
         self.last_simulations = 0
         self.planning = None  # the plan of a one-player game (players.perfect.puzzle)
@@ -387,11 +389,13 @@ class MCTSPlayer(Player):
         """The search and its tree over ``self.steps``, rooted at the current
         position: at START, and when the player moves to the compiled
         reasoner mid-match (:mod:`players.base`)."""
+        seed = self.rng.getrandbits(63)
+        self._choose(deadline)
         self.search = search_for(
             self.steps,
             self.playout,
             self.policy_params,
-            self.rng.getrandbits(63),
+            seed,
             wins=self.tactics or self.decisive,
         )
         # joint moves of the match so far (search ids; GDL-II: since the root)
@@ -407,7 +411,6 @@ class MCTSPlayer(Player):
         self.ctree = None
         self.prover = None
         self.evaluation = None  # (weights, biases, scale): see players.perfect.heuristic
-        self._choose(deadline)
         if self.steps.compiled and self.engine == "c":
             self.evaluation = self._evaluation(deadline)
             if self.greedy > 0 and self.evaluation is not None:
@@ -450,6 +453,7 @@ class MCTSPlayer(Player):
         information."""
         for name, value in self.given.items():
             setattr(self, name, value)
+        self.playout, self.policy_params, self.decay = self.given_playout
         self.chosen = None
         if not (self.auto and self.steps.compiled and self.engine == "c"):
             return
@@ -463,7 +467,10 @@ class MCTSPlayer(Player):
         until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
         self.chosen = choose(self.sm, seed=self.rng.getrandbits(31), until=until)
         for name, value in self.chosen.settings.items():
-            setattr(self, name, value)
+            if name == "playout":
+                self._learned_playouts(value)
+            else:
+                setattr(self, name, value)
         log.info(
             "%s: %s for %s: %s",
             self.name,
@@ -471,6 +478,19 @@ class MCTSPlayer(Player):
             self.game.name,
             self.chosen.reason,
         )
+
+    def _learned_playouts(self, playout):
+        """Playouts of the registered player ``playout`` (``nst``), with its
+        policy's defaults and decay, where ``auto`` chooses them for a player
+        whose own playouts are random; a player with a policy of its own keeps
+        it."""
+        if self.playout != "random":
+            return
+        kind = player_class(playout)
+        defaults = {p.name: p.default for p in kind.params}
+        params = {arg: defaults[name] for name, arg in kind.policy_names.items()}
+        self.playout, self.decay = playout, defaults["decay"]
+        self.policy_params = {**self.policy_params, **params}
 
     def _learn_captures(self):
         """Capture-first playouts (``greedy``): each move's victims and wins
