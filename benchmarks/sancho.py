@@ -4,9 +4,11 @@ at equal thinking time.
 Sancho is built outside the repository from its public source, as
 ../shared/peers/README.md describes; this script takes the command that starts
 it on a port (``SANCHO``) and its configuration file (``SANCHO_CFG``, the
-``data/cfg/NAME.properties`` it reads) from the environment::
+``data/cfg/NAME.properties`` it reads) from the environment; with PATH/TO
+standing for wherever Sancho was built (its start script beside its source
+folder)::
 
-    SANCHO="sh /work/peers/run_sancho.sh" SANCHO_CFG=/work/peers/sancho/data/cfg/ggp.properties \\
+    SANCHO="sh PATH/TO/run_sancho.sh" SANCHO_CFG=PATH/TO/sancho/data/cfg/ggp.properties \\
         python benchmarks/sancho.py --panel --player uct
 
 **Equal thinking time.**  Sancho stops thinking ``SAFETY_MARGIN`` ms before

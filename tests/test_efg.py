@@ -1,6 +1,6 @@
 """The extensive-form view (ggp.solvers.efg), CFR / CFR+ and exploitability (ggp.solvers.cfr),
 checked on our GDL-II Kuhn poker against OpenSpiel's figures
-(/work/shared/REFERENCES.md), and the `ggp info --tree`, `solve`, `exploit` commands."""
+(../shared/REFERENCES.md), and the `ggp info --tree`, `solve`, `exploit` commands."""
 
 import json
 

@@ -57,7 +57,7 @@ makes the same simulations with the same seed; the Python tree below is the
 one for the reference reasoner (and ``engine=python``), and the oracle the C
 tree is tested against.
 
-Defaults and their basis (the slides on Tak et al., else /work/shared/REFERENCES.md):
+Defaults and their basis (the slides on Tak et al., else ../shared/REFERENCES.md):
 
 * ``c=40``: slides 16-17 give UCB1 without a value; CadiaPlayer's C on the
   0..100 scale.
