@@ -54,7 +54,7 @@ from matches.study import score_interval
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 
-#: The panel of two-player games (issue 34) and of puzzles.
+#: The fixed panel of ``--panel``: the two-player games, then the puzzles each side plays alone.
 PANEL = (
     "connectFour",
     "breakthrough",

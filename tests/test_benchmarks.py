@@ -64,8 +64,8 @@ def test_a_match_in_which_a_peer_dies_is_counted_apart_and_the_peer_started_agai
 
 
 def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_path):
-    """Issue 34: Sancho stops SAFETY_MARGIN ms (2,500 by default) before each
-    deadline and our players 0.1 s, so Sancho thought half as long at a 5 s
+    """Sancho stops SAFETY_MARGIN ms (2,500 by default) before each deadline
+    and our players 0.1 s, so left alone Sancho thinks half as long at a 5 s
     clock.  The script writes --margin into Sancho's configuration, gives our
     player the same (``ggp serve``'s margin plus the player's), records both in
     every row, scores matches and puzzles apart, and resumes without

@@ -176,16 +176,16 @@ PYTHON_VALUES = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|\('")
     ids=lambda argv: " ".join(argv[:2]),
 )
 def test_text_output_shows_no_python_values(capsys, argv):
-    """Issue 31: the text output printed Python's values, 'fault: None',
-    '{'first': 6, 'second': 6}', 'seed=None'."""
+    """The text output prints no Python values (as it once did: 'fault: None',
+    '{'first': 6, 'second': 6}', 'seed=None')."""
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.strip() and not PYTHON_VALUES.search(out), PYTHON_VALUES.search(out)
 
 
 def test_every_help_entry_gives_its_default_once(monkeypatch):
-    """Issue 31: 26 entries of the commands' help gave two defaults, '(default
-    1,000,000) (default: None)', and flags '(default: False)'."""
+    """Each entry of the commands' help gives its default once (26 once gave two,
+    '(default 1,000,000) (default: None)') and a flag none ('(default: False)')."""
     from matches.cli import build_parser
 
     monkeypatch.setenv("COLUMNS", "10000")  # an entry a line
@@ -223,8 +223,8 @@ def test_play_prints_moves_and_board(capsys):
 
 
 def test_a_match_past_max_steps_is_aborted_and_its_record_replays(tmp_path, capsys):
-    """Issue 31: ``ggp play`` and ``ggp match`` on a game whose terminal is
-    never reached ran until the memory was gone."""
+    """``ggp play`` and ``ggp match`` abort a game whose terminal is never
+    reached at the step cap, rather than run until the memory is gone."""
     from test_manager import ENDLESS
 
     game = tmp_path / "endless.kif"
@@ -505,7 +505,7 @@ TOO_LARGE = "error[io]: the file has {} bytes, more than the {} allowed (--max-b
 
 def test_a_game_file_past_max_bytes_is_refused_in_one_line(tmp_path):
     """--max-bytes (1 MB by default) refuses a larger file by its size, before
-    reading it: parsing 5 MB of GDL took 95 s and 1.7 GB (issue 30)."""
+    reading it: parsing 5 MB of GDL took 95 s and 1.7 GB."""
     path = tmp_path / "big.kif"
     with open(path, "wb") as f:
         f.truncate(5 * 2**20)

@@ -158,7 +158,7 @@ def test_amazons_has_its_2176_first_moves():
 @pytest.mark.slow
 @needs_shared()
 def test_amazons_compiled_counts_agree_with_the_demand_reasoner():
-    """Issue 35: amazons is compiled now (1.5 million ground rules, about a
+    """Amazons is compiled (1.5 million ground rules, about a
     minute's build).  Its 2,176 first moves on both reasoners, and black's
     replies after every sixteenth of them (136 positions), move for move:
     the demand-driven reasoner, which never grounds, is the oracle here (the

@@ -744,9 +744,9 @@ def _slowed(monkeypatch, sm, seconds):
 
 
 def test_a_playout_on_a_slow_reasoner_stops_at_the_clock(monkeypatch):
-    """Issue 31: on the demand-driven reasoner (small_dominion, 1 s clock) one
-    playout of the Python search outlasted the play clock, for 21 timeouts in
-    30 steps: its playouts were never given the deadline."""
+    """The Python search's playouts are given the deadline: without it, on the
+    demand-driven reasoner (small_dominion, 1 s clock), one playout outlasted
+    the play clock, for 21 timeouts in 30 steps."""
     import time
 
     game = load_game("leduc")
@@ -772,9 +772,9 @@ CHAIN = """
 
 @pytest.mark.parametrize("name", ["ismcts", "smooth-uct"])
 def test_the_walk_down_the_python_tree_stops_at_the_clock(monkeypatch, tmp_path, name):
-    """Issue 31: the Python search checked the clock before a simulation and
-    in its playout, not on its way down the tree: on a slow reasoner a walk
-    of ten steps ran 1 s past a clock 0.05 s away."""
+    """The Python search checks the clock on its way down the tree too, not
+    only before a simulation and in its playout: on a slow reasoner a walk
+    of ten steps ran 1 s past a clock 0.05 s away without that check."""
     import time
 
     path = tmp_path / "chain.kif"
@@ -798,8 +798,8 @@ def test_the_walk_down_the_python_tree_stops_at_the_clock(monkeypatch, tmp_path,
     ],
 )
 def test_a_player_off_the_clock_updates_its_belief_by_the_deadline(monkeypatch, spec):
-    """Issue 31: players not on the clock (random, legal, a simulation budget)
-    updated their belief with no deadline: random answered up to 52 s late
+    """Players not on the clock (random, legal, a simulation budget) update
+    their belief by the deadline: with none, random answered up to 52 s late
     on small_dominion's demand-driven reasoner."""
     import time
 
@@ -817,8 +817,9 @@ def test_a_player_off_the_clock_updates_its_belief_by_the_deadline(monkeypatch, 
 
 
 def test_a_lost_beliefs_stand_ins_and_legal_moves_keep_the_deadline(monkeypatch):
-    """Issue 31: a lost belief moved all its stand-ins on, and the role's legal
-    moves were asked of every hypothesis, whatever the clock said."""
+    """A lost belief moves its stand-ins on, and asks the role's legal moves
+    of its hypotheses, only as far as the clock allows (it once did all of them,
+    whatever the clock said)."""
     import time
 
     sm = load_game("leduc").state_machine("reference")

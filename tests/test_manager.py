@@ -367,8 +367,8 @@ def blind():
 
 @pytest.mark.parametrize("name", players.names())
 def test_every_player_plays_a_gdl2_game_without_sees_on_a_split_kernel(name, blind):
-    """Issue 31: a player's belief read the percepts of a kernel split by
-    control, which refused (its networks number their nodes differently)."""
+    """A player's belief reads percepts on a kernel split by control (whose
+    networks number their nodes differently), which once refused them."""
     game = blind
     assert game.state_machine().controls, "the kernel is split"
     for budget in ("iterations=30", "simulations=30", ""):
@@ -415,7 +415,7 @@ class Aborted(players.RandomPlayer):
 
 
 def test_a_match_that_never_ends_is_aborted_at_the_step_cap():
-    """Issue 31: ``_play`` had no step cap; a game never over ran until the
+    """``_play`` stops at the step cap: a game never over once ran until the
     memory was gone."""
     game = load_game(ENDLESS)
     seats = {"a": Aborted(seed=1), "b": Aborted(seed=2)}
@@ -453,9 +453,9 @@ class Last(Aborted):
     ],
 )
 def test_a_match_whose_rules_break_in_play_is_aborted_with_its_moves(path, reason):
-    """Issue 35: chess.kif has no goal after its 200th move, and the
-    manager raised there, losing 200 moves; the record now keeps them and
-    says why it ended, every player gets ABORT, and the replay agrees."""
+    """chess.kif has no goal after its 200th move; the manager, which once
+    raised there and lost 200 moves, keeps them in the record and says why
+    it ended, every player gets ABORT, and the replay agrees."""
     game = load_game(Path(__file__).parent.parent / path)
     seats = {r: Last(seed=i) for i, r in enumerate(game.roles)}  # goal_none: a plays right
     record = run_match(game, seats, seed=1)

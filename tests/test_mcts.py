@@ -738,8 +738,9 @@ def test_the_c_tree_options_without_the_c_tree_warn(option):
 
 
 def test_the_c_tree_options_dropped_are_one_warning_once():
-    """Issue 31: threads was dropped without a word; the others were a warning
-    each, at every START."""
+    """The options that need the C tree, dropped without it, are one warning
+    at the first START (threads was once dropped without a word, the others
+    a warning each at every START)."""
     game = load_game("tictactoe")
     player = make("uct:simulations=10,seed=1,threads=4,rave=500,engine=python")
     with warnings.catch_warnings(record=True) as caught:

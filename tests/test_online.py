@@ -391,8 +391,8 @@ def test_cli_exploit_online(capsys, tmp_path):
 
 
 def test_cli_exploit_online_runs_the_specs_budget(capsys):
-    """Issue 31: without --budgets, mccr:iterations=30 ran budgets 100, 1,000
-    and 10,000."""
+    """Without --budgets, mccr:iterations=30 runs its own budget (it once ran
+    100, 1,000 and 10,000)."""
     assert (
         main(
             [

@@ -37,7 +37,7 @@ from players.params import Param
             "player smooth-uct: final=average: expected one of visits, sample",
         ),
         ("uct:c=1,c=2", "given twice"),
-        # issue 31: accepted, then OverflowError in the C search at every move
+        # once accepted, then an OverflowError in the C search at every move
         (
             "uct:simulations=99999999999999999999999",
             "player uct: simulations=99999999999999999999999: "
@@ -161,8 +161,8 @@ def test_random_specs_make_a_player_or_one_line_error(name, items, raw):
 
 
 def test_every_player_is_described_by_a_whole_sentence_without_markup():
-    """Issue 31: ``ggp players`` cut 6 of 14 descriptions mid-sentence (the
-    docstring's first line) and showed ``:class:`` markup."""
+    """``ggp players`` gives whole sentences without ``:class:`` markup (it once
+    cut 6 of 14 descriptions mid-sentence, at the docstring's first line)."""
     for entry in players.registry.describe():
         text = entry["description"]
         assert text.endswith(".") and text.count("(") == text.count(")"), text

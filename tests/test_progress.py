@@ -111,9 +111,9 @@ def test_study_interrupted_says_what_it_kept_and_where(tmp_path, monkeypatch, ca
 
 
 def test_a_study_with_a_random_role_shows_no_none(tmp_path, monkeypatch, capsys):
-    """Issue 31: the study's progress line printed 'None None' for kuhn's
-    random role (each match's goals by player name: the random role has
-    neither); the bar counts matches, and the tables name the players."""
+    """The study's progress line prints no 'None None' (as it once did) for
+    kuhn's random role (each match's goals by player name: the random role
+    has neither); the bar counts matches, and the tables name the players."""
     import sys
 
     study = tmp_path / "chance.yaml"

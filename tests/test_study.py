@@ -358,8 +358,8 @@ def test_the_unseen_corpus_games_are_the_seeded_draw():
 
 
 def test_a_study_aborts_a_match_that_never_ends_and_does_not_score_it(tmp_path, capsys):
-    """Issue 31: a game whose terminal is never reached held its worker
-    forever; ``maxsteps`` caps every match of a study."""
+    """``maxsteps`` caps every match of a study: a game whose terminal is never
+    reached once held its worker forever."""
     from test_manager import ENDLESS
 
     (tmp_path / "endless.kif").write_text(ENDLESS)
