@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
+from ggp.shared import shared_games
 
 #: State changes per second published in REFERENCES.md (not measured by us).
 #: ggp-base prover and ggplib: measured on this kind of machine by others;
@@ -32,7 +32,7 @@ ANCHORS = {
 
 
 def measure(game: str, reasoner: str, seconds: float) -> dict:
-    path = SHARED / f"{game}.kif"
+    path = shared_games() / "gdl1" / f"{game}.kif"
     out = subprocess.run(
         [
             sys.executable,

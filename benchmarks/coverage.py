@@ -47,10 +47,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ggp.progress import Progress
+from ggp.shared import shared_games_folder
 
-SHARED = Path(
-    os.environ.get("GGP_SHARED_GAMES", Path(__file__).resolve().parents[2] / "shared" / "games")
-)
+SHARED = shared_games_folder()
 FOLDERS = ("gdl1", "gdl2", "corpus")
 
 #: What a row's ``status`` says about its game.

@@ -19,13 +19,10 @@ import time
 from pathlib import Path
 
 from ggp import load_game
+from ggp.shared import shared_games
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games"
-DEFAULT = [
-    SHARED / "gdl1" / "chess.kif",
-    SHARED / "gdl1" / "amazons.kif",
-    SHARED / "gdl2" / "small_dominion.kif",
-]
+#: The games taken without any, under the shared games' folder.
+DEFAULT = ("gdl1/chess.kif", "gdl1/amazons.kif", "gdl2/small_dominion.kif")
 
 
 def walk(sm, seconds: float, seed: int = 1) -> tuple:
@@ -43,12 +40,12 @@ def walk(sm, seconds: float, seed: int = 1) -> tuple:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", type=Path, default=DEFAULT)
+    parser.add_argument("games", nargs="*", type=Path)
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
     print("| game | demand steps/s | reference steps/s | ratio |")
     print("|---|---:|---:|---:|")
-    for path in args.games:
+    for path in args.games or [shared_games() / g for g in DEFAULT]:
         game = load_game(path)
         rates = {}
         for reasoner in ("demand", "reference"):

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-GAMES = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl2"
+from ggp.shared import shared_games
 
 
 def _roles(path: Path) -> list:
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "matches.sqlite")
-        for path in sorted(GAMES.glob("*.kif")):
+        for path in sorted((shared_games() / "gdl2").glob("*.kif")):
             if args.games and path.stem not in args.games:
                 continue
             for spec in args.players:

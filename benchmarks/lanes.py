@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 
 from ggp import load_game
+from ggp.shared import shared_games_folder
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "checkers", "reversi", "speedChess"]
 
 
 def source(name: str):
-    path = SHARED / f"{name}.kif"
+    path = shared_games_folder() / "gdl1" / f"{name}.kif"
     return path if path.exists() else name
 
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from ggp.game import load_game
+from ggp.shared import shared_games
 from players._policy import Policy
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 GAMES = ["ticTacToe", "connectFour", "breakthrough", "checkers"]
 
 #: (label, Policy keyword arguments)
@@ -87,7 +86,7 @@ def main(argv=None):
     )
     print("|---|---|---|---|---|---|---|")
     for game in args.games:
-        sm = load_game(str(SHARED / f"{game}.kif")).state_machine()
+        sm = load_game(str(shared_games() / "gdl1" / f"{game}.kif")).state_machine()
         root = sm.initial_state()
         for label, kwargs in POLICIES:
             policy = Policy(sm.kernel, seed=1, **kwargs)

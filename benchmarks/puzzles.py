@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-SHARED = Path(
-    os.environ.get("GGP_SHARED_GAMES", Path(__file__).resolve().parents[2] / "shared" / "games")
-)
+from ggp.shared import shared_games
 
 
 def one_player_games() -> list:
@@ -33,7 +30,7 @@ def one_player_games() -> list:
     return [
         path
         for folder in ("gdl1", "corpus")
-        for path in sorted((SHARED / folder).glob("*.kif"))
+        for path in sorted((shared_games() / folder).glob("*.kif"))
         if len(set(role.findall(path.read_text(errors="replace")))) == 1
     ]
 

@@ -50,9 +50,8 @@ import sys
 import time
 from pathlib import Path
 
+from ggp.shared import shared_games_folder
 from matches.study import score_interval
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 
 #: The fixed panel of ``--panel``: the two-player games, then the puzzles each side plays alone.
 PANEL = (
@@ -135,7 +134,7 @@ class Side:
 
 
 def game_path(name: str) -> str:
-    path = SHARED / f"{name}.kif"
+    path = shared_games_folder() / "gdl1" / f"{name}.kif"
     return str(path) if path.exists() else name
 
 

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import players
 from ggp import load_game
+from ggp.shared import shared_games_folder
 from players.bench import bench_player
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "games" / "gdl1"
 GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
 PLAYERS = ["uct", "mast", "nst", "lgr"]
 GDL2 = ["leduc", "iigs13", "phantomttt"]
@@ -42,7 +42,7 @@ GDL2_PLAYERS = ["ismcts", "smooth-uct", "efg-uct"]
 
 
 def source(name: str):
-    path = SHARED / f"{name}.kif"
+    path = shared_games_folder() / "gdl1" / f"{name}.kif"
     return path if path.exists() else name
 
 

@@ -1,19 +1,18 @@
 """Shared fixtures: where the public test games are (../shared/games), and a
 compiled build held back for as long as a test likes."""
 
-import os
 import threading
-from pathlib import Path
 
 import pytest
+
+from ggp.shared import shared_games_folder
 
 #: tests/data holds inputs, not tests: a plug-in package among them must not be
 #: imported (and put on the path) by the doctest collection.
 collect_ignore = ["data"]
 
-SHARED = Path(
-    os.environ.get("GGP_SHARED_GAMES", Path(__file__).resolve().parents[2] / "shared" / "games")
-)
+#: The shared games' folder (ggp.shared: GGP_SHARED_GAMES, else ../shared/games).
+SHARED = shared_games_folder()
 
 
 def shared_games(*folders):
@@ -22,7 +21,7 @@ def shared_games(*folders):
 
 
 def needs_shared():
-    return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/games is absent")
+    return pytest.mark.skipif(not SHARED.is_dir(), reason=f"the shared games are absent ({SHARED})")
 
 
 def wins_at_once(ref, state, r, joint, moves=None):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ggp import shared
 from matches.cli import main
 from matches.records import MatchStore
 from matches.study import (
@@ -324,7 +325,7 @@ def test_a_ray_address_where_no_cluster_answers_is_one_line(tmp_path, capsys):
 )
 def test_the_benchmark_studies_load(path):
     # every study the docs quote is still valid: its keys, player specs and games
-    if "shared/games" in path.read_text() and not (path.parents[2] / "shared" / "games").is_dir():
+    if "shared/games" in path.read_text() and not shared.DEFAULT.is_dir():
         pytest.skip("../shared/games is absent (the studies name their games by that path)")
     study = load_study(path)
     assert study.pairs and all(a in study.players and b in study.players for a, b in study.pairs)
