@@ -408,6 +408,28 @@ def test_bench_player_rejects_what_it_cannot_measure(spec, words):
     assert words in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["info", "connectFour"], "; did you mean 'connectfour'? (known: "),
+        (["info", "tictactoe3"], "; did you mean 'tictactoe3p'? (known: "),
+        (["play", "tictactoe", "random", "RANDOM"], "; did you mean 'random'? known: "),
+        (["play", "tictactoe", "random", "smoth-uct"], "; did you mean 'smooth-uct'? known: "),
+        (["info", "zzzz"], None),
+        (["play", "tictactoe", "random", "nobody"], None),
+    ],
+)
+def test_a_mistyped_game_or_player_name_suggests_the_nearest(argv, hint, capsys):
+    """``ggp play connectFour ...`` listed connectfour among the known games
+    without suggesting it; a name near none is answered as before."""
+    assert main(argv) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    if hint is None:
+        assert "did you mean" not in line and "known: " in line
+    else:
+        assert hint in line
+
+
 # --- no traceback, whatever the numbers ----------------------------------------------------
 
 NUMBER_OPTIONS = [
