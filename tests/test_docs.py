@@ -77,3 +77,17 @@ def test_no_page_shows_a_backslash_before_a_pipe():
         shown = re.sub(r"<pre.*?</pre>", "", html, flags=re.S)  # code blocks show it on purpose
         for line in shown.splitlines():
             assert "\\|" not in line, f"{path.relative_to(ROOT)}: {line}"
+
+
+def test_the_players_table_has_a_row_for_every_player():
+    """The table at the top of the players page left out nfsp and mc-nfsp."""
+    from players.registry import REGISTRY, names
+
+    names()  # the registry finds its players
+    ours = {n for n, cls in REGISTRY.classes.items() if cls.__module__.startswith("players.")}
+    text = (ROOT / "docs" / "players.md").read_text()
+    table = text.split("| spec | what it is |")[1].split("\n\n")[0]
+    listed = {
+        n for row in table.splitlines() for n in re.findall(r"`([\w-]+)`", row.split(" | ")[0])
+    }
+    assert ours <= listed, f"players.md's table lacks {sorted(ours - listed)}"
