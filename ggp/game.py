@@ -21,6 +21,7 @@ from ggp.reasoners import reasoner_class
 from ggp.reasoners.domains import relaxed_facts
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
 from ggp.reasoners.reference import Effort
+from ggp.specs import did_you_mean
 from ggp.statemachine import GameError, RuleError
 
 
@@ -473,13 +474,15 @@ def load_game(source, max_bytes: int | None = gdl.MAX_BYTES) -> Game:
         if candidate.exists():
             path = candidate
         else:
+            hint = did_you_mean(text, game_names())
             raise gdl.GdlError(
                 [
                     gdl.Diagnostic(
                         gdl.Position(text, 0, 0),
                         "io",
-                        f"no game file '{text}' and no game of that name in games_gdl "
-                        f"(known: {', '.join(game_names()) or 'none'})",
+                        f"no game file '{text}' and no game of that name in games_gdl"
+                        + (f"; {hint}" if hint else "")
+                        + f" (known: {', '.join(game_names()) or 'none'})",
                     )
                 ]
             )

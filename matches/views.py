@@ -388,7 +388,9 @@ def _study_tables(path: Path, mtime_ns: int, size: int) -> dict:
                     "goals": {m["roles"][label]: g for label, g in m["goals"].items()},
                 }
             )
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except KeyError as exc:
+            raise Damaged(f"{path}, line {n}: not a match of a study (no {exc})") from None
+        except (ValueError, TypeError, AttributeError):
             raise Damaged(f"{path}, line {n}: not a match of a study") from None
     return study_document(path.parent.name, rows)
 

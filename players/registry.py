@@ -23,7 +23,7 @@ or a module whose import registers its players).  Nothing lists the players.
 from __future__ import annotations
 
 from ggp.plugins import Registry
-from ggp.specs import parse_spec
+from ggp.specs import did_you_mean, parse_spec
 from players.base import Player
 
 #: The entry-point group through which other packages add players.
@@ -40,11 +40,17 @@ def names() -> list[str]:
 
 
 def player_class(name: str) -> type:
-    """The class registered as ``name``; ValueError naming the known ones."""
+    """The class registered as ``name``; ValueError naming the known ones
+    (and the nearest, :func:`ggp.specs.did_you_mean`)."""
     try:
         return REGISTRY.found()[name]
     except KeyError:
-        raise ValueError(f"unknown player {name!r}; known: {', '.join(names())}") from None
+        hint = did_you_mean(name, names())
+        raise ValueError(
+            f"unknown player {name!r}; "
+            + (f"{hint} " if hint else "")
+            + f"known: {', '.join(names())}"
+        ) from None
 
 
 def make(spec: str, **overrides) -> Player:

@@ -408,6 +408,28 @@ def test_bench_player_rejects_what_it_cannot_measure(spec, words):
     assert words in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["info", "connectFour"], "; did you mean 'connectfour'? (known: "),
+        (["info", "tictactoe3"], "; did you mean 'tictactoe3p'? (known: "),
+        (["play", "tictactoe", "random", "RANDOM"], "; did you mean 'random'? known: "),
+        (["play", "tictactoe", "random", "smoth-uct"], "; did you mean 'smooth-uct'? known: "),
+        (["info", "zzzz"], None),
+        (["play", "tictactoe", "random", "nobody"], None),
+    ],
+)
+def test_a_mistyped_game_or_player_name_suggests_the_nearest(argv, hint, capsys):
+    """``ggp play connectFour ...`` listed connectfour among the known games
+    without suggesting it; a name near none is answered as before."""
+    assert main(argv) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    if hint is None:
+        assert "did you mean" not in line and "known: " in line
+    else:
+        assert hint in line
+
+
 # --- no traceback, whatever the numbers ----------------------------------------------------
 
 NUMBER_OPTIONS = [
@@ -771,11 +793,15 @@ def test_a_build_s_seconds_count_from_its_start_not_from_the_command_s(capsys):
 
 def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatch):
     """Once a command has run a couple of seconds (here at once), what the
-    game's build is doing goes to stderr, a line a second at most; the
-    grounding limits are options, past which the game falls back."""
+    game's build is doing goes to stderr when it is a terminal, a line a
+    second at most; the grounding limits are options, past which the game
+    falls back."""
     from matches import cli
 
     monkeypatch.setattr(cli._PROGRESS, "after", 0.0)
+    assert main(["check", "breakthrough", "--playouts", "1"]) == 0
+    assert capsys.readouterr().err == ""  # stderr is not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main(["check", "breakthrough", "--playouts", "1"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err and all(line.startswith("ggp: building (") for line in err)
@@ -795,6 +821,18 @@ def test_a_build_says_what_it_does_and_its_limits_are_options(capsys, monkeypatc
     assert json.loads(capsys.readouterr().out)["reasoner"] == "demand"
     with pytest.warns(GroundingWarning, match="more than 50 facts derived"):
         assert main(["count", "breakthrough", "--depth", "1", "--ground-limit", "100"]) == 0
+
+
+def test_a_tiny_game_s_match_prints_no_build_progress(capsys, monkeypatch):
+    """``ggp play tictactoe uct random`` printed ``ggp: building (3 s)...``:
+    nothing of the build goes to a log or a pipe, nor to a terminal for a
+    build of a fraction of a second."""
+    argv = ["play", "tictactoe", "uct:simulations=50", "random", "--startclock", "1"]
+    assert main(argv) == 0
+    assert "building (" not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(argv) == 0
+    assert "building (" not in capsys.readouterr().err
 
 
 # --- ggp exploit's three modes --------------------------------------------------------------

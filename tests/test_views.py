@@ -322,6 +322,34 @@ def test_view_names_what_is_missing(tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith("none.sqlite: no such database")
     assert main(["view", "--study", str(tmp_path / "nowhere"), "--port", "0"]) == 1
     assert "nowhere: no such directory" in capsys.readouterr().err
+    # a record file that is not there: it started serving without a word
+    assert main(["view", str(tmp_path / "nosuch.json"), "--port", "0"]) == 1
+    assert capsys.readouterr().err == f"ggp: {tmp_path / 'nosuch.json'}: no such file\n"
+    # a folder that is not a study's is refused before serving, in one line
+    assert main(["view", "--study", str(tmp_path), "--port", "0"]) == 1
+    assert capsys.readouterr().err == (
+        f"ggp: {tmp_path}: no matches.jsonl.gz (is it a study's out folder?)\n"
+    )
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in RESULTS.iterdir() if p.is_dir()))
+def test_every_results_folder_is_shown_or_refused_in_one_line(folder):
+    """``ggp view --study`` on the project's own results: a study's folder
+    (``ggp study``'s ``matches.jsonl.gz``, an older one's ``matches.jsonl``)
+    gives its tables; the others (curves, benchmarks/sancho.py's records)
+    one line saying why (nfsp and sancho_equal raised nothing until the
+    page was loaded)."""
+    try:
+        doc = study_view(RESULTS / folder)
+    except Damaged as exc:
+        assert "\n" not in str(exc)
+        assert "no matches.jsonl.gz" in str(exc) or "not a match of a study (no 'key')" in str(exc)
+        assert not (RESULTS / folder / "matches.jsonl.gz").exists()
+    else:
+        assert doc["table"] and doc["finished"] > 0
 
 
 def test_view_on_a_port_in_use_is_one_line(tmp_path, capsys):
@@ -333,7 +361,8 @@ def test_view_on_a_port_in_use_is_one_line(tmp_path, capsys):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        assert main(["view", str(tmp_path / "none.json"), "--port", str(port)]) == 1
+        (tmp_path / "m.json").write_text("{}")
+        assert main(["view", str(tmp_path / "m.json"), "--port", str(port)]) == 1
         assert (
             main(
                 [

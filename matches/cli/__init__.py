@@ -69,7 +69,9 @@ def _fail(as_json: bool, error) -> int:
 
 class _BuildProgress(logging.Handler):
     """Prints what a game's build is doing (the ``ggp.build`` log) once the
-    build has run ``after`` seconds, a line a second at most."""
+    build has run ``after`` seconds, a line a second at most, when stderr is
+    a terminal (as :mod:`ggp.progress` draws its bars: a log, a pipe or a
+    test's capture gets none of it)."""
 
     def __init__(self, after: float = 2.0):
         super().__init__(logging.INFO)
@@ -85,7 +87,7 @@ class _BuildProgress(logging.Handler):
             self.restart()
             return
         now = time.monotonic() - self.start
-        if now >= self.after and now - self.last >= 1.0:
+        if now >= self.after and now - self.last >= 1.0 and sys.stderr.isatty():
             self.last = now
             print(
                 f"ggp: building ({now:.0f} s): {record.getMessage()}", file=sys.stderr, flush=True

@@ -274,10 +274,18 @@ def _publish_study(viewer, study):
 
 def cmd_view(args) -> int:
     from matches.records import default_db_path
-    from matches.views import Library
+    from matches.views import Damaged, Library, study_view
 
-    if args.study is not None and not Path(args.study).is_dir():
-        raise UserError(f"{args.study}: no such directory", "io")
+    for record in args.records:
+        if not Path(record).is_file():
+            raise UserError(f"{record}: no such file", "io")
+    if args.study is not None:
+        if not Path(args.study).is_dir():
+            raise UserError(f"{args.study}: no such directory", "io")
+        try:
+            study_view(args.study)  # read before serving (the page's first load reuses it)
+        except Damaged as exc:
+            raise UserError(str(exc), "io") from None
     db = args.db or (None if args.records or args.study else default_db_path())
     if db is not None and args.db and not Path(db).is_file():
         raise UserError(f"{db}: no such database", "io")
