@@ -6,14 +6,11 @@ is a ``ggp: ...`` error must fail with exactly those lines; any other must
 exit 0.  The commands that cannot run here are in :data:`SKIP` with the
 reason, and every entry there must still be on its page."""
 
-import re
-import shlex
 import subprocess
 from pathlib import Path
 
 import pytest
-
-from matches.cli import main
+from snippets import blocks, commands, run_ggp
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = ["getting-started.md", "tour.md"]
@@ -41,46 +38,6 @@ EDITS = {
         "(not (true (control ?p)))",
     ),
 }
-
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
-SAVE_AS = re.compile(r"Save it as `([^`]+)`")
-
-
-def blocks(text: str):
-    """(language, body, the file the prose before it says to save it as, or None)."""
-    end = 0
-    for match in FENCE.finditer(text):
-        saved = SAVE_AS.findall(text[end : match.start()])
-        end = match.end()
-        yield match.group(1), match.group(2), saved[-1] if saved else None
-
-
-def commands(language: str, body: str):
-    """(command, the documented ``ggp:`` lines of its output) of a shell block:
-    a ``console`` block's ``$`` lines, an ``sh`` block's whole text."""
-    if language == "sh":
-        yield body.strip(), []
-        return
-    command, output = None, []
-    for line in body.splitlines():
-        if line.startswith("$ "):
-            if command is not None:
-                yield command, output
-            command, output = line[2:], []
-        elif line.startswith("ggp: "):
-            output.append(line)
-    if command is not None:
-        yield command, output
-
-
-def run_ggp(command: str, errors: list, capsys) -> None:
-    """Run ``ggp ...`` here: exit 0, or the documented error lines and exit 1."""
-    status = main(shlex.split(command)[1:])
-    err = capsys.readouterr().err.splitlines()
-    if errors:
-        assert (status, err) == (1, errors), command
-    else:
-        assert status == 0, f"{command}: {err}"
 
 
 @pytest.mark.parametrize("page", PAGES)
