@@ -9,7 +9,7 @@ import shlex
 from matches.cli import main
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
-SAVE_AS = re.compile(r"Save it as `([^`]+)`")
+SAVE_AS = re.compile(r"Save\s+it\s+as\s+`([^`]+)`")  # across a line break too
 
 
 def blocks(text: str):
@@ -45,11 +45,13 @@ def console(body: str):
         yield command, output
 
 
-def run_ggp(command: str, errors: list, capsys) -> None:
-    """Run ``ggp ...`` here: exit 0, or the documented error lines and exit 1."""
+def run_ggp(command: str, errors: list, capsys) -> list:
+    """Run ``ggp ...`` here: exit 0, or the documented error lines and exit 1.
+    Returns the lines it printed on stdout."""
     status = main(shlex.split(command)[1:])
-    err = capsys.readouterr().err.splitlines()
+    out, err = capsys.readouterr()
     if errors:
-        assert (status, err) == (1, errors), command
+        assert (status, err.splitlines()) == (1, errors), command
     else:
-        assert status == 0, f"{command}: {err}"
+        assert status == 0, f"{command}: {err.splitlines()}"
+    return out.splitlines()
