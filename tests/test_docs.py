@@ -55,7 +55,7 @@ def test_the_readme_is_short_and_holds_the_two_commands_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
     test_command = re.search(r"```sh\n(python -m pytest[^\n]*)\n```", readme)[1]
     assert test_command in ci.splitlines()
-    assert "pip install -e '.[test]' && ggp play tictactoe random random" in readme
+    assert "pip install -e '.[test,docs]' && ggp play tictactoe random random" in readme
 
 
 def test_every_page_the_readme_links_exists():
