@@ -16,15 +16,20 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from importlib.metadata import entry_points
+from typing import Generic, TypeVar, cast
+
+T = TypeVar("T")
 
 
-class Registry:
+class Registry(Generic[T]):
     """The ``base`` subclasses registered by name; ``package`` (its dotted
-    name) holds the built-in ones, the entry-point ``group`` the others."""
+    name) holds the built-in ones, the entry-point ``group`` the others.
+    Declared as ``Registry[Base]`` where it is made (``base`` is often an
+    abstract class, which mypy does not accept where it would infer ``T``)."""
 
     def __init__(self, base: type, package: str, group: str):
         self.base, self.package, self.group = base, package, group
-        self.classes: dict[str, type] = {}
+        self.classes: dict[str, type[T]] = {}
         self._found = False
 
     def register(self, cls: type | None = None, name: str | None = None):
@@ -34,12 +39,13 @@ class Registry:
         def add(cls: type) -> type:
             if not (isinstance(cls, type) and issubclass(cls, self.base)):
                 raise TypeError(f"{cls!r} is not a {self.base.__name__} class")
-            self.classes[name or cls.name] = cls  # type: ignore[attr-defined]
+            # a subclass of ``base`` (checked above), which is what T stands for
+            self.classes[name or cls.name] = cast("type[T]", cls)  # type: ignore[attr-defined]
             return cls
 
         return add if cls is None else add(cls)
 
-    def found(self) -> dict[str, type]:
+    def found(self) -> dict[str, type[T]]:
         """Every registered class by name, the package's modules and the
         installed plug-ins imported the first time; ValueError (one line) for
         an entry point that does not load."""

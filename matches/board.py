@@ -251,24 +251,29 @@ def _axis(values) -> list | None:
     followed by numbers)."""
     if not 2 <= len(values) <= MAX_SIDE or not all(_coordinate(v) for v in values):
         return None
-    kinds = {
-        "number"
-        if v.isdigit()
-        else "letter"
-        if len(v) == 1 and v.isalpha()
-        else _PREFIXED.match(v).group(1).lower()
-        for v in values
-    }
+    kinds = {_kind(v) for v in values}
     if len(kinds) != 1:
         return None
     return sorted(values, key=_order)
 
 
+def _kind(v: str) -> str:
+    """A coordinate's kind: a number, a letter, or the word before its number."""
+    if v.isdigit():
+        return "number"
+    if len(v) == 1 and v.isalpha():
+        return "letter"
+    m = _PREFIXED.match(v)
+    assert m is not None  # a coordinate (_coordinate) that is neither of the above
+    return m.group(1).lower()
+
+
 def _fill(axis) -> list:
     """An axis with the numbers or letters between its values added."""
     numbers = [_PREFIXED.match(v) for v in axis]
-    if all(numbers) and all(str(int(m.group(2))) == m.group(2) for m in numbers):
-        prefix, values = numbers[0].group(1), [int(m.group(2)) for m in numbers]
+    found = [m for m in numbers if m is not None]
+    if len(found) == len(numbers) and all(str(int(m.group(2))) == m.group(2) for m in found):
+        prefix, values = found[0].group(1), [int(m.group(2)) for m in found]
         return [f"{prefix}{i}" for i in range(min(values), max(values) + 1)]
     if not any(numbers):
         return [chr(i) for i in range(ord(min(axis)), ord(max(axis)) + 1)]
@@ -288,7 +293,7 @@ def _numeric(coords) -> bool:
 
 def _words(content) -> list:
     """The words of a content: its arguments, split at camelCase, ``_`` and ``-``."""
-    words = []
+    words: list[str] = []
     for arg in content:
         text = arg if isinstance(arg, str) else str(arg[0]) if isinstance(arg, tuple) else str(arg)
         words.extend(w.lower() for w in _WORDS.findall(text) or [text])

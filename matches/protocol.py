@@ -99,7 +99,8 @@ def read_sexprs(text: str) -> list:
     """
     if not isinstance(text, str):
         raise ProtocolError(f"expected text, not {type(text).__name__}")
-    stack, opened = [[]], []
+    stack: list[list] = [[]]
+    opened: list = []
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
         if kind == "open":

@@ -412,6 +412,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "ggp"
     timeout = 30  # seconds a silent client may hold a thread
     _drained = True  # False while a POST's body is not read whole
+    server: PlayerServer  # the server it answers for (socketserver's BaseServer, typed)
 
     def do_POST(self):
         arrival = time.monotonic()
@@ -483,6 +484,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if error is not None:
                 raise error
+            assert text is not None  # None only with an error
             message = parse_message(text)
             kind, match_id = message.name, getattr(message, "match_id", "-")
             code, reply = 200, self.server.service.answer(message, arrival)
@@ -559,13 +561,13 @@ class PlayerServer(ThreadingHTTPServer):
     ):
         self.service = PlayerService(spec, name, margin, abandon_grace)
         self.max_bytes = max_bytes  # the rules of a START or PREVIEW
-        self._thread = None
+        self._thread: threading.Thread | None = None
         super().__init__((host, port), _Handler)
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host!s}:{port}/"
 
     def start(self) -> PlayerServer:
         self._thread = threading.Thread(target=self.serve_forever, name="ggp-serve", daemon=True)

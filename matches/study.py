@@ -321,8 +321,9 @@ def _connect_ray(ray, address: str | None) -> None:
     (``InvalidAuthToken``) and then failed.  The driver here follows the rule
     ``ray start`` follows.  A cluster that is not there, or that refuses this
     machine's token, is an :class:`ExecutorError` at once, in one line."""
-    host, _, port = (address or "").rpartition(":")
-    if host and port.isdigit() and "://" not in address:
+    text = address or ""
+    host, _, port = text.rpartition(":")
+    if host and port.isdigit() and "://" not in text:
         try:
             socket.create_connection((host, int(port)), timeout=5).close()
         except OSError as exc:

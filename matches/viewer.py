@@ -56,12 +56,12 @@ class Viewer:
         self.stopping = threading.Event()
         self.httpd = ThreadingHTTPServer((host, port), _handler(self))
         self.httpd.daemon_threads = True
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host!s}:{port}/"
 
     def start(self) -> Viewer:
         """Serve from a background thread."""

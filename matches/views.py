@@ -425,7 +425,8 @@ class Live:
 
     def __init__(self, kind: str):
         self.kind = kind
-        self.version, self.document = 0, None
+        self.version = 0
+        self.document: dict | None = None
         self._changed = threading.Condition()
 
     def publish(self, document: dict) -> None:
@@ -453,16 +454,19 @@ class LiveMatch:
 
     def __init__(self, live: Live, game):
         self.live, self.game = live, game
-        self.steps, self.tracker, self.state = [], None, None
+        self.steps: list[dict] = []
+        self.tracker: Tracker | None = None
+        self.state = None  # the last state, once a step has been tracked
 
     def on_step(self, record, sm, state) -> None:
-        if self.tracker is None or self.tracker.sm is not sm:  # START, or a new reasoner
-            if self.state is not None:
-                self.state = sm.state_from_facts(self.tracker.sm.state_facts(self.state))
-            self.tracker = Tracker(self.game, record.roles, sm)
+        tracker = self.tracker
+        if tracker is None or tracker.sm is not sm:  # START, or a new reasoner
+            if tracker is not None and self.state is not None:  # a new reasoner
+                self.state = sm.state_from_facts(tracker.sm.state_facts(self.state))
+            self.tracker = tracker = Tracker(self.game, record.roles, sm)
         k, roles = len(record.moves), record.roles
         joint = record.moves[-1] if k else None
-        self.tracker.arrived(state, self.state, joint)
+        tracker.arrived(state, self.state, joint)
         self.state = state
         self.steps.append(
             {
@@ -471,9 +475,9 @@ class LiveMatch:
                     joint and [to_kif(m) for m in joint],
                     record.errors[-1] if k else None,
                     record.simulations[-1] if k else None,
-                    self.tracker.facts(),
+                    tracker.facts(),
                 ),
-                **self.tracker.seen(),
+                **tracker.seen(),
             }
         )
         self.live.publish(

@@ -136,6 +136,9 @@ class Player:
             choices=reasoner_names,
         ),
     )
+    # Each declared parameter is an attribute (set in __init__); for the type checker:
+    seed: int | None
+    reasoner: str
 
     def __init__(self, **values):
         """Every declared parameter becomes an attribute of the same name;
@@ -153,7 +156,10 @@ class Player:
     def on_clock(self) -> bool:
         """True when the player thinks until its deadline: a search player
         without a simulation budget."""
-        return any(p.name == "simulations" for p in self.params) and self.simulations is None
+        return (
+            any(p.name == "simulations" for p in self.params)
+            and getattr(self, "simulations") is None  # declared: an attribute (BUDGET)
+        )
 
     @property
     def waits_for_build(self) -> bool:

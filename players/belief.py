@@ -71,6 +71,7 @@ import logging
 import math
 import time
 import warnings
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from ggp.statemachine import RuleError
@@ -401,7 +402,8 @@ class Belief:
         number.  When none is repaired, the search of the first is kept to go
         on at the next steps."""
         budget = [self.repair_steps]
-        alive, first = [], None
+        alive: list[Hypothesis] = []
+        first = None
         for h in dict.fromkeys(self.hypotheses):
             search = _Backtrack(self, h)
             first = first or search
@@ -490,7 +492,7 @@ class Belief:
         legal = self.steps.legal(state)
         return legal is not None and (obs.legal is None or frozenset(legal[self.me]) == obs.legal)
 
-    def _children(self, h: Hypothesis, step: int, shuffle: bool):
+    def _children(self, h: Hypothesis, step: int, shuffle: bool) -> Iterator[Hypothesis | None]:
         """For each joint move tried from ``h`` (all of them, in random order
         when ``shuffle``), its successor when consistent with observation
         ``step``, else None."""
@@ -535,7 +537,10 @@ class _Backtrack:
     def __init__(self, belief: Belief, h: Hypothesis):
         self.belief = belief
         self.start, self.depth = h, len(belief.record) - 1
-        self.stack = [(h, self.depth, None)]
+        #: (hypothesis, depth, iterator over its children once they are drawn)
+        self.stack: list[tuple[Hypothesis, int, Iterator[Hypothesis | None] | None]] = [
+            (h, self.depth, None)
+        ]
 
     def run(self, budget: list, deadline: float) -> Hypothesis | None:
         """The next hypothesis consistent with the whole record, or None when
@@ -559,6 +564,6 @@ class _Backtrack:
             budget[0] -= 1
             if child is False:
                 self.stack.pop()
-            elif child is not None:
+            elif isinstance(child, Hypothesis):  # not None (inconsistent)
                 self.stack.append((child, d + 1, None))
         return None

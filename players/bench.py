@@ -42,15 +42,16 @@ def bench_player(game, spec: str, seconds: float, reasoner: str = "compiled") ->
     player.play(Observation(deadline=time.monotonic() + seconds + getattr(player, "margin", 0)))
     elapsed = time.perf_counter() - start
     player.abort()
+    simulations: int = getattr(player, "last_simulations")  # every search player counts them
     return {
         "game": game.name,
         "player": spec,
         "reasoner": player.reasoner_in_use,
         "fallback_reason": game.fallback_reason(player.reasoner),
         "build_seconds": round(build, 3),
-        "simulations": player.last_simulations,
+        "simulations": simulations,
         "seconds": round(elapsed, 3),
-        "simulations_per_sec": round(player.last_simulations / elapsed, 1),
+        "simulations_per_sec": round(simulations / elapsed, 1),
     }
 
 

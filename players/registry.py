@@ -29,7 +29,7 @@ from players.base import Player
 #: The entry-point group through which other packages add players.
 ENTRY_POINTS = "ggp.players"
 
-REGISTRY = Registry(Player, "players", ENTRY_POINTS)
+REGISTRY: Registry[Player] = Registry(Player, "players", ENTRY_POINTS)
 #: Make a Player class available to :func:`make` under ``name`` (default its
 #: ``name``); usable as ``@register`` or ``register(cls, name)``.
 register = REGISTRY.register
@@ -39,7 +39,7 @@ def names() -> list[str]:
     return sorted(REGISTRY.found())
 
 
-def player_class(name: str) -> type:
+def player_class(name: str) -> type[Player]:
     """The class registered as ``name``; ValueError naming the known ones
     (and the nearest, :func:`ggp.specs.did_you_mean`)."""
     try:

@@ -23,7 +23,7 @@ ENTRY_POINTS = "ggp.reasoners"
 #: The reasoner a game's state machine is by default.
 DEFAULT = "compiled"
 
-REGISTRY = Registry(StateMachine, __name__, ENTRY_POINTS)
+REGISTRY: Registry[StateMachine] = Registry(StateMachine, __name__, ENTRY_POINTS)
 #: Make a StateMachine class a reasoner named ``name`` (default its ``name``);
 #: usable as ``@register`` or ``register(cls, name)``.
 register = REGISTRY.register

@@ -100,7 +100,8 @@ def cmd_info(args) -> int:
         base, inputs = base_and_input(
             game.rules, args.ground_limit // 2, Effort(args.ground_effort)
         )
-        counted, why = (len(base), len(inputs)), None
+        counted: tuple[int | None, int | None] = (len(base), len(inputs))
+        why = None
     except GameError as exc:
         counted, why = (None, None), str(exc)
         if isinstance(exc, TooMuchWork):

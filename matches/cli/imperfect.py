@@ -40,10 +40,10 @@ def cmd_solve(args) -> int:
     game = load_args_game(args)
     start = time.perf_counter()
     tree = tree_of(args, game)
-    points = ()
+    points: list[int] | tuple[()] = ()
     if args.curve:
         points = checkpoints(iterations)[:-1] if iterations else checkpoints(10**15)[:-1]
-    curve = []
+    curve: list[tuple] = []
     progress = Progress(
         f"{args.algo} {game.name}",
         "iteration",
@@ -214,7 +214,8 @@ def _exploit_online(args) -> int:
     budgets = _online_budgets(args, player, budget_param(player_class(name)), given)
     game = load_args_game(args)
     view = View(tree_of(args, game))
-    seeds, rows = args.seeds or 10, []
+    seeds = args.seeds or 10
+    rows: list[tuple] = []
     unit = view.tree.display
 
     def curve_records():

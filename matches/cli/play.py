@@ -37,7 +37,7 @@ def _seats(game, specs, seed) -> dict:
             f"{game.name} has {len(roles)} role(s) ({', '.join(roles)}): "
             f"give one player each, got {len(specs)}"
         )
-    seats = {}
+    seats: dict[str, LocalSeat | RemoteSeat] = {}
     for i, (role, spec) in enumerate(zip(roles, specs)):
         try:
             if spec.startswith("http://"):

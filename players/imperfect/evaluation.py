@@ -99,7 +99,8 @@ def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) 
     player told it from the start: so each long search is made once."""
     tree, move_start = view.tree, view.flat.move_start
     role = tree.players[player]
-    decisions, children = {}, {}
+    decisions: dict[tuple, int] = {}
+    children: dict[tuple, set] = {}
     for i, info in enumerate(tree.infosets):
         if info.player != player:
             continue
@@ -115,13 +116,14 @@ def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) 
         legal = tree.infosets[i].moves if i is not None else None
         obs = Observation(turn=turn, own_move=own, percepts=seen, legal=legal)
         if not game.is_gdl2 and turn:
+            assert seen is not None  # a step after the start: what every role saw
             obs = Observation(turn=turn, joint=next(iter(seen)), legal=legal)
         agent.last_policy = None
         move = agent.play(obs)
         if i is None:
             return {}
         chosen = agent.last_policy or {move: 1.0}
-        return {i: [chosen.get(m, 0.0) for m in legal]}
+        return {i: [chosen.get(m, 0.0) for m in tree.infosets[i].moves]}
 
     def fresh(prefix):
         """A new player told every step before the last of ``prefix``."""

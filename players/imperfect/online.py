@@ -107,7 +107,8 @@ class View:
     def public_children(self, state: int) -> list:
         """The public states just below ``state`` in the public tree."""
         if not hasattr(self, "_public_children"):
-            public, children = self.public, [set() for _ in range(len(self.public))]
+            public = self.public
+            children: list[set[int]] = [set() for _ in range(len(self.public))]
             for n, kids in enumerate(self.tree.children):
                 for c in kids:
                     if public.state[c] >= 0 and public.state[c] != public.state[n]:
@@ -127,7 +128,8 @@ class View:
         states after it (its next decisions)."""
         cache = self.__dict__.setdefault("_own_next", {})
         if player not in cache:
-            tree, after = self.tree, {None: set()}
+            tree = self.tree
+            after: dict[int | None, set[int]] = {None: set()}
             stack = [(0, None)]
             while stack:
                 n, last = stack.pop()
@@ -232,6 +234,10 @@ class SolvingPlayer(Player):
             choices=("auto", "sampled"),
         ),
     )
+    # The declared parameters the typed methods read (attributes set by Player.__init__):
+    iterations: int | None
+    margin: float
+    tree: str
 
     def __init__(self, **values):
         super().__init__(**values)
@@ -248,7 +254,8 @@ class SolvingPlayer(Player):
 
     def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
         begin = time.monotonic()
-        self.fallback, self.sampled, self.record = None, None, []
+        self.fallback, self.sampled = None, None
+        self.record: list[tuple] = []  # (own move, percepts) a turn
         reason = None
         if self.tree == "sampled":
             self.sampled = True
@@ -385,7 +392,7 @@ class SolvingPlayer(Player):
         """``(run, settle) -> None``: spend this move's budget (see
         :meth:`spend`), calling ``settle()`` after its first ``warmup`` share:
         of the iterations, or on the clock of the time left."""
-        if not self.on_clock:
+        if self.iterations is not None:  # not on the clock
             return warmed(self.iterations, warmup)
 
         def spend(run, settle):

@@ -232,10 +232,10 @@ class SampledMCCFR:
                 u = self.reward(steps.goals(state))
                 break
             keys_at.append(keys)
-            joint = []
+            chosen = []
             for r, moves in enumerate(legal):
                 if len(moves) == 1:
-                    joint.append(moves[0])
+                    chosen.append(moves[0])
                     continue
                 choice = moves.index(forced[t][r]) if t < len(forced) else None
                 if r in self.players:
@@ -246,8 +246,8 @@ class SampledMCCFR:
                     p = 1.0 / len(moves)
                     records.append((-1, None, 0, k, None, p, p))
                 step_of.append(t)
-                joint.append(moves[k])
-            joint = tuple(joint)
+                chosen.append(moves[k])
+            joint = tuple(chosen)
             prefixes.append(hash((prefixes[-1], joint)))
             state, seen = steps.next_seen(state, joint)
             keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(keys))

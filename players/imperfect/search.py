@@ -107,6 +107,8 @@ class InformationSetPlayer(Player):
             choices=("visits", "sample"),
         ),
     )
+    # The declared parameters the typed methods read (attributes set by Player.__init__):
+    engine: str
 
     def __init__(self, **values):
         super().__init__(**values)

@@ -38,7 +38,8 @@ class CurvePoint:
 def checkpoints(episodes: int) -> list:
     """Log-spaced episode counts: 1, 2, 5 times 10**k from 1000 below ``episodes``, then
     ``episodes``."""
-    points, k = [], 1000
+    points: list[int] = []
+    k = 1000
     while k < episodes:
         points.extend(x for x in (k, 2 * k, 5 * k) if x < episodes)
         k *= 10
@@ -105,8 +106,9 @@ def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
         seeds.setdefault((game, player), []).append(seed)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for colour, ((game, player), its_seeds) in enumerate(seeds.items()):
-        label = f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})" + (
-            f", {game}" if len(games) > 1 else ""
+        label: str | None = (
+            f"{player} (seed{'s' if len(its_seeds) > 1 else ''} {', '.join(its_seeds)})"
+            + (f", {game}" if len(games) > 1 else "")
         )
         for seed in its_seeds:
             xs, gaps, _ = zip(*sorted(p for p in runs[game, player, seed] if p[0] > 0))

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from players.learning import _onehot
+import players.learning._onehot as _onehot
 
 
 class OneHot:
@@ -118,7 +118,7 @@ class NeuralNetwork:
         ``loss(outputs)`` gives (value, d value / d outputs)."""
         layers = self._forward(x)
         value, delta = loss(layers[-1])
-        grads = [None] * len(self.params)
+        grads: list[np.ndarray | None] = [None] * len(self.params)
         for i in range(len(self.params) - 2, -1, -2):
             below = layers[i // 2]
             grads[i] = below.gradient(delta) if isinstance(below, OneHotRows) else below.T @ delta

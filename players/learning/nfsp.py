@@ -46,13 +46,14 @@ import math
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ggp.solvers.cfr import exploitability
 from ggp.solvers.efg import CHANCE, TERMINAL, flatten
-from ggp.solvers.features import Encoding
+from ggp.solvers.features import Encoding, StepEncoding
 from players.learning.curves import CurvePoint
 from players.learning.neural import (
     SGD,
@@ -155,7 +156,16 @@ class _Rows(dict):
 class Agent:
     """One NFSP player: its networks, optimisers, memories and tabulated policies."""
 
-    def __init__(self, encoding: Encoding, params: dict, rng: np.random.Generator):
+    # the whole tables of the policies, computed when first asked after an update
+    _greedy: np.ndarray | None
+    _average: np.ndarray | None
+    #: the information states' encoding: an :class:`Encoding` (rows of a table), or a
+    #: :class:`StepEncoding` (packed features) for :class:`players.learning.nfsp_sampled.
+    #: SampledAgent`, which declares it so.  The two share ``size`` and ``moves`` only;
+    #: each agent class reads the rest of its own.
+    enc: Any
+
+    def __init__(self, encoding: Encoding | StepEncoding, params: dict, rng: np.random.Generator):
         self.enc = encoding
         self.index_states(params)
         self.nets = self.make_nets(params, rng)
@@ -170,7 +180,7 @@ class Agent:
         }
         self.rl, self.sl_memory = self.memories["rl"], self.memories["sl"]
         self.updates = 0
-        self._target_table = None
+        self._target_table: np.ndarray | None = None
         self.tabulate()
 
     def index_states(self, params: dict) -> None:
@@ -194,7 +204,8 @@ class Agent:
         )
 
     #: how the memories keep an information state: its row in the table
-    state_column = np.int32
+    #: (a column's dtype, or (dtype, width))
+    state_column: type | tuple = np.int32
 
     def make_nets(self, params, rng) -> dict:
         sizes = (self.enc.size, params["hidden"], len(self.enc.moves))
@@ -298,7 +309,7 @@ class NFSP:
     name = "nfsp"
     agent = Agent
     declared = PARAMS  # its parameters (``params`` holds their values)
-    shown = ("eta", "epsilon", "decay", "hidden", "rl_lr", "sl_lr")
+    shown: tuple[str, ...] = ("eta", "epsilon", "decay", "hidden", "rl_lr", "sl_lr")
 
     def __init__(self, tree, params: dict):
         if len(tree.players) != 2:
@@ -402,7 +413,8 @@ class NFSP:
 
     # --- what the best response is (NFSP: DQN's epsilon-greedy policy) -----------------
     def begin_episode(self) -> None:
-        self._last = [None, None]
+        #: per player, its last move as (row, action): the transition under way
+        self._last: list[tuple | None] = [None, None]
         self._eps = self.epsilon()
 
     def best_response(self, p, node, row, moves) -> int:
@@ -420,8 +432,9 @@ class NFSP:
 
     def end_episode(self, utility) -> None:
         for p, agent in enumerate(self.agents):
-            if self._last[p] is not None:
-                agent.rl.add(s=self._last[p][0], a=self._last[p][1], r=utility[p], more=False)
+            last = self._last[p]
+            if last is not None:
+                agent.rl.add(s=last[0], a=last[1], r=utility[p], more=False)
 
     def learn(self) -> None:
         for a in self.distinct_agents:
@@ -689,7 +702,8 @@ class MCNFSP(NFSP):
     def __init__(self, tree, params: dict):
         super().__init__(tree, params)
         self._nodes = [info.nodes for info in tree.infosets]
-        self._reach = None
+        #: per player, the reach of every node (None: not computed since the last update)
+        self._reach: list[list[float] | None] | None = None
 
     def learn(self) -> None:
         super().learn()
@@ -701,9 +715,11 @@ class MCNFSP(NFSP):
     def _reach_of(self, p: int) -> list:
         """Per node, the product of chance's odds and the opponent's average
         policy's probabilities on the path to it (the agent's own moves count 1)."""
-        if self._reach is None:
-            self._reach = [None, None]
-        if self._reach[p] is None:
+        reaches = self._reach
+        if reaches is None:
+            reaches = self._reach = [None, None]
+        reach = reaches[p]
+        if reach is None:
             kind, first, child, prob = self._kind, self._start, self._child, self._prob
             player, infoset = self._player, self._infoset
             other = self.agents[1 - p]
@@ -724,13 +740,13 @@ class MCNFSP(NFSP):
                     probs = other.average_rows[rows[infoset[n]]]
                     for j, m in enumerate(actions[infoset[n]]):
                         reach[child[lo + j]] = r * probs[m]
-            self._reach[p] = reach
-        return self._reach[p]
+            reaches[p] = reach
+        return reach
 
     learns_every = "episodes"
 
     def begin_episode(self) -> None:
-        self._searched = [[], []]
+        self._searched: list[list[tuple]] = [[], []]
 
     def supervised_target(self, p, moves, k):
         return self._searched[p][-1][1]
@@ -740,11 +756,10 @@ class MCNFSP(NFSP):
         reach = self._reach_of(p)
         nodes = self._nodes[info]
         weights = [reach[n] for n in nodes]
-        if not any(weights):
-            weights = None
-        stats = {}
+        odds = weights if any(weights) else None
+        stats: dict = {}
         for _ in range(self.params["simulations"]):
-            self._simulate(p, rng.choices(nodes, weights)[0], stats)
+            self._simulate(p, rng.choices(nodes, odds)[0], stats)
         counts = stats[info][0]
         k = rng.choices(range(len(moves)), counts)[0]
         if self.params["targets"] == "visits":
@@ -760,7 +775,7 @@ class MCNFSP(NFSP):
         rng, agent, other = self.rng, self.agents[p], self.agents[1 - p]
         kind, first, child, prob = self._kind, self._start, self._child, self._prob
         player, infoset, c = self._player, self._infoset, self.params["c_puct"]
-        path = []
+        path: list = []
         while True:
             k = kind[node]
             if k == TERMINAL:

@@ -56,6 +56,8 @@ STATE_COLUMNS = {"s", "next"}
 class SampledAgent(Agent):
     """An NFSP player whose information states are packed features."""
 
+    enc: StepEncoding
+
     def index_states(self, params: dict) -> None:
         self.state_column = (np.uint8, self.enc.bytes)
         self.whole = False
@@ -143,7 +145,7 @@ class SampledNFSP(NFSP):
             )
             for r in self.players
         ]
-        self._last = [None, None]
+        self._last: list[tuple | None] = [None, None]
 
     def grow(self, depth: int) -> None:
         """Features for ``depth`` steps, when an episode or a match goes
@@ -153,8 +155,9 @@ class SampledNFSP(NFSP):
         self.params["depth"] = depth
         for p, agent in enumerate(self.agents):
             agent.grow(depth)
-            if self._last[p] is not None:
-                row, action = self._last[p]
+            last = self._last[p]
+            if last is not None:
+                row, action = last
                 self._last[p] = (agent.enc.widened(row), action)
 
     def _longest_playout(self) -> int:
@@ -182,7 +185,8 @@ class SampledNFSP(NFSP):
         for _ in range(episodes):
             best = [rng.random() < eta for _ in agents]
             self.begin_episode()
-            state, t, active = self.root, 0, [[], []]
+            state, t = self.root, 0
+            active: list[list] = [[], []]
             while (legal := steps.legal(state)) is not None:
                 joint = []
                 for r, moves in enumerate(legal):

@@ -140,7 +140,7 @@ def learner_for(tree: Tree, spec: str, params: dict | None = None):
 
 
 def train(
-    tree: Tree,
+    tree: Tree | None,
     name: str = "smooth-uct",
     params: dict | None = None,
     episodes: int = 1_000_000,
@@ -158,10 +158,12 @@ def train(
     the parameters' seed.  ``learner``, when given, is trained on (a resumed
     one); ``after(learner)`` is called at every point, and ``keep(learner)``
     (saving it) at every point and after each ``keep_seconds`` of training
-    between them; ``progress(episodes)`` about every second of training."""
+    between them; ``progress(episodes)`` about every second of training.
+    ``tree`` may be None when ``learner`` is given (one that samples the game)."""
     if episodes < 1:
         raise ValueError(f"episodes must be positive, got {episodes}")
     if learner is None:
+        assert tree is not None, "train: a tree, or a learner to train on"
         learner = learner_for(
             tree, name, {**(params or {}), **({} if seed is None else {"seed": seed})}
         )

@@ -146,7 +146,8 @@ def play(sm, games: int, simulations: int, seed: int, until: float = math.inf) -
         search = search_for(steps, "random", {}, rng.getrandbits(63))
         state = sm.initial_state()
         tree = Forest(search, state, 1, C, DISCOUNT, False, [])
-        states, roots, decisions = [], [], 0
+        states: list = []
+        roots, decisions = [], 0
         while (legal := steps.legal(state)) is not None and len(states) < MAX_STEPS:
             if time.monotonic() > until:
                 raise OutOfTime(f"{g} of {games} self-play games played")

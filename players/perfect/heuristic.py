@@ -48,7 +48,7 @@ def content_positions(base) -> dict:
 def content_features(base) -> dict:
     """Feature name (relation, content value) -> indices of the base
     propositions it counts."""
-    features = {}
+    features: dict[tuple, list[int]] = {}
     for i, position in sorted(content_positions(base).items()):
         features.setdefault((base[i][0], base[i][position]), []).append(i)
     return dict(sorted(features.items()))

@@ -325,9 +325,18 @@ class MCTSPlayer(Player):
             "(players.perfect._tree; engine=c)",
         ),
     )
+    # The declared parameters the typed methods read (attributes set by Player.__init__):
+    simulations: int | None
+    c: float
+    heuristic: float
+    prior: int
+    imm: float
+    greedy: float
+    cutoff: int
+    fit: str
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
-    policy_names = {}
+    policy_names: dict[str, str] = {}
     #: Playouts a new leaf (leaf parallelism, :class:`UCTPlayer` only).
     leaf = 1
     #: What the policy's statistics are multiplied by before each decision
@@ -734,7 +743,8 @@ class MCTSPlayer(Player):
         tree moves with its own, and a simulation that ends at a terminal
         state inside the tree credits its tree moves.  False (nothing backed
         up) when the playout ran out of the search's time."""
-        node, path, joints, picks = self.root, [self.root], [], []
+        node, path, picks = self.root, [self.root], []
+        joints: list[tuple] = []
         goals, depth = None, 0
         while not node.terminal:
             joint, pick = self._choose_joint(node, joints)

@@ -211,7 +211,7 @@ def line_evaluation(sm) -> tuple | None:
         fact, at = base[i], positions[i]
         return (*fact[:at], *fact[at + 1 :])
 
-    on = {}  # square -> per role, the propositions of its lines there
+    on: dict[object, list[set[int]]] = {}  # square -> per role, the propositions of its lines there
     for r, line in lines:
         for i in line:
             on.setdefault(square(i), [set() for _ in range(nroles)])[r].add(i)
