@@ -382,7 +382,7 @@ function route() {
   if (hash.startsWith("#/match/")) {
     const id = decodeURIComponent(hash.slice(8));
     if (shown && shown.id === id && main.contains(shown.stepper.root)) {
-      if (at !== null) shown.stepper.go(at);    // another step of the match on the page
+      shown.stepper.go(at === null ? 0 : at);    // another step of the match on the page
       return;
     }
     stopLive();
