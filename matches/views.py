@@ -252,7 +252,12 @@ class Tracker:
             if self.game.is_gdl2 and previous is not None
             else None
         )
-        self.before = self.sm.state_facts(previous) if previous is not None else None
+        if previous is None:
+            self.before = None
+        elif previous is self.state:
+            self.before = self.terms  # the facts of the state it left, known already
+        else:
+            self.before = self.sm.state_facts(previous)
         self.state, self.terms = state, self.sm.state_facts(state)
 
     def facts(self) -> list:
