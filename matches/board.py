@@ -29,6 +29,11 @@ and pieces as the shortest prefixes of their words that keep them apart
 (``blackKing`` -> ``bki`` next to ``blackKnight`` -> ``bkn``; chess's ``wp``
 stays ``wp``), right-aligned to a common width.
 
+For the browser viewer, :meth:`Board.changed` gives the cells a move
+changed (computed from the two states) and :func:`piece_glyphs` Unicode
+glyphs for pieces named as in chess, draughts or go (read from the names
+alone; other names stay text).
+
 The match printers call ``render(facts, game, sm)``: the board is built on
 the first call and kept for the game, from the compiled machine's base
 propositions when there is one (nothing to compute), else from
@@ -208,6 +213,22 @@ class Board:
             for c in self.columns
             if was.get((c, r), frozenset()) != now.get((c, r), frozenset())
         ]
+
+    def glyphs_of(self, facts) -> dict:
+        """The glyph (and colour) of each symbol of the state whose true base
+        propositions are ``facts``: :attr:`glyphs`, read again with the
+        pieces the board did not know (a board taken from the initial state
+        meets checkers' kings later on)."""
+        new = {
+            c
+            for found in self.contents(facts).values()
+            for c in found
+            if c is not True and c not in self.symbols
+        }
+        if not new:
+            return self.glyphs
+        found = piece_glyphs(set(self.symbols) | new)
+        return {self.symbols.get(c) or _symbol(c): g for c, g in found.items()}
 
     def render(self, facts) -> str:
         """The state whose true base propositions are ``facts``, as text:

@@ -281,12 +281,13 @@ def _board(board: Board, facts) -> dict:
     """A board as the page draws it: coordinates, the rows of cell symbols,
     and the glyph of each symbol that has one (:func:`matches.board.piece_glyphs`)
     with its colour when the glyph does not say it."""
+    glyphs = board.glyphs_of(facts)
     return {
         "columns": [str(c) for c in board.columns],
         "rows": [str(r) for r in board.rows],
         "cells": board.grid(facts),
-        "glyphs": {symbol: glyph for symbol, (glyph, _) in board.glyphs.items()},
-        "colors": {symbol: colour for symbol, (_, colour) in board.glyphs.items() if colour},
+        "glyphs": {symbol: glyph for symbol, (glyph, _) in glyphs.items()},
+        "colors": {symbol: colour for symbol, (_, colour) in glyphs.items() if colour},
     }
 
 

@@ -462,6 +462,18 @@ def test_a_board_keys_its_glyphs_by_the_symbols_it_draws():
     assert board.glyphs == {"wr": ("♖", None), "bk": ("♚", None)}
 
 
+def test_a_piece_the_board_did_not_know_is_read_with_the_others():
+    """A board taken from the initial state (checkers past the domain's budget)
+    has men only; a king crowned later gets its draughts glyph."""
+    start = {("cell", "a", "1", "wp"), ("cell", "b", "2", "bp"), ("cell", "a", "2", "b")}
+    board = Board.from_state(start)
+    assert board.glyphs_of(start) == {"w": ("⛀", None), "b": ("⛂", None)}
+    crowned = start - {("cell", "a", "1", "wp")} | {("cell", "a", "1", "wk")}
+    assert board.grid(crowned)[1][0] == "wk"
+    assert board.glyphs_of(crowned)["wk"] == ("⛁", None)
+    assert board.glyphs_of(start | {("cell", "a", "2", "x")}) == {}  # no family any more
+
+
 def test_changed_cells_are_the_last_move_wherever_the_game():
     game = load_game("tictactoe")
     board = board_of(game)
