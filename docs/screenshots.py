@@ -1,6 +1,7 @@
-"""The README's screenshots of the browser viewer (``ggp view``), made in
-headless Chromium: the match list, a board in the middle of a match, a
-GDL-II match seen by one role, and a study's page.
+"""The screenshots of the browser viewer (``ggp view``) in docs/viewer.md,
+made in headless Chromium at their real size: the match list, a board in
+the middle of a match (its move list, the last move highlighted, stones
+drawn as glyphs), a GDL-II match seen by one role, and a study's page.
 
     python docs/screenshots.py            # writes docs/img/viewer-*.png
 
@@ -78,12 +79,10 @@ def main() -> None:
         browser = headless_chromium((1100, 700))
         try:
             shoot(browser, viewer.url + "#/", OUT / "viewer-list.png")
-            middle = "for (let i = 0; i < 14; i++) document.getElementById('forward').click();"
             shoot(
                 browser,
-                f"{viewer.url}#/match/{ids['breakthroughsmall']}",
+                f"{viewer.url}#/match/{ids['breakthroughsmall']}?ply=9",
                 OUT / "viewer-board.png",
-                script=middle,
             )
             as_role = (
                 "const s = document.getElementById('view-as'); s.value = 'oplayer';"

@@ -29,6 +29,11 @@ and pieces as the shortest prefixes of their words that keep them apart
 (``blackKing`` -> ``bki`` next to ``blackKnight`` -> ``bkn``; chess's ``wp``
 stays ``wp``), right-aligned to a common width.
 
+For the browser viewer, :meth:`Board.changed` gives the cells a move
+changed (computed from the two states) and :func:`piece_glyphs` Unicode
+glyphs for pieces named as in chess, draughts or go (read from the names
+alone; other names stay text).
+
 The match printers call ``render(facts, game, sm)``: the board is built on
 the first call and kept for the game, from the compiled machine's base
 propositions when there is one (nothing to compute), else from
@@ -78,6 +83,10 @@ class Board:
         self.cells = frozenset(cells)
         self.symbols = _symbols(contents)
         self.width = max([1] + [len(s) for s in self.symbols.values()])
+        found = piece_glyphs(contents)
+        #: The glyph (and colour, or None) of each piece symbol that has one
+        #: (:func:`piece_glyphs`), for the browser viewer.
+        self.glyphs = {self.symbols[c]: g for c, g in found.items() if c in self.symbols}
 
     # --- building --------------------------------------------------------------
 
@@ -178,6 +187,48 @@ class Board:
             [shown.get((c, r), "." if (c, r) in self.cells else "") for c in self.columns]
             for r in self.rows
         ]
+
+    def contents(self, facts) -> dict:
+        """The non-empty contents of each cell of the state whose true base
+        propositions are ``facts``: (column, row) -> frozenset of contents
+        (``True`` for an occupied cell of a relation without contents)."""
+        found = defaultdict(set)
+        for f in facts:
+            if isinstance(f, tuple) and len(f) == self.arity and f[0] == self.relation:
+                content = tuple(f[i] for i in self.content_at)
+                if not _empty(content):
+                    found[f[self.at[0]], f[self.at[1]]].add(content or True)
+        return {cell: frozenset(c) for cell, c in found.items()}
+
+    def changed(self, before, after) -> list:
+        """The cells whose contents differ between two states (their facts),
+        as (column, row) pairs in drawing order (top row first): the last
+        move as the board shows it, whatever the game (a piece moved is its
+        two cells, a capture in passing three, castling four).  An empty
+        content (``b``) and no fact at all are the same."""
+        was, now = self.contents(before), self.contents(after)
+        return [
+            (c, r)
+            for r in self.rows
+            for c in self.columns
+            if was.get((c, r), frozenset()) != now.get((c, r), frozenset())
+        ]
+
+    def glyphs_of(self, facts) -> dict:
+        """The glyph (and colour) of each symbol of the state whose true base
+        propositions are ``facts``: :attr:`glyphs`, read again with the
+        pieces the board did not know (a board taken from the initial state
+        meets checkers' kings later on)."""
+        new = {
+            c
+            for found in self.contents(facts).values()
+            for c in found
+            if c is not True and c not in self.symbols
+        }
+        if not new:
+            return self.glyphs
+        found = piece_glyphs(set(self.symbols) | new)
+        return {self.symbols.get(c) or _symbol(c): g for c, g in found.items()}
 
     def render(self, facts) -> str:
         """The state whose true base propositions are ``facts``, as text:
@@ -336,6 +387,120 @@ def _prefix_length(words) -> int:
 
 def _symbol(content) -> str:
     """A content the domain did not have: its words, up to three letters."""
-    if len(content) == 1 and isinstance(content[0], str) and content[0].lower() in EMPTY:
+    if _empty(content):
         return "."
     return "".join(_words(content))[:3]
+
+
+def _empty(content) -> bool:
+    return len(content) == 1 and isinstance(content[0], str) and content[0].lower() in EMPTY
+
+
+# --- piece glyphs -------------------------------------------------------------------
+
+#: Chess glyphs by colour and kind.
+CHESS = {
+    "white": {"king": "♔", "queen": "♕", "rook": "♖", "bishop": "♗", "knight": "♘", "pawn": "♙"},
+    "black": {"king": "♚", "queen": "♛", "rook": "♜", "bishop": "♝", "knight": "♞", "pawn": "♟"},
+}
+#: Draughts glyphs: (light, dark) for a man and a king.
+CHECKERS = {"man": ("⛀", "⛂"), "king": ("⛁", "⛃")}
+#: Stones: light and dark.
+STONES = ("○", "●")
+#: Piece kinds by their names and one-letter abbreviations (knight is n).
+KINDS = {
+    **{k: k for k in ("king", "queen", "rook", "bishop", "knight", "pawn", "man")},
+    **{"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight", "p": "pawn"},
+    **{"castle": "rook", "men": "man", "checker": "man", "kn": "knight"},
+}
+#: Colour words of pieces and stones (also their CSS colours); ``w`` and
+#: ``b`` only as the first letter of a two-letter chess code (``wk``).
+COLOURS = frozenset(
+    {
+        "white",
+        "black",
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "orange",
+        "purple",
+        "brown",
+        "grey",
+        "gray",
+    }
+)
+
+
+def piece_glyphs(contents) -> dict:
+    """Unicode glyphs for a board's pieces, when their names are those of
+    chess, draughts or go; ``{}`` when they are not.
+
+    ``contents`` are all the contents a board's cells may hold (the argument
+    tuples beside the coordinates, as :class:`Board` finds them in the
+    rules; empties such as ``b`` are left out).  Only these names decide,
+    never the game: each piece must read as a colour and a kind (``wk``,
+    ``bq``, ``(white king)``, ``blackKnight``, ``white_pawn``: colours
+    ``w``/``white`` and ``b``/``black``, kinds as :data:`KINDS`) or as a
+    colour alone (``black``, ``red``: a stone).  Then
+
+    - pieces with a kind, some of them a queen, rook, bishop or knight, are
+      chess: ♔♕♖♗♘♙ for white, ♚♛♜♝♞♟ for black;
+    - pieces with a kind, none but pawns (men) and kings, are draughts
+      (checkers' ``wp``, ``bk``): ⛀ ⛁ for a light man and king, ⛂ ⛃ for
+      a dark one (``red`` ones dark, drawn red);
+    - colours alone are stones: ○ for ``white``, ● for the others, drawn in
+      their colour (``red`` a red ●).
+
+    The value of each recognised content is ``(glyph, colour)``, the colour
+    a CSS colour word or None (the glyph says it).  A set with any piece
+    that reads as none of these (``x`` and ``o``, ``1``, ``wall``, a chess
+    piece beside a bare colour) gets no glyphs at all: its pieces stay text.
+    """
+    pieces = [c for c in contents if c and not _empty(c)]
+    read = {c: _piece(c) for c in pieces}
+    if not read or None in read.values():
+        return {}
+    kinds = {kind for _, kind in read.values()}
+    if None in kinds:
+        if kinds != {None}:
+            return {}
+        return {
+            c: (STONES[0], None) if colour == "white" else (STONES[1], _css(colour))
+            for c, (colour, _) in read.items()
+        }
+    if kinds <= {"pawn", "man", "king"}:
+        return {
+            c: (
+                CHECKERS["king" if kind == "king" else "man"][colour != "white"],
+                None if colour == "white" else _css(colour),
+            )
+            for c, (colour, kind) in read.items()
+        }
+    if "man" in kinds or not {colour for colour, _ in read.values()} <= {"white", "black"}:
+        return {}
+    return {c: (CHESS[colour][kind], None) for c, (colour, kind) in read.items()}
+
+
+def _css(colour):
+    return None if colour == "black" else colour
+
+
+def _piece(content):
+    """(colour, kind) of a piece's name, kind None for a bare colour; None
+    when the name is not read as a piece."""
+    words = _words(content)
+    if len(words) == 1:
+        word = words[0]
+        if word in COLOURS:
+            return word, None
+        if len(word) in (2, 3) and word[0] in "wb" and word[1:] in KINDS:
+            return ("white" if word[0] == "w" else "black"), KINDS[word[1:]]
+        return None
+    if len(words) == 2:
+        for colour, kind in (words, words[::-1]):
+            if colour in ("w", "b"):
+                colour = "white" if colour == "w" else "black"
+            if colour in COLOURS and kind in KINDS:
+                return colour, KINDS[kind]
+    return None

@@ -5,10 +5,12 @@ page in ``matches/static``.
 A match is shown step by step.  Step 0 is the initial state; step ``k`` is
 the state after the ``k``-th joint move.  Each step carries the joint move
 that led to it with its fault codes, the state's facts, the board when the
-game has a grid (:mod:`matches.board`, found from the game's own domains), every
-role's number of legal moves, and in GDL-II what each role saw on arriving
-there (its percepts).  The page shows GDL-II matches omnisciently or as one
-role saw them (its own moves and percepts only).
+game has a grid (:mod:`matches.board`, found from the game's own domains,
+with glyphs for chess, draughts and go pieces) and the cells the joint move
+changed on it (highlighted by the page), every role's number of legal
+moves, and in GDL-II what each role saw on arriving there (its percepts).
+The page shows GDL-II matches omnisciently or as one role saw them (its own
+moves and percepts only).
 
 Records are ggp.org match JSON (:mod:`matches.records`): ours carry the
 game's source and roles, so the match is replayed with the rules for the
@@ -250,6 +252,12 @@ class Tracker:
             if self.game.is_gdl2 and previous is not None
             else None
         )
+        if previous is None:
+            self.before = None
+        elif previous is self.state:
+            self.before = self.terms  # the facts of the state it left, known already
+        else:
+            self.before = self.sm.state_facts(previous)
         self.state, self.terms = state, self.sm.state_facts(state)
 
     def facts(self) -> list:
@@ -263,25 +271,41 @@ class Tracker:
         board = board_of(facts, self.game, sm)
         return {
             "board": board and _board(board, facts),
+            "changed": _changed(board, self.before, facts),
             "legal": {r: 0 if terminal else len(sm.legal_moves(state, r)) for r in self.roles},
             **({"percepts": self.percepts} if self.percepts is not None else {}),
         }
 
 
 def _board(board: Board, facts) -> dict:
+    """A board as the page draws it: coordinates, the rows of cell symbols,
+    and the glyph of each symbol that has one (:func:`matches.board.piece_glyphs`)
+    with its colour when the glyph does not say it."""
+    glyphs = board.glyphs_of(facts)
     return {
         "columns": [str(c) for c in board.columns],
         "rows": [str(r) for r in board.rows],
         "cells": board.grid(facts),
+        "glyphs": {symbol: glyph for symbol, (glyph, _) in glyphs.items()},
+        "colors": {symbol: colour for symbol, (_, colour) in glyphs.items() if colour},
     }
+
+
+def _changed(board: Board | None, before, after) -> list:
+    """The cells the last move changed, ``[column, row]`` each (the page
+    highlights them); none at the start or without a board."""
+    if board is None or before is None:
+        return []
+    return [[str(c), str(r)] for c, r in board.changed(before, after)]
 
 
 def _boards_from_record(steps: list) -> None:
     """Boards of a match shown without rules: one grid guessed from every state's facts."""
     terms = [[_term(f) for f in step["facts"]] for step in steps]
     board = Board.from_state({t for facts in terms for t in facts})
-    for step, facts in zip(steps, terms):
+    for k, (step, facts) in enumerate(zip(steps, terms)):
         step["board"] = board and _board(board, facts)
+        step["changed"] = _changed(board, terms[k - 1] if k else None, facts)
         step["legal"] = None
 
 

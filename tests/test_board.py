@@ -8,7 +8,7 @@ from conftest import SHARED, needs_shared
 
 from ggp import load_game
 from ggp.reasoners.domains import base_and_input
-from matches.board import Board, render
+from matches.board import Board, piece_glyphs, render
 
 
 def play(game, *joints, reasoner="compiled"):
@@ -389,3 +389,104 @@ def test_public_games_too_dear_for_the_domain_are_drawn_from_their_initial_state
     assert lines[0] == "8 br bn bb bq bk bb bn br" and lines[3] == "5  .  .  .  .  .  .  .  ."
     checkers = board_of(public("checkers"))
     assert (len(checkers.columns), len(checkers.rows)) == (8, 8)
+
+
+# --- glyphs and the last move ---------------------------------------------------------
+
+
+def names(*pieces):
+    """Contents as a board holds them: one tuple of arguments each."""
+    return [p if isinstance(p, tuple) else (p,) for p in pieces]
+
+
+def test_chess_pieces_get_chess_glyphs_in_every_spelling():
+    two_letters = piece_glyphs(names("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "b", "bp"))
+    assert "".join(two_letters[(p,)][0] for p in ("wk", "wq", "wr", "wb", "wn", "wp")) == "♔♕♖♗♘♙"
+    assert two_letters[("bk",)] == ("♚", None) and two_letters[("bp",)] == ("♟", None)
+    assert ("b",) not in two_letters  # the empty cell
+    words = piece_glyphs(names(("white", "king"), ("black", "knight"), ("black", "pawn")))
+    assert [g for g, _ in words.values()] == ["♔", "♞", "♟"]
+    assert piece_glyphs(names("wK", "bN", "wkn")) == {
+        ("wK",): ("♔", None),
+        ("bN",): ("♞", None),
+        ("wkn",): ("♘", None),
+    }
+    assert piece_glyphs(names("whiteQueen", "blackRook", "black_bishop")) == {
+        ("whiteQueen",): ("♕", None),
+        ("blackRook",): ("♜", None),
+        ("black_bishop",): ("♝", None),
+    }
+
+
+def test_men_and_kings_alone_are_draughts():
+    glyphs = piece_glyphs(names("wp", "bp", "wk", "bk", "b"))
+    assert {c[0]: g for c, g in glyphs.items()} == {
+        "wp": ("⛀", None),
+        "bp": ("⛂", None),
+        "wk": ("⛁", None),
+        "bk": ("⛃", None),
+    }
+    red = piece_glyphs(names(("red", "man"), ("red", "king"), ("white", "man")))
+    assert red[("red", "man")] == ("⛂", "red") and red[("white", "man")] == ("⛀", None)
+
+
+def test_bare_colours_are_stones():
+    assert piece_glyphs(names("black", "white", "b")) == {
+        ("black",): ("●", None),
+        ("white",): ("○", None),
+    }
+    assert piece_glyphs(names("red", "blue")) == {("red",): ("●", "red"), ("blue",): ("●", "blue")}
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ("x", "o"),  # tic-tac-toe's marks stay letters
+        ("1", "2", "3"),
+        ("wall", "pacman"),
+        ("wk", "black"),  # a chess piece beside a bare colour: no family
+        ("wk", "bk", "wx"),  # one piece not read: none
+        ("redKnight", "blueChecker"),
+        (),
+    ],
+)
+def test_names_of_no_family_stay_text(pieces):
+    assert piece_glyphs(names(*pieces)) == {}
+
+
+def test_a_board_keys_its_glyphs_by_the_symbols_it_draws():
+    board = Board.from_state(
+        {("cell", "a", "1", "white", "rook"), ("cell", "b", "2", "black", "king")}
+    )
+    assert board.render({("cell", "a", "1", "white", "rook")}).splitlines()[-2] == "1 wr  ."
+    assert board.glyphs == {"wr": ("♖", None), "bk": ("♚", None)}
+
+
+def test_a_piece_the_board_did_not_know_is_read_with_the_others():
+    """A board taken from the initial state (checkers past the domain's budget)
+    has men only; a king crowned later gets its draughts glyph."""
+    start = {("cell", "a", "1", "wp"), ("cell", "b", "2", "bp"), ("cell", "a", "2", "b")}
+    board = Board.from_state(start)
+    assert board.glyphs_of(start) == {"w": ("⛀", None), "b": ("⛂", None)}
+    crowned = start - {("cell", "a", "1", "wp")} | {("cell", "a", "1", "wk")}
+    assert board.grid(crowned)[1][0] == "wk"
+    assert board.glyphs_of(crowned)["wk"] == ("⛁", None)
+    assert board.glyphs_of(start | {("cell", "a", "2", "x")}) == {}  # no family any more
+
+
+def test_changed_cells_are_the_last_move_wherever_the_game():
+    game = load_game("tictactoe")
+    board = board_of(game)
+    start = play(game)
+    after = play(game, (("mark", "2", "3"), "noop"))
+    assert board.changed(start, after) == [("2", "3")]
+    assert board.changed(after, after) == []
+    # a piece moving is its two cells; an empty content and no fact are the same
+    before = {("cell", "a", "1", "wp"), ("cell", "a", "2", "b"), ("cell", "b", "2", "bk")}
+    board = Board.from_state(before)
+    moved = {("cell", "a", "1", "b"), ("cell", "a", "2", "wp"), ("cell", "b", "2", "bk")}
+    assert board.changed(before, moved) == [("a", "2"), ("a", "1")]
+    assert board.changed(before, before - {("cell", "a", "2", "b")}) == []
+    # an occupancy grid (lights out): a cell turned on or off
+    lit = Board.from_base({("lit", x, y) for x in "12" for y in "12"})
+    assert lit.changed({("lit", "1", "1")}, {("lit", "1", "2")}) == [("1", "2"), ("1", "1")]

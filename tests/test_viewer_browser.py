@@ -102,11 +102,13 @@ def viewer(records, tmp_path_factory):
 
 
 def open_match(browser, viewer, match_id):
+    """Opens a match at its first step (also when the page shows it already)."""
     browser.get(f"{viewer.url}#/match/{match_id}")
     wait_for(
         browser,
-        lambda b: b.find_elements(
-            By.CSS_SELECTOR, f'#match[data-requested="{match_id}"] #step-label'
+        lambda b: (
+            b.find_elements(By.CSS_SELECTOR, f'#match[data-requested="{match_id}"] #step-label')
+            and (text_of(b, "#step-label") or "").startswith("step 0 /")
         ),
     )
 
@@ -277,3 +279,150 @@ def test_a_study_page_shows_scores_ranking_and_plots(browser, tmp_path):
         wait_for(browser, lambda b: b.execute_script("return arguments[0].naturalWidth", img) > 0)
     finally:
         served.stop()
+
+
+# --- the move list, the last move, a link per step, glyphs -------------------------------
+
+
+def plies(browser):
+    """The move list's rows: (step, text) each, and the step marked current."""
+    rows = browser.find_elements(By.CSS_SELECTOR, "#movelist tbody tr.ply")
+    current = [r.get_attribute("data-ply") for r in rows if "current" in r.get_attribute("class")]
+    return [(int(r.get_attribute("data-ply")), r.text) for r in rows], current
+
+
+def test_the_move_list_marks_the_step_and_goes_to_a_clicked_row(browser, viewer, records):
+    data = records["tictactoe"]
+    steps = len(data["moves"])
+    open_match(browser, viewer, data["matchId"])
+    rows, current = plies(browser)
+    assert [k for k, _ in rows] == list(range(steps + 1)) and current == ["0"]
+    assert rows[0][1] == "0 start"
+    headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#movelist thead th")]
+    assert headers == ["step", "xplayer", "oplayer"]
+    for (k, text), joint in zip(rows[1:], data["moves"]):
+        shown = [m.replace("( ", "(").replace(" )", ")") for m in joint]
+        assert text == f"{k} {shown[0]} {shown[1]}"
+    browser.find_element(By.CSS_SELECTOR, '#movelist tr[data-ply="3"]').click()
+    assert text_of(browser, "#step-label") == f"step 3 / {steps}"
+    assert plies(browser)[1] == ["3"]
+    assert browser.execute_script("return location.hash").endswith("?ply=3")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    assert plies(browser)[1] == ["4"]
+    assert browser.execute_script("return location.hash").endswith("?ply=4")
+
+
+def test_the_last_move_is_highlighted(browser, viewer, records):
+    data = records["tictactoe"]
+    open_match(browser, viewer, data["matchId"])
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board td.changed")  # the start
+    for k in (1, 2):
+        browser.find_element(By.ID, "forward").click()
+        (move,) = [m for m in data["moves"][k - 1] if "noop" not in m]
+        _, x, y = move.strip("( )").split()
+        changed = browser.find_elements(By.CSS_SELECTOR, "#board td.changed")
+        assert [(c.get_attribute("data-col"), c.get_attribute("data-row")) for c in changed] == [
+            (x, y)
+        ], k
+        assert changed[0].text == ("x" if k == 1 else "o")
+
+
+def test_a_link_with_a_step_opens_that_step(browser, viewer, records):
+    data = records["tictactoe"]
+    steps = len(data["moves"])
+    browser.get(f"{viewer.url}#/match/{data['matchId']}?ply=4")
+    wait_for(browser, lambda b: text_of(b, "#step-label") == f"step 4 / {steps}")
+    assert plies(browser)[1] == ["4"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board td.changed")) == 1
+    link = browser.find_element(By.ID, "ply-link").get_attribute("href")
+    assert link.endswith(f"#/match/{data['matchId']}?ply=4")
+    browser.execute_script("window.notReloaded = true;")
+    browser.execute_script("location.hash = arguments[0]", f"#/match/{data['matchId']}?ply=2")
+    wait_for(browser, lambda b: text_of(b, "#step-label") == f"step 2 / {steps}")
+    assert browser.execute_script("return window.notReloaded === true;")
+    browser.get(f"{viewer.url}#/match/{data['matchId']}?ply=99")  # past the end: the last step
+    wait_for(browser, lambda b: text_of(b, "#step-label") == f"step {steps} / {steps}")
+
+
+def test_a_text_games_facts_are_one_a_line(browser, viewer, records):
+    data = records["kuhn"]
+    open_match(browser, viewer, data["matchId"])
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    facts = browser.find_elements(By.CSS_SELECTOR, "#facts li")
+    assert len(facts) >= 2
+    tops = [f.location["y"] for f in facts]
+    lefts = {f.location["x"] for f in facts}
+    assert tops == sorted(set(tops)) and len(lefts) == 1  # one under the other
+    assert text_of(browser, "#facts").splitlines() == [f.text for f in facts]
+
+
+PAWNPUSH = """\
+; A chess-like toy for the viewer's tests: chess's pieces on a 5x6 board,
+; each side pushes one pawn a square in turn, twice, and the game ends.
+(role white) (role black)
+(init (cell a 1 wr)) (init (cell b 1 wn)) (init (cell c 1 wb)) (init (cell d 1 wq)) (init (cell e 1 wk))
+(init (cell a 6 br)) (init (cell b 6 bn)) (init (cell c 6 bb)) (init (cell d 6 bq)) (init (cell e 6 bk))
+(<= (init (cell ?x 2 wp)) (file ?x))
+(<= (init (cell ?x 5 bp)) (file ?x))
+(<= (init (cell ?x 3 b)) (file ?x))
+(<= (init (cell ?x 4 b)) (file ?x))
+(init (control white))
+(init (step 0))
+(file a) (file b) (file c) (file d) (file e)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(<= (legal white (push ?x)) (true (control white)) (true (cell ?x 2 wp)) (true (cell ?x 3 b)))
+(<= (legal black (push ?x)) (true (control black)) (true (cell ?x 5 bp)) (true (cell ?x 4 b)))
+(<= (legal white noop) (true (control black)))
+(<= (legal black noop) (true (control white)))
+(<= (next (cell ?x 3 wp)) (does white (push ?x)))
+(<= (next (cell ?x 2 b)) (does white (push ?x)))
+(<= (next (cell ?x 4 bp)) (does black (push ?x)))
+(<= (next (cell ?x 5 b)) (does black (push ?x)))
+(<= (next (cell ?x ?y ?p)) (true (cell ?x ?y ?p)) (not (pushed ?x ?y)))
+(<= (pushed ?x 2) (does white (push ?x)))
+(<= (pushed ?x 3) (does white (push ?x)))
+(<= (pushed ?x 4) (does black (push ?x)))
+(<= (pushed ?x 5) (does black (push ?x)))
+(<= (next (control black)) (true (control white)))
+(<= (next (control white)) (true (control black)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= terminal (true (step 4)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+@pytest.fixture(scope="module")
+def chesslike(tmp_path_factory):
+    """A match of a chess-like toy (chess's piece names on a 5x6 board), served."""
+    folder = tmp_path_factory.mktemp("chesslike")
+    (folder / "pawnpush.kif").write_text(PAWNPUSH)
+    record = to_ggp_json(play(str(folder / "pawnpush.kif")))
+    write_json(record, folder / "pawnpush.json")
+    served = Viewer(Library(files=[folder / "pawnpush.json"])).start()
+    yield served, record
+    served.stop()
+
+
+def test_a_chess_like_board_is_drawn_with_chess_glyphs(browser, chesslike):
+    served, record = chesslike
+    browser.get(f"{served.url}#/match/file:0?ply=0")
+    wait_for(browser, lambda b: text_of(b, "#step-label"))
+    assert text_of(browser, "h1") == "pawnpush"
+    row = lambda n: [  # noqa: E731
+        td.text for td in browser.find_elements(By.CSS_SELECTOR, f'#board td[data-row="{n}"]')
+    ]
+    assert row(1) == list("♖♘♗♕♔") and row(2) == list("♙♙♙♙♙")
+    assert row(6) == list("♜♞♝♛♚") and row(5) == list("♟♟♟♟♟")
+    assert row(3) == [""] * 5
+    king = browser.find_element(By.CSS_SELECTOR, '#board td[data-col="e"][data-row="1"]')
+    assert king.get_attribute("title") == "wk" and "glyph" in king.get_attribute("class")
+    browser.find_element(By.ID, "forward").click()
+    (push,) = [m for m in record["moves"][0] if "push" in m]
+    column = push.strip("( )").split()[1]
+    changed = browser.find_elements(By.CSS_SELECTOR, "#board td.changed")
+    assert [
+        (c.get_attribute("data-col"), c.get_attribute("data-row"), c.text) for c in changed
+    ] == [
+        (column, "3", "♙"),
+        (column, "2", ""),
+    ]

@@ -74,6 +74,25 @@ def test_steps_of_a_tictactoe_match(tictactoe):
     assert shown == marks
 
 
+def test_each_step_names_the_cells_its_move_changed(tictactoe):
+    steps = match_view(tictactoe)["steps"]
+    assert steps[0]["changed"] == []
+    for step in steps[1:]:
+        (move,) = [m for m in step["moves"].values() if m != "noop"]
+        _, x, y = move.strip("()").split()
+        assert step["changed"] == [[x, y]]
+    assert steps[1]["board"]["glyphs"] == {}  # x and o stay letters
+    # shown from its states alone (no rules), the same cells
+    other = match_view(ggp_base_shape(tictactoe, url="http://example.org/games/unknown/v0/"))
+    assert [s["changed"] for s in other["steps"]] == [s["changed"] for s in steps]
+
+
+def test_a_board_of_stones_carries_its_glyphs():
+    board = match_view(to_ggp_json(play("breakthroughsmall")))["steps"][0]["board"]
+    assert board["glyphs"] == {"w": "○", "b": "●"} and board["colors"] == {}
+    assert board["cells"][0][0] == "b" and board["cells"][-1][0] == "w"
+
+
 def test_gdl2_steps_carry_each_roles_percepts():
     view = match_view(to_ggp_json(play("phantomttt")))
     assert view["gdl2"]

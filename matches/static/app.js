@@ -125,19 +125,46 @@ async function showList() {
 
 // --- one match, step by step --------------------------------------------------------
 
-function boardTable(board) {
+function boardTable(board, changed) {
+  // Pieces with a glyph (matches/board.py: piece_glyphs) are drawn as it, their
+  // symbol kept in the title; the cells the last move changed are marked "changed".
+  const glyphs = board.glyphs || {}, colors = board.colors || {};
+  const moved = new Set((changed || []).map(([c, r]) => `${c}\u0000${r}`));
   return el("table", {id: "board", class: "board"},
     el("tbody", {},
       board.rows.map((r, i) => el("tr", {},
         el("th", {}, r),
-        board.cells[i].map((sym, j) => el("td", {
-          class: sym === "" ? "off" : sym === "." ? "empty" : "piece",
-          "data-col": board.columns[j], "data-row": r}, sym === "." ? "" : sym)))),
+        board.cells[i].map((sym, j) => {
+          const c = board.columns[j], glyph = glyphs[sym];
+          const kind = sym === "" ? "off" : sym === "." ? "empty" : "piece";
+          return el("td", {
+            class: kind + (glyph ? " glyph" : "") + (moved.has(`${c}\u0000${r}`) ? " changed" : ""),
+            "data-col": c, "data-row": r, "data-piece": kind === "piece" ? sym : null,
+            title: glyph ? sym : null, style: glyph && colors[sym] ? `color: ${colors[sym]}` : null},
+            glyph || (sym === "." ? "" : sym));
+        }))),
       el("tr", {}, el("th", {}), board.columns.map(c => el("th", {}, c)))));
 }
 
-function factsTable(facts) {
+function factsList(facts) {   // one fact a line
   return el("ul", {id: "facts", class: "facts"}, facts.map(f => el("li", {}, f)));
+}
+
+function moveList(doc, roles, k, go) {
+  // One row per step: its number and each role's move; the current one marked.
+  const row = (n, cells) => el("tr", {class: "ply" + (n === k ? " current" : ""), "data-ply": n,
+                                     "aria-current": n === k ? "step" : null,
+                                     onclick: () => go(n)},
+                               el("td", {class: "num"}, n), cells);
+  return el("div", {id: "movelist-box", class: "movelist"},
+    el("table", {id: "movelist"},
+      el("thead", {}, el("tr", {}, el("th", {}, "step"), roles.map(r => el("th", {}, r)))),
+      el("tbody", {},
+        row(0, el("td", {colspan: roles.length, class: "quiet"}, "start")),
+        doc.steps.slice(1).map((s, i) => row(i + 1, roles.map(r => el("td", {
+            "data-role": r,
+            class: (s.moves && s.moves[r] === "noop" ? "quiet" : "") + (s.errors[r] ? " faulty" : "")},
+          s.moves ? s.moves[r] : "", s.errors[r] ? ` ${s.errors[r]}` : null)))))));
 }
 
 function faultList(faults) {
@@ -148,10 +175,12 @@ function faultList(faults) {
 }
 
 class Stepper {
-  constructor(doc, {follow = false} = {}) {
+  // link: the match's route (#/match/ID), to which the page's address adds ?ply=K
+  constructor(doc, {follow = false, ply = null, link = null} = {}) {
     this.doc = doc;
-    this.k = follow ? doc.steps.length - 1 : 0;
+    this.k = follow ? doc.steps.length - 1 : Math.max(0, Math.min(doc.steps.length - 1, ply || 0));
     this.follow = follow;
+    this.link = link;
     this.as = "";               // "" everyone, else a role
     this.root = el("section", {id: "match"});
     this.render();
@@ -202,6 +231,8 @@ class Stepper {
       button("forward", "▶", "forward (→)", Math.min(last, this.k + 1)),
       button("last", "▶|", "last (End)", last),
       el("span", {id: "step-label"}, `step ${this.k} / ${last}`),
+      this.link ? el("a", {id: "ply-link", href: this.plyLink(), title: "a link to this step"},
+                     "link") : null,
       d.gdl2 ? el("label", {}, " view as ",
         el("select", {id: "view-as", onchange: ev => { this.as = ev.target.value; this.render(); }},
           el("option", {value: ""}, "everyone (omniscient)"),
@@ -245,24 +276,35 @@ class Stepper {
     if (faults.length) info.push(el("h3", {}, "faults"), faultList(faults));
     const state = as ? el("p", {class: "quiet", id: "hidden-state"},
                          `${as} does not see the state: only its moves and percepts.`)
-      : el("div", {}, step.board ? boardTable(step.board) : null,
+      : el("div", {}, step.board ? boardTable(step.board, step.changed) : null,
            el("details", {open: step.board ? null : ""}, el("summary", {}, `${step.facts.length} facts`),
-              factsTable(step.facts)));
+              factsList(step.facts)));
     const header = el("div", {class: "header"},
       el("h1", {}, d.game, d.live && !d.completed ? el("span", {class: "tag live"}, "live") : null),
       el("p", {}, d.roles.filter(r => d.players[r] != null).map(r => `${r}: ${d.players[r]}`).join(" · ")),
       d.start ? el("p", {class: "quiet"}, when(d.start)) : null,
       d.notes.map(n => el("p", {class: "note"}, n)));
     this.root.replaceChildren(header, controls,
-      el("div", {class: "step"}, el("div", {class: "state"}, state), el("div", {class: "info"}, info)));
+      el("div", {class: "step"}, el("div", {class: "state"}, state),
+         moveList(d, roles, this.k, n => this.go(n)), el("div", {class: "info"}, info)));
+    const box = this.root.querySelector("#movelist-box"), current = box.querySelector("tr.current");
+    if (current) box.scrollTop = Math.max(0, current.offsetTop - box.clientHeight / 2);
+    if (this.link && location.hash !== this.plyLink()) history.replaceState(null, "", this.plyLink());
+  }
+
+  plyLink() {
+    return `${this.link}?ply=${this.k}`;
   }
 }
 
-async function showMatch(id) {
+let shown = null;              // {id, stepper} of the match on the page
+
+async function showMatch(id, ply) {
   const doc = await getJSON(`/api/match/${encodeURIComponent(id)}`);
   if (doc.problem) return show(el("h1", {}, "Match"), problem(doc.problem),
                                el("p", {}, el("a", {href: "#/"}, "back to the list")));
-  const stepper = new Stepper(doc);
+  const stepper = new Stepper(doc, {ply, link: `#/match/${encodeURIComponent(id)}`});
+  shown = {id, stepper};
   stepper.root.dataset.requested = id;
   keys = ev => stepper.key(ev);
   document.addEventListener("keydown", keys);
@@ -333,10 +375,23 @@ async function showStudy() {
 // --- routes -----------------------------------------------------------------------------
 
 function route() {
+  // #/match/ID?ply=K opens a match at step K; the stepper keeps ?ply= up to date.
+  const [hash, query] = (location.hash || "#/").split("?");
+  const ply = Number.parseInt(new URLSearchParams(query || "").get("ply"), 10);
+  const at = Number.isNaN(ply) ? null : ply;
+  if (hash.startsWith("#/match/")) {
+    const id = decodeURIComponent(hash.slice(8));
+    if (shown && shown.id === id && main.contains(shown.stepper.root)) {
+      shown.stepper.go(at === null ? 0 : at);    // another step of the match on the page
+      return;
+    }
+    stopLive();
+    showMatch(id, at);
+    return;
+  }
   stopLive();
-  const hash = location.hash || "#/";
-  if (hash.startsWith("#/match/")) showMatch(decodeURIComponent(hash.slice(8)));
-  else if (hash === "#/live") showLive();
+  shown = null;
+  if (hash === "#/live") showLive();
   else if (hash === "#/study") showStudy();
   else showList();
 }
