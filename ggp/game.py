@@ -18,9 +18,9 @@ from pathlib import Path
 import gdl
 from gdl.ast import name_of
 from ggp.reasoners import reasoner_class
+from ggp.reasoners.datalog import Effort
 from ggp.reasoners.domains import relaxed_facts
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
-from ggp.reasoners.reference import Effort
 from ggp.specs import did_you_mean
 from ggp.statemachine import GameError, RuleError
 
@@ -125,7 +125,7 @@ class _Grounding:
     def _answer(self) -> tuple:
         """(kind, value) of the process's last answer, its log passed on;
         (None, None) if it ended without one."""
-        from ggp.reasoners.reference import BUILD_LOG
+        from ggp.reasoners.datalog import BUILD_LOG
 
         atoms: list = []
         try:
@@ -172,8 +172,8 @@ def _ground_child() -> None:
     and end as soon as the parent closes stdin (it ended, or gave up)."""
     import signal
 
+    from ggp.reasoners.datalog import BUILD_LOG
     from ggp.reasoners.ground import ground
-    from ggp.reasoners.reference import BUILD_LOG
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     out = os.fdopen(os.dup(1), "wb")

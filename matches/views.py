@@ -233,6 +233,7 @@ class Tracker:
         self.game, self.roles = game, list(roles)
         self.sm = sm or game.state_machine()
         self.state = None
+        self.terms: frozenset = frozenset()  # the facts of self.state
 
     def advance(self, joint) -> None:
         """To the initial state (``joint`` None) or past ``joint`` (terms, role order)."""

@@ -15,10 +15,10 @@ from test_compiled import compare
 
 from gdl import Var
 from ggp import load_game
+from ggp.reasoners.datalog import Effort, TooMuchWork
 from ggp.reasoners.domains import Domain
 from ggp.reasoners.ground import GroundingTooLarge, ground
 from ggp.reasoners.joins import Store, plan
-from ggp.reasoners.reference import Effort, TooMuchWork
 from ggp.reasoners.rewrite import factor, fix_constants, specialize
 
 #: Three players guess 0..N; the goal rewards the total: the chain of sums

@@ -16,9 +16,9 @@ import numpy as np
 from ggp.collector import collector_paused
 from ggp.reasoners import register
 from ggp.reasoners._propnet import Kernel, cone, gating_nodes
+from ggp.reasoners.datalog import BUILD_LOG
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT, GroundProgram, ground
 from ggp.reasoners.propnet import Network, lazy_goals
-from ggp.reasoners.reference import BUILD_LOG
 from ggp.statemachine import GameError, StateMachine, single_goal
 
 #: Goal-only gates are evaluated lazily, when goals are read, once they have

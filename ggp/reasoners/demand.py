@@ -46,19 +46,17 @@ from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
 from ggp.reasoners import register
-from ggp.reasoners.reference import (
+from ggp.reasoners.datalog import (
     CHECK_EVERY,
     Facts,
     LiteralStep,
-    ReferenceMachine,
     extend,
     give_up_past,
     instantiate,
     match_term,
-    recall,
-    remember,
     watched,
 )
+from ggp.reasoners.reference import ReferenceMachine, recall, remember
 from ggp.statemachine import GameError, single_goal, term_key
 
 

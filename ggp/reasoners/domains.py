@@ -28,8 +28,8 @@ from gdl import Distinct, Not, Rule, Var
 from gdl.ast import name_of
 from ggp.reasoners.condense import condense
 from ggp.reasoners.condense import names as condense_names
+from ggp.reasoners.datalog import Effort, Program
 from ggp.reasoners.joins import Evaluator, Store, Stratum, TooManyRows, index_builder
-from ggp.reasoners.reference import Effort, Program
 from ggp.statemachine import GameError, term_key
 
 #: A static relation with more facts than this is computed on demand

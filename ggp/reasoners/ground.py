@@ -24,9 +24,9 @@ from typing import Any
 from gdl import Not
 from gdl.ast import name_of
 from ggp.reasoners.condense import condense
+from ggp.reasoners.datalog import BUILD_LOG, Effort
 from ggp.reasoners.domains import KEYWORDS, Domain
 from ggp.reasoners.joins import TooManyRows
-from ggp.reasoners.reference import BUILD_LOG, Effort
 from ggp.reasoners.rewrite import factor, fix_constants, specialize
 from ggp.statemachine import GameError, term_key
 
@@ -58,7 +58,7 @@ class GroundProgram:
     rule_start: array
     rule_lits: array
     static: Any
-    #: candidate atoms the joins examined (:class:`ggp.reasoners.reference.Effort`)
+    #: candidate atoms the joins examined (:class:`ggp.reasoners.datalog.Effort`)
     effort: int = 0
 
 

@@ -3,7 +3,7 @@
 The grounder evaluates every rule of a game over sets of facts that may hold
 millions of atoms (the static relations, the relaxed reachable domain), and
 then instantiates every rule once more over them.  A generic interpreter of
-rule bodies (:func:`ggp.reasoners.reference.solutions`, the oracle's) spends most of
+rule bodies (:func:`ggp.reasoners.datalog.solutions`, the oracle's) spends most of
 its time on its own bookkeeping: binding dictionaries copied at each step,
 terms rebuilt by recursion.  Here each rule body is planned once and
 translated into the Python source of a function made of nested loops, one per
@@ -39,7 +39,7 @@ Determinism
     over them or over buckets filled in their order: the same rules and facts
     give the same atoms in the same order in every process, whatever Python's
     string hashing.  Work is counted, never timed: every atom a lookup offers
-    counts one against an :class:`ggp.reasoners.reference.Effort`.
+    counts one against an :class:`ggp.reasoners.datalog.Effort`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from typing import NamedTuple
 
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
-from ggp.reasoners.reference import BUILD_LOG, MAX_DEPTH, Effort, refuse_deep
+from ggp.reasoners.datalog import BUILD_LOG, MAX_DEPTH, Effort, refuse_deep
 from ggp.statemachine import GameError
 
 _EMPTY: tuple = ()
@@ -475,7 +475,7 @@ class Join:
         """Every solution, ``emit`` ted; ``delta`` holds the new atoms the
         delta step reads, ``given`` the values of the variables the plan was
         made with bound.  The atoms the lookups offer count against
-        ``effort`` (:class:`ggp.reasoners.reference.TooMuchWork` past it); more than
+        ``effort`` (:class:`ggp.reasoners.datalog.TooMuchWork` past it); more than
         ``rows`` solutions raise :class:`TooManyRows` as soon as they are
         found, before they fill the memory.  Returns the solutions."""
         tables = []
@@ -518,7 +518,7 @@ class Joins:
 
 class Stratum(NamedTuple):
     """Relations evaluated together: their clauses (objects with ``head``,
-    ``body`` and ``relation``, as :class:`ggp.reasoners.reference.Program` makes
+    ``body`` and ``relation``, as :class:`ggp.reasoners.datalog.Program` makes
     them), and whether they are recursive."""
 
     relations: frozenset
@@ -599,7 +599,7 @@ class Evaluator:
         """Add to ``store`` everything ``strata`` derive (their relations are
         defined first).  :class:`ggp.statemachine.GameError` past the limit
         of facts derived, past the effort, or when a recursion builds terms
-        nested without bound (:func:`ggp.reasoners.reference.refuse_deep`)."""
+        nested without bound (:func:`ggp.reasoners.datalog.refuse_deep`)."""
         for stratum in strata:
             for r in stratum.relations:
                 store.define(r)

@@ -6,31 +6,29 @@ CadiaPlayer (Björnsson and Finnsson, "CadiaPlayer: A Simulation-Based General
 Game Player", IEEE TCIAIG 1(1), 2009) and the players of Tak, Winands and
 Björnsson, "N-Grams and the Last-Good-Reply Policy Applied in General Game
 Playing" (IEEE TCIAIG 4(2), 2012; "slide N" below is a slide of A. Shwartz's
-presentation of that paper, "N-Grams and the Last-Good-Reply Policy in MCTS", 2015):
+presentation of that paper, "N-Grams and the Last-Good-Reply Policy in MCTS", 2015).
+This module holds the players: :class:`MCTSPlayer`, the search they share (its
+parameters, its construction and the Player hooks), and the registered
+players with their playout policies.  The rest of the search is split by
+concern:
 
-* every node keeps, for every role, the visits and reward sum of each of the
-  role's legal moves, and each role chooses its own move by UCB1 on its own
-  goal (decoupled UCT: simultaneous moves, general-sum and multi-player
-  games alike; a role with one legal move, such as ``noop``, has no choice);
-* a move never tried at a node is tried first, the playout policy choosing
-  among the untried ones (Tak et al., slide 26, "fine details");
-* one node is added per simulation, then a playout runs to the end of the game
-  in C (:mod:`players._policy`), and the goals, discounted by 0.999 a ply
-  (``gamma ** plies``, Tak et al., slide 30), are backed up along the path;
-* the playout policy learns from every simulation, with the moves of the tree
-  part and of the playout, also when the simulation ends at a terminal state
-  inside the tree (Tak et al., slides 22-25);
+* :mod:`players.perfect.tree`: the Python tree, its selection (decoupled UCB1
+  per role, untried moves first) and backup (discounted goals), the playout
+  policy credited with the whole simulation, transpositions;
+* :mod:`players.perfect.budget`: time management, the think loop to a
+  simulation budget or an instant, and the one-player planner's share;
+* :mod:`players.perfect.root`: the decision at the root, the proof search
+  before it, the solver's values and ``final`` after it;
+* :mod:`players.perfect.options`: what the search is built with, ``auto``'s
+  choice, the evaluation, capture-first playouts;
+* :mod:`players.perfect.searches`: the searches themselves, on the compiled
+  reasoner's kernel (whose trees live in C) or on any state machine.
+
+Besides:
+
 * the tree is kept between turns (the subtree of the joint move played), and
   the policy's statistics are multiplied by ``decay`` once per decision of
   ours (a step where we have more than one legal move), before its search;
-* the move played (Tak et al., slide 29, "how do we select the move"): the best
-  average (``final=average``, the slide's option 2), the best reward seen
-  (``final=best``, option 1, which the slide gives as CadiaPlayer's), the
-  most visited (``final=visits``), or one drawn in proportion to the root
-  visits (``final=mixed``: in a simultaneous-move game the visit frequencies
-  of decoupled UCT approximate a mixed strategy, which the most visited move,
-  a pure strategy, throws away);
-* ``transpositions=true`` shares one node between paths reaching one state;
 * in a one-player game (``puzzle``, on by default) a planner searches the
   state graph for the best ending (:mod:`players.perfect.puzzle`), with all of
   the start clock and half of each play clock until it has a plan known best,
@@ -53,9 +51,9 @@ rules alone, :mod:`players.perfect.rules`), and ``proof`` runs a bounded proof
 search for forced wins before each decision (:mod:`players.perfect._proof`).
 
 On the compiled reasoner the tree lives in C (:mod:`players.perfect._tree`), which
-makes the same simulations with the same seed; the Python tree below is the
-one for the reference reasoner (and ``engine=python``), and the oracle the C
-tree is tested against.
+makes the same simulations with the same seed; the Python tree
+(:mod:`players.perfect.tree`) is the one for the reference reasoner (and
+``engine=python``), and the oracle the C tree is tested against.
 
 Defaults and their basis (the slides on Tak et al., else ../shared/REFERENCES.md):
 
@@ -84,30 +82,22 @@ Defaults and their basis (the slides on Tak et al., else ../shared/REFERENCES.md
   simulation are removed from memory; replies look back one or more steps,
   LGR-1 and LGR-2 together).
 
-UCB1 (Kocsis and Szepesvári 2006) on the 0..100 goal scale, with CadiaPlayer's
-C = 40: ``Q(s, a) + C * sqrt(ln N(s) / N(s, a))``.
-
-Budgets: ``simulations=N`` per move (reproducible with ``seed``; a forced
-move, such as ``noop`` in a turn-taking game, is answered without
-simulations), else the play clock less a safety ``margin`` in seconds (spent
-even on forced moves: thinking ahead while the opponent moves).
+UCB1 and the budgets: :mod:`players.perfect.tree` and :mod:`players.perfect.budget`.
 """
 
 from __future__ import annotations
 
-import logging
 import math
-import time
-import warnings
 
-from ggp import Interrupted
-from ggp.collector import collector_paused
 from players.base import BUDGET, Player
 from players.params import Param, extend
-from players.perfect.searches import DISCOUNT, HEADROOM, MAX_NODES, C, Forest, search_for
-from players.registry import player_class, register
+from players.perfect.budget import Budget
+from players.perfect.options import SearchOptions
+from players.perfect.root import RootDecision
+from players.perfect.searches import DISCOUNT, C, Forest, search_for
+from players.registry import register
 
-log = logging.getLogger("players")
+__all__ = ["AUTO", "LGRPlayer", "MASTPlayer", "MCTSPlayer", "NSTPlayer", "UCTPlayer"]
 
 #: What ``auto`` does (:mod:`players.perfect.choice`).
 AUTO = (
@@ -119,31 +109,8 @@ AUTO = (
     "only when no option it sets or that uses an evaluation is given"
 )
 
-#: The deepest forced win the proof search (``proof``) looks for, in plies.
-PROOF_PLIES = 7
 
-#: Under a simulation budget, the one-player planner's expansions per
-#: simulation: a playout visits tens to hundreds of states, an expansion one.
-PLAN_EXPANSIONS = 100
-
-
-class Node:
-    """A state in the tree: per role its legal moves and their statistics."""
-
-    __slots__ = ("state", "terminal", "goals", "legal", "visits", "sums", "tops", "n", "children")
-
-    def __init__(self, search, state):
-        self.state = state
-        self.terminal, self.goals, self.legal = search.expand(state)
-        self.n = 0
-        if self.legal is not None:
-            self.visits = [[0] * len(moves) for moves in self.legal]
-            self.sums = [[0.0] * len(moves) for moves in self.legal]
-            self.tops = [[-1.0] * len(moves) for moves in self.legal]  # best reward seen
-        self.children = {}
-
-
-class MCTSPlayer(Player):
+class MCTSPlayer(Budget, RootDecision, SearchOptions):
     """The search shared by the registered players; ``playout`` names the
     policy (see :class:`players._policy.Policy` for its parameters)."""
 
@@ -325,15 +292,6 @@ class MCTSPlayer(Player):
             "(players.perfect._tree; engine=c)",
         ),
     )
-    # The declared parameters the typed methods read (attributes set by Player.__init__):
-    simulations: int | None
-    c: float
-    heuristic: float
-    prior: int
-    imm: float
-    greedy: float
-    cutoff: int
-    fit: str
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
     policy_names: dict[str, str] = {}
@@ -452,158 +410,6 @@ class MCTSPlayer(Player):
             self.root = self._node(self.position())
         self.added = 0
 
-    def _choose(self, deadline):
-        """The options ``auto`` may change as given; then, with ``auto`` on the
-        compiled reasoner and the tree in C, as
-        :func:`players.perfect.choice.choose` decides for this game within a
-        quarter of the time to ``deadline`` (one log line).  Not when the
-        player is given any option it sets or that uses an evaluation, has
-        leaf parallelism, or plays a puzzle or a game of imperfect
-        information."""
-        for name, value in self.given.items():
-            setattr(self, name, value)
-        self.playout, self.policy_params, self.decay = self.given_playout
-        self.chosen = None
-        if not (self.auto and self.steps.compiled and self.engine == "c"):
-            return
-        if self.imperfect or len(self.sm.roles) < 2 or self.leaf > 1:
-            return
-        uses = (self.heuristic, self.prior, self.imm, self.cutoff, self.early, self.greedy)
-        if any(uses) or self.defend or self.mvv:
-            return
-        from players.perfect.choice import choose
-
-        until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
-        self.chosen = choose(self.sm, seed=self.rng.getrandbits(31), until=until)
-        for name, value in self.chosen.settings.items():
-            if name == "playout":
-                self._learned_playouts(value)
-            else:
-                setattr(self, name, value)
-        log.info(
-            "%s: %s for %s: %s",
-            self.name,
-            ",".join(f"{k}={v}" for k, v in self.chosen.settings.items()) or "plain search",
-            self.game.name,
-            self.chosen.reason,
-        )
-
-    def _learned_playouts(self, playout):
-        """Playouts of the registered player ``playout`` (``nst``), with its
-        policy's defaults and decay, where ``auto`` chooses them for a player
-        whose own playouts are random; a player with a policy of its own keeps
-        it."""
-        if self.playout != "random":
-            return
-        kind = player_class(playout)
-        defaults = {p.name: p.default for p in kind.params}
-        params = {arg: defaults[name] for name, arg in kind.policy_names.items()}
-        self.playout, self.decay = playout, defaults["decay"]
-        self.policy_params = {**self.policy_params, **params}
-
-    def _learn_captures(self):
-        """Capture-first playouts (``greedy``): each move's victims and wins
-        learned from random playouts (:func:`players.perfect.rules.move_lessons`;
-        ``auto``'s when it learned them), with ``mvv`` what taking each
-        proposition is worth: its highest weight in a role's evaluation, and
-        with ``defend`` the threats taken first."""
-        import numpy as np
-
-        from players.perfect.rules import move_lessons
-
-        weights = np.asarray(self.evaluation[0])
-        if self.chosen is not None and self.chosen.lessons is not None:
-            victims, wins, threats = self.chosen.lessons
-        else:
-            victims, wins, threats = move_lessons(self.sm, weights, seed=self.rng.getrandbits(31))
-        worth = weights.clip(min=0).max(axis=0) if self.mvv else None
-        self.search.greedy(victims, self.greedy, wins, worth, threats if self.defend else ())
-
-    def _warn_without_c(self):
-        """One warning, at the player's first search in Python, naming the
-        options given that only the tree in C has."""
-        if self.warned_without_c:
-            return
-        self.warned_without_c = True
-        dropped = [
-            name
-            for name, value, default in (
-                ("threads", self.threads, 1),
-                ("solver", self.solver, False),
-                ("tactics", self.tactics, False),
-                ("rave", self.rave, 0),
-                ("leaf", self.leaf, 1),
-                ("heuristic", self.heuristic, 0),
-                ("prior", self.prior, 0),
-                ("imm", self.imm, 0),
-                ("cutoff", self.cutoff, 0),
-                ("early", self.early, 0),
-                ("quiesce", self.quiesce, 0),
-                ("greedy", self.greedy, 0),
-            )
-            if value != default
-        ]
-        if dropped:
-            warnings.warn(
-                f"{self.name}: {', '.join(dropped)} "
-                f"{'needs' if len(dropped) == 1 else 'need'} the tree in C (engine=c "
-                "on the compiled reasoner); searching without",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-
-    def _evaluation(self, deadline) -> tuple | None:
-        """The evaluation for the C tree when ``heuristic``, ``prior``,
-        ``imm`` or ``cutoff`` use one, made as ``fit`` says: fitted on 200
-        random playouts (:func:`players.perfect.heuristic.material_evaluation`)
-        or on 40 games of a 50-simulation search
-        (:func:`players.perfect.evaluation.selfplay_evaluation`), both the
-        same on any machine and to be done within a quarter of the time to
-        ``deadline``, or read from the rules
-        (:func:`players.perfect.rules.rules_evaluation`; ``auto`` hands over
-        the one it read).  None, with a warning, when a fit is not done in
-        time or the game offers nothing to weigh."""
-        if not (self.heuristic or self.prior or self.imm or self.cutoff or self.greedy):
-            return None
-        if self.chosen is not None and self.chosen.evaluation is not None:
-            return self.chosen.evaluation  # auto's, read from the rules (fit=rules)
-        from players.perfect.heuristic import OutOfTime, material_evaluation
-
-        until = time.monotonic() + max(0.05, (deadline - time.monotonic()) / 4)
-        seed = self.rng.getrandbits(31)
-        try:
-            if self.fit == "rules":
-                from players.perfect.rules import rules_evaluation
-
-                evaluation = rules_evaluation(self.sm)
-                why = "no piece in this game's rules has a distance to a goal"
-            elif self.fit == "lines":
-                from players.perfect.rules import line_evaluation
-
-                evaluation = line_evaluation(self.sm)
-                why = (
-                    "no goal in this game's rules has lines (at most 2,000 conjunctions "
-                    "of 2 to 8 conditions)"
-                )
-            elif self.fit == "selfplay":
-                from players.perfect.evaluation import selfplay_evaluation
-
-                evaluation = selfplay_evaluation(self.sm, seed=seed, until=until)
-                why = "no piece counts in this game's rules, or no self-play game ended"
-            else:
-                evaluation = material_evaluation(self.sm, seed=seed, until=until)
-                why = "no piece counts vary in this game's random play"
-        except OutOfTime as exc:
-            evaluation, why = None, f"its games took too long ({exc})"
-        if evaluation is None:
-            warnings.warn(
-                f"{self.name}: {why}; searching without the heuristic",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            return None
-        return evaluation
-
     def observe(self, obs):
         super().observe(obs)
         if self.planning is not None and obs.joint is not None:
@@ -658,240 +464,6 @@ class MCTSPlayer(Player):
         # its moves for the role are none of ``legal`` (the belief was lost), a
         # legal move is played rather than an illegal one
         return self.rng.choice(legal) if best is None else self.search.move(me, best)
-
-    def _prove(self, me, deadline):
-        """(a forced win's first move or None, the moves after which the
-        opponent forces a win) at the root, by :class:`players.perfect._proof.Prover`
-        with ``proof`` expansions: half for our win (up to
-        :data:`PROOF_PLIES` plies), half shared by the root moves for the
-        opponent's (up to :data:`PROOF_PLIES` - 2 after the move); on the
-        clock, also no more than a quarter of the time to ``deadline``.  None
-        when the option is off or the game is not a two-player one on the
-        compiled reasoner."""
-        if not self.proof or self.ctree is None or len(self.sm.roles) != 2:
-            return None
-        if self.prover is None:
-            from players.perfect._proof import Prover
-
-            self.prover = Prover(self.search.kernel.copy())
-        state, other = self.position(), 1 - me
-        until = math.inf
-        if self.simulations is None:
-            until = time.monotonic() + max(0.0, deadline - self.margin - time.monotonic()) / 4
-        won = self.prover.forced_win(state, me, PROOF_PLIES, self.proof // 2, until)
-        if won >= 0:
-            return won, set()
-        moves = self.ctree.root_moves(me)[0]
-        share = max(1, self.proof // (2 * max(1, len(moves))))
-        lost = {
-            m
-            for m in moves
-            if self.prover.loses(state, me, m, other, PROOF_PLIES - 2, share, until)
-        }
-        return None, lost
-
-    def _planned(self, me, legal, deadline):
-        """A one-player game's move from its plan when the plan is known best;
-        else, thinking on the clock or a budget, the planner gets its share
-        (half the time, or the budget in expansions) and None is returned."""
-        planning = self.planning
-        if planning is None:
-            return None
-        if not planning.solved:
-            if self.simulations is not None:
-                planning.think(math.inf, self._plan_budget())
-            else:
-                now = time.monotonic()
-                planning.think(now + (deadline - self.margin - now) / 2)
-        planned = planning.next_move() if planning.solved else None
-        moves = {self.search.steps.move_id(me, m): m for m in legal}
-        return moves.get(planned)
-
-    def _plan_budget(self) -> int | None:
-        """The planner's expansions a decision under a simulation budget:
-        :data:`PLAN_EXPANSIONS` a simulation (None: on the clock)."""
-        return None if self.simulations is None else PLAN_EXPANSIONS * self.simulations
-
-    # --- search ---------------------------------------------------------------
-    def think(self, until: float, budget: int | None = None):
-        """Simulate until ``budget`` simulations or the ``until`` instant.
-
-        The cyclic garbage collector is paused meanwhile, and what the search
-        allocated is then frozen out of its reach (:mod:`ggp.collector`): the
-        tree holds no cycles, and a full collection over a large tree, due as
-        soon as collection resumes, could overrun the clock."""
-        if self.ctree is not None:
-            self.last_simulations = self.ctree.run(-1 if budget is None else budget, until)
-            return
-        done = 0
-        self.search.until = until
-        with collector_paused():
-            try:  # a simulation's expansion asks two questions before its playout
-                while (
-                    done < budget
-                    if budget is not None
-                    else time.monotonic() + 2 * HEADROOM * self.search.step_seconds < until
-                ):
-                    done += self.simulate()
-            except Interrupted:  # a question given up at the deadline: nothing was backed up
-                pass
-        self.last_simulations = done
-
-    def simulate(self) -> bool:
-        """One simulation: select down the tree, add a node, play out, back up.
-        The policy learns from the whole simulation: the playout credits the
-        tree moves with its own, and a simulation that ends at a terminal
-        state inside the tree credits its tree moves.  False (nothing backed
-        up) when the playout ran out of the search's time."""
-        node, path, picks = self.root, [self.root], []
-        joints: list[tuple] = []
-        goals, depth = None, 0
-        while not node.terminal:
-            joint, pick = self._choose_joint(node, joints)
-            joints.append(joint)
-            picks.append(pick)
-            child = node.children.get(joint)
-            if child is None:
-                child = self._node(self.search.next(node.state, joint))
-                if self.added < MAX_NODES:
-                    node.children[joint] = child
-                    self.added += 1
-                path.append(child)
-                if not child.terminal:
-                    goals, depth = self.search.playout(child.state, self.history, joints)
-                    if goals is None:
-                        return False
-                break
-            path.append(child)
-            node = child
-        if goals is None:
-            goals = path[-1].goals
-            self.search.credit(self.history, joints, goals)
-        self._backup(path, picks, goals, depth)
-        return True
-
-    def _backup(self, path, picks, goals, depth):
-        """Add each role's goal, discounted by ``gamma ** plies`` from the
-        node to the end of the simulation (Tak et al., slide 30), to the move it
-        chose at each node, and keep the best such reward seen."""
-        gamma = self.discount
-        scale = gamma**depth
-        for i in range(len(picks) - 1, -1, -1):
-            scale *= gamma
-            node = path[i]
-            node.n += 1
-            for r, j in enumerate(picks[i]):
-                reward = goals[r] * scale
-                node.visits[r][j] += 1
-                node.sums[r][j] += reward
-                if reward > node.tops[r][j]:
-                    node.tops[r][j] = reward
-        path[-1].n += 1
-
-    def _choose_joint(self, node, joints) -> tuple:
-        """Each role's move (and its index among the role's legal moves): an
-        untried one (the policy picks which), else by UCB1."""
-        joint, pick = [], []
-        log_n = math.log(node.n) if node.n > 0 else 0.0
-        c = self.c
-        for r, moves in enumerate(node.legal):
-            if len(moves) == 1:
-                joint.append(moves[0])
-                pick.append(0)
-                continue
-            visits, sums = node.visits[r], node.sums[r]
-            untried = [m for m, v in zip(moves, visits) if v == 0]
-            if untried:
-                move = self.search.choose(r, untried, self.history, joints)
-                joint.append(move)
-                pick.append(moves.index(move))
-                continue
-            best, best_value = 0, -math.inf
-            for j in range(len(moves)):
-                v = visits[j]
-                value = sums[j] / v + c * math.sqrt(log_n / v)
-                if value > best_value:
-                    best, best_value = j, value
-            joint.append(moves[best])
-            pick.append(best)
-        return tuple(joint), pick
-
-    def _root_rows(self, r) -> tuple:
-        """Role ``r``'s (moves, visits, reward sums, best rewards) at the root."""
-        if self.ctree is not None:
-            return self.ctree.root_moves(r)
-        node = self.root
-        return node.legal[r], node.visits[r], node.sums[r], node.tops[r]
-
-    def _best(self, r, allowed):
-        """The move to play (``final``, Tak et al., slide 29) among the root's
-        moves in ``allowed`` (None when there is none): most visits (ties:
-        best average), best average (ties: most visits), best reward seen
-        (ties: best average), or one drawn with probability proportional to
-        its visits."""
-        moves, visits, sums, tops = self._root_rows(r)
-        proofs = (
-            self.ctree.root_proofs(r)
-            if (self.solver or self.tactics) and self.ctree is not None
-            else [None] * len(moves)
-        )
-        exact = [None if proof is None else proof[0] for proof in proofs]
-        choices = [j for j in range(len(moves)) if moves[j] in allowed]
-        if not choices:
-            return None
-        known = [exact[j] for j in choices if exact[j] is not None]
-        if known:  # the solver's: a known win, else never a known move worse than another
-            best_known = max(known)
-            if best_known >= 100 or len(known) == len(choices):
-                # of the moves of that value, the soonest win, else the loss (or
-                # draw) put off longest, which a fallible opponent may yet miss
-                tied = [j for j in choices if exact[j] == best_known]
-                sign = 1 if best_known >= 100 else -1
-                return moves[min(tied, key=lambda j: (sign * proofs[j][1], j))]
-            choices = [j for j in choices if exact[j] in (None, best_known)]
-        if self.final == "mixed" and any(visits[j] for j in choices):
-            return self.rng.choices(
-                [moves[j] for j in choices], weights=[visits[j] for j in choices]
-            )[0]
-
-        def key(j):
-            average = sums[j] / visits[j] if visits[j] else -1.0
-            if exact[j] is not None:
-                average = exact[j]
-            if self.final == "average":
-                return average, visits[j]
-            if self.final == "best":
-                return tops[j], average
-            return visits[j], average  # visits (and mixed before any visit)
-
-        return moves[max(choices, key=key)]
-
-    def _node(self, state) -> Node:
-        if self.table is None:
-            return Node(self.search, state)
-        node = self.table.get(state)
-        if node is None:
-            node = self.table[state] = Node(self.search, state)
-        return node
-
-    def _index(self, root):
-        """Rebuild the transposition table from the subtree kept between turns."""
-        todo = [root]
-        while todo:
-            node = todo.pop()
-            if node.state not in self.table:
-                self.table[node.state] = node
-                todo.extend(node.children.values())
-
-    # --- reporting --------------------------------------------------------------
-    def root_statistics(self, role=None) -> dict:
-        """Move -> (visits, average goal) at the root, for ``role`` (default: ours)."""
-        r = self.sm.roles.index(role or self.role)
-        moves, visits, sums, _ = self._root_rows(r)
-        return {
-            self.search.move(r, m): (v, s / v if v else None)
-            for m, v, s in zip(moves, visits, sums)
-        }
 
 
 @register
@@ -1000,6 +572,3 @@ class LGRPlayer(NSTPlayer):
         "replies": "replies",
         "forget": "forget",
     }
-
-
-# --- the reasoner behind a search ------------------------------------------------
