@@ -48,6 +48,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
 from ggp import RuleError
+from ggp.reasoners import COMPILED
 from matches.records import game_source
 from matches.seats import GRACE, Fault, LocalSeat, RemoteSeat
 from players import Observation
@@ -101,7 +102,7 @@ def run_match(
     seed: int | None = None,
     start_clock: float = 10,
     play_clock: float = 10,
-    reasoner: str = "compiled",
+    reasoner: str = COMPILED,
     on_step=None,
     specs: dict | None = None,
     on_fault=None,
@@ -170,7 +171,7 @@ class _Machine:
 
     def __init__(self, game, reasoner: str, wait: bool):
         self.game, self.building = game, None
-        if reasoner != "compiled":
+        if reasoner != COMPILED:
             self.sm = game.state_machine(reasoner)
             return
         build = game.build()
@@ -192,7 +193,7 @@ class _Machine:
         if build is None or not build.done():
             return None
         self.building = None
-        if build.exception() is not None or build.result() != "compiled":
+        if build.exception() is not None or build.result() != COMPILED:
             return None
         old, self.sm = self.sm, self.game.state_machine()
         log.info("%s: the compiled reasoner is ready; the manager moved to it", self.game.name)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from ggp import Interrupted
 from ggp.collector import collector_paused
+from ggp.reasoners import COMPILED, DEMAND
 from ggp.reasoners import names as reasoner_names
 from players.belief import Belief, Steps
 from players.params import Param, settings
@@ -50,7 +51,7 @@ log = logging.getLogger("players")
 #: The reasoner a player searches on while its compiled machine builds: the
 #: one a game too large to ground runs on anyway, and on the slow-building
 #: games measured the faster of the two (docs/matches.md, "Ready within the start clock").
-FALLBACK = "demand"
+FALLBACK = DEMAND
 #: The share of the start clock a player keeps, when the compiled build is
 #: not done, to start on the fallback reasoner and think before answering.
 BUILD_RESERVE = 0.25
@@ -131,7 +132,7 @@ class Player:
         Param(
             "reasoner",
             str,
-            "compiled",
+            COMPILED,
             "the state machine the player reasons with",
             choices=reasoner_names,
         ),
@@ -284,7 +285,7 @@ class Player:
         it ends by ``until`` or :attr:`waits_for_build`, else the fallback,
         with one log line, and the build is kept to move to later."""
         game, self._building = self.game, None
-        if self.reasoner != "compiled":
+        if self.reasoner != COMPILED:
             return game.state_machine(self.reasoner)
         build = game.build()
         if self.waits_for_build:
@@ -321,7 +322,7 @@ class Player:
                 self.sm.name,
             )
             return
-        if build.result() != "compiled":
+        if build.result() != COMPILED:
             return
         self.sm = self.game.state_machine()
         self._follow(obs.deadline)

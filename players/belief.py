@@ -73,6 +73,7 @@ import time
 import warnings
 from typing import NamedTuple
 
+from ggp.reasoners import COMPILED
 from ggp.statemachine import RuleError
 from players._sampling import extend_key
 
@@ -98,7 +99,7 @@ class Steps:
         self.sm, self.imperfect = sm, imperfect
         self.roles = tuple(sm.roles)
         self._warned = False
-        self.compiled = getattr(sm, "name", "") == "compiled"
+        self.compiled = getattr(sm, "name", "") == COMPILED
         if self.compiled:
             self.kernel = sm.kernel
             self._moves = sm.move_terms

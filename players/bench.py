@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import time
 
+from ggp.reasoners import COMPILED
 from ggp.specs import parse_spec
 from players.base import Observation
 from players.registry import make
 
 
-def bench_player(game, spec: str, seconds: float, reasoner: str = "compiled") -> dict:
+def bench_player(game, spec: str, seconds: float, reasoner: str = COMPILED) -> dict:
     """``spec``'s simulations a second thinking for ``seconds`` about the first
     move of ``game``'s first role (GDL-II's ``random`` aside), as a first turn
     on the clock (START at a start clock of 0, then PLAY), on the reasoner
