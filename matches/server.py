@@ -76,6 +76,7 @@ from urllib.parse import unquote_plus
 import gdl
 import players
 from ggp import Game
+from ggp.specs import Spec
 from matches.protocol import (
     Abort,
     Info,
@@ -163,14 +164,15 @@ class PlayerService:
 
     def __init__(
         self,
-        spec: str,
+        spec: str | Spec,
         name: str | None = None,
         margin: float = DEFAULT_MARGIN,
         abandon_grace: float = 5.0,
     ):
-        players.make(spec)  # a bad spec fails here, not at START
-        self.spec, self.margin, self.abandon_grace = spec, margin, abandon_grace
-        self.name = name or players.parse_spec(spec)[0]
+        self.spec = Spec.of(spec)  # read once: each START makes its player from it
+        players.make(self.spec)  # a bad spec fails here, not at START
+        self.margin, self.abandon_grace = margin, abandon_grace
+        self.name = name or self.spec.name
         InfoReply("available", self.name)  # the name must be a symbol
         self._lock = threading.Lock()
         self._match: _Match | None = None
@@ -549,7 +551,7 @@ class PlayerServer(ThreadingHTTPServer):
 
     def __init__(
         self,
-        spec: str,
+        spec: str | Spec,
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
         name: str | None = None,
