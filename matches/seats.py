@@ -81,7 +81,7 @@ class LocalSeat:
     def start(self, game, match_id, role, start_clock, play_clock):
         deadline = time.monotonic() + start_clock
         try:
-            self.player.start(game, role, start_clock, play_clock)
+            self.player.start(game, role, start_clock, play_clock, deadline=deadline)
         except Exception as exc:
             return None, self._crashed("start", exc)
         return "ready", _late(deadline, start_clock)

@@ -3,8 +3,10 @@
 A match talks to a player through four calls, mirroring the GGP protocol
 (START, PLAY, STOP, ABORT):
 
-* ``start(game, role, start_clock, play_clock)``: meta-game; return within
-  the start clock.
+* ``start(game, role, start_clock, play_clock, deadline=None)``: meta-game;
+  return within the start clock (by ``deadline``, a ``time.monotonic()``
+  instant, when the caller has one: the same kind of instant as each turn's
+  ``Observation.deadline``).
 * ``play(observation)``: return a legal move within the play clock.  The
   observation holds what the protocol gives this role and nothing more: the
   previous joint move (GDL-I), or its own last move and its percepts (GDL-II),
@@ -182,8 +184,23 @@ class Player:
         }
 
     # --- protocol ----------------------------------------------------------
-    def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
-        deadline = time.monotonic() + start_clock
+    def start(
+        self,
+        game,
+        role,
+        start_clock: float = 10.0,
+        play_clock: float = 10.0,
+        *,
+        deadline: float | None = None,
+    ):
+        """Begin a match as ``role``, answering by ``deadline`` (a
+        ``time.monotonic()`` instant, as the turns' deadlines are: a caller
+        that has one, such as the server with its margin taken off, passes it
+        as it is), else ``start_clock`` seconds from now.  ``play_clock``, the
+        seconds of a turn, bounds what an overrun keeps back from the later
+        deadlines (at most half of it, :meth:`_deadline`)."""
+        now = time.monotonic()
+        deadline = now + start_clock if deadline is None else deadline
         self.game, self.role = game, role
         self.play_clock = play_clock
         self.imperfect = game.is_gdl2
@@ -191,7 +208,7 @@ class Player:
         self._lost = False  # the position is to be rebuilt from the observations
         self._slack = 0.0  # seconds kept back besides the margin: the slowest overrun
         self._interruptions = 0
-        self.sm = self._first_machine(deadline - BUILD_RESERVE * start_clock)
+        self.sm = self._first_machine(deadline - BUILD_RESERVE * (deadline - now))
         with self._deadline(deadline, measure=False) as turn:
             self._lost = True
             self._follow(deadline)
