@@ -41,14 +41,15 @@ import warnings
 
 import players
 from ggp import load_game
+from ggp.reasoners import COMPILED
 
 
 def build(game, design: str):
     """Start the compiled build of ``game`` by ``design``; a function that
     says whether it is done."""
     if design == "process":
-        return game.build("compiled").done
-    thread = threading.Thread(target=game.state_machine, args=("compiled",), daemon=True)
+        return game.build(COMPILED).done
+    thread = threading.Thread(target=game.state_machine, args=(COMPILED,), daemon=True)
     thread.start()
     return lambda: not thread.is_alive()
 

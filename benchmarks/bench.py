@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ggp.reasoners import COMPILED, REFERENCE
 from ggp.shared import shared_games
 
 #: State changes per second published in REFERENCES.md (not measured by us).
@@ -65,8 +66,8 @@ def main(argv=None):
         "|---|---|---|---|---|---|---|---|",
     ]
     for game in args.games:
-        fast = measure(game, "compiled", args.seconds)
-        slow = measure(game, "reference", args.seconds)
+        fast = measure(game, COMPILED, args.seconds)
+        slow = measure(game, REFERENCE, args.seconds)
         ratio = fast["states_per_sec"] / slow["states_per_sec"] if slow["states_per_sec"] else 0
         anchors = ", ".join(f"{k} {v:,}" for k, v in ANCHORS.get(game, {}).items())
         lines.append(

@@ -47,6 +47,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ggp.progress import Progress
+from ggp.reasoners import COMPILED
 from ggp.shared import shared_games_folder
 
 SHARED = shared_games_folder()
@@ -205,7 +206,7 @@ def check_game(path: Path, settings: dict, emit) -> None:
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sm = game.state_machine("compiled")
+        sm = game.state_machine(COMPILED)
     built = {
         "reasoner": sm.name,
         "build_seconds": round(time.perf_counter() - start, 3),
@@ -226,7 +227,7 @@ def check_game(path: Path, settings: dict, emit) -> None:
 
     emit({"stage": "check"})
     error = check(sm, settings["playouts"], settings["check_steps"], seed, emit)
-    if error is None and sm.name == "compiled":
+    if error is None and sm.name == COMPILED:
         swept, error = sweep(sm, settings["sweep_steps"], seed)
         emit({"sweep_steps": swept})
     if error is not None:
@@ -237,7 +238,7 @@ def check_game(path: Path, settings: dict, emit) -> None:
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         try:
-            speed = bench(game, "compiled", seconds=settings["seconds"], seed=seed)
+            speed = bench(game, COMPILED, seconds=settings["seconds"], seed=seed)
             emit({"states_per_sec": speed["states_per_sec"], "bench_fault": speed["fault"]})
         except RuleError as exc:
             emit({"bench_fault": str(exc)})

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import yaml
 
+from ggp.specs import Spec
 from matches.study import match_lines, matches_path, score_interval
 
 
@@ -88,7 +89,7 @@ def table(study_path, left_out=()) -> str:
 
 def random_label(study: dict, path) -> str | None:
     """The label of the study's ``random`` player; None when it has none."""
-    found = [label for label, spec in study["players"].items() if spec.split(":")[0] == "random"]
+    found = [label for label, spec in study["players"].items() if Spec.parse(spec).name == "random"]
     if len(found) > 1:
         raise StudyError(f"{path}: more than one random player ({', '.join(found)})")
     return found[0] if found else None

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from ggp import load_game
+from ggp.reasoners import COMPILED
 from ggp.shared import shared_games_folder
 
 DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "checkers", "reversi", "speedChess"]
@@ -78,7 +79,7 @@ def arguments(doc: str, default: list, seconds: float, what: str) -> argparse.Ar
 
 def measure(name: str, seconds: float, round_seconds: float = 0.25, limit: int = 1_000_000) -> dict:
     game = load_game(source(name))
-    sm = game.state_machine("compiled", limit)
+    sm = game.state_machine(COMPILED, limit)
     if not hasattr(sm, "network"):
         raise SystemExit(f"{name} does not ground within {limit} rules (try --limit)")
     start = time.perf_counter()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from lanes import alternate, arguments, calibrate, source
 
 from ggp import load_game
+from ggp.reasoners import COMPILED
 from ggp.reasoners._propnet import Kernel
 from ggp.reasoners.compiled import LAZY_GOAL_EDGES
 from ggp.reasoners.propnet import lazy_goals
@@ -34,7 +35,7 @@ DEFAULT = [
 
 
 def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
-    sm = load_game(source(name)).state_machine("compiled")
+    sm = load_game(source(name)).state_machine(COMPILED)
     arrays = sm._arrays
     lazy_arrays, program = lazy_goals(arrays, [n for seen in sm._sees for n, _ in seen])
     kernels = {

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import players
 from ggp import load_game
+from ggp.reasoners import COMPILED
 from ggp.shared import shared_games_folder
 from players.bench import bench_player
 
@@ -184,7 +185,7 @@ def main(argv=None):
     print("|" + "---|" * len(head))
     for name in args.games:
         game = load_game(source(name))
-        sm = game.state_machine("compiled")
+        sm = game.state_machine(COMPILED)
         steps, outs = kernel_measures(sm, args.round)
         measures = {"steps": steps, "playouts": outs}
         for p in PLAYERS:

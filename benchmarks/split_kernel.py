@@ -18,7 +18,7 @@ from __future__ import annotations
 from lanes import alternate, arguments, calibrate, source
 
 from ggp import load_game
-from ggp.reasoners import compiled
+from ggp.reasoners import COMPILED, compiled
 from ggp.reasoners.propnet import Network
 
 DEFAULT = [
@@ -42,7 +42,7 @@ def build(name, complement: bool = True, ratio: float = 0.0):
     if not complement:
         Network._complement_does = lambda self: None
     try:
-        return load_game(source(name)).state_machine("compiled")
+        return load_game(source(name)).state_machine(COMPILED)
     finally:
         compiled.SPLIT_RATIO, Network._complement_does = saved
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import gdl
 from gdl.ast import name_of
-from ggp.reasoners import reasoner_class
+from ggp.reasoners import COMPILED, reasoner_class
 from ggp.reasoners.datalog import Effort
 from ggp.reasoners.domains import relaxed_facts
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
@@ -280,7 +280,7 @@ class Game:
         return (min(numbers), max(numbers)) if numbers else (0, 100)
 
     def state_machine(
-        self, reasoner: str = "compiled", limit: int = GROUND_LIMIT, effort: int = EFFORT
+        self, reasoner: str = COMPILED, limit: int = GROUND_LIMIT, effort: int = EFFORT
     ):
         """A :class:`~ggp.statemachine.StateMachine` of this game for
         ``reasoner``, of its own: one machine must not be asked from two
@@ -310,7 +310,7 @@ class Game:
         return future.result().fork()
 
     def build(
-        self, reasoner: str = "compiled", limit: int = GROUND_LIMIT, effort: int = EFFORT
+        self, reasoner: str = COMPILED, limit: int = GROUND_LIMIT, effort: int = EFFORT
     ) -> Future:
         """Start building the machine of :meth:`state_machine` in the
         background, unless it is built or being built, and return at once a
@@ -341,7 +341,7 @@ class Game:
         return named
 
     def fallback_reason(
-        self, reasoner: str = "compiled", limit: int = GROUND_LIMIT, effort: int = EFFORT
+        self, reasoner: str = COMPILED, limit: int = GROUND_LIMIT, effort: int = EFFORT
     ) -> str | None:
         """Why the machine of :meth:`state_machine` for these arguments is
         the demand-driven reasoner instead of the one asked for (the game
@@ -362,7 +362,7 @@ class Game:
     def _claim(self, reasoner, limit, effort) -> tuple:
         """(the future of the machine ``state_machine`` forks, True when the
         caller is the one to build it)."""
-        if reasoner != "compiled":
+        if reasoner != COMPILED:
             reasoner_class(reasoner)  # ValueError naming the known ones
         key = (reasoner, limit, effort)
         with self._lock:
@@ -380,7 +380,7 @@ class Game:
         """Build into ``future`` (:meth:`build`); a cancelled build is forgotten."""
         key = (reasoner, limit, effort)
         grounding = None
-        if reasoner == "compiled":
+        if reasoner == COMPILED:
             grounding = _Grounding(self.rules, self.roles, limit, effort)
             with self._lock:
                 self._groundings[key] = grounding
@@ -411,7 +411,7 @@ class Game:
     def _new_state_machine(self, reasoner, limit, effort, grounding=None):
         """The machine ``state_machine`` forks; ``grounding()``, when given,
         returns the game ground elsewhere (or raises as ``ground`` does)."""
-        if reasoner != "compiled":
+        if reasoner != COMPILED:
             return reasoner_class(reasoner)(self.rules)
         from ggp.reasoners.compiled import CompiledMachine
         from ggp.reasoners.demand import DemandMachine

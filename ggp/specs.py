@@ -2,30 +2,68 @@
 optionally followed by ``:`` and comma-separated ``key=value`` parameters
 (``"mast:policy=gibbs,tau=10"``, ``"mccfr:sampling=external"``).  The values
 stay text here; whoever owns the name checks and converts them, and
-:func:`did_you_mean` suggests a known name for a mistyped one."""
+:func:`did_you_mean` suggests a known name for a mistyped one.
+
+A spec is read once, where its text comes in (a command's argument, a study
+file, a server's spec), into a :class:`Spec` passed on from there;
+:func:`parse_spec` is the same reading as a pair."""
 
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A spec read: its ``name`` and its ``params`` (key -> text value, in
+    the order given; a mapping to read, not to change: copy it to add to
+    it).  ``str()`` writes it back in the grammar.
+
+    >>> spec = Spec.parse("mast:policy=gibbs, tau=10")
+    >>> spec.name, spec.params
+    ('mast', {'policy': 'gibbs', 'tau': '10'})
+    >>> str(spec)
+    'mast:policy=gibbs,tau=10'
+    """
+
+    name: str
+    params: dict = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def parse(cls, text: str) -> Spec:
+        """``"mast:policy=gibbs,tau=10"`` -> ``Spec("mast", {"policy": "gibbs", "tau": "10"})``;
+        ValueError (one line) for a parameter that is not ``key=value`` or is given twice."""
+        name, _, rest = text.partition(":")
+        params: dict = {}
+        for item in filter(None, (p.strip() for p in rest.split(","))):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise ValueError(f"parameter {item!r} in {text!r} is not key=value")
+            if key.strip() in params:
+                raise ValueError(f"parameter {key.strip()!r} given twice in {text!r}")
+            params[key.strip()] = value.strip()
+        return cls(name.strip(), params)
+
+    @classmethod
+    def of(cls, spec: str | Spec) -> Spec:
+        """``spec`` itself when it was read already, else :meth:`parse` of its text."""
+        return spec if isinstance(spec, Spec) else cls.parse(spec)
+
+    def __str__(self) -> str:
+        params = ",".join(f"{key}={value}" for key, value in self.params.items())
+        return f"{self.name}:{params}" if params else self.name
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"mast:policy=gibbs,tau=10"`` -> ``("mast", {"policy": "gibbs", "tau": "10"})``;
-    ValueError (one line) for a parameter that is not ``key=value`` or is given twice.
+    """``"mast:policy=gibbs,tau=10"`` -> ``("mast", {"policy": "gibbs", "tau": "10"})``:
+    :meth:`Spec.parse` as a pair (the dict the caller's own).
 
     >>> parse_spec("mccfr:sampling=external, epsilon=0.5")
     ('mccfr', {'sampling': 'external', 'epsilon': '0.5'})
     """
-    name, _, rest = spec.partition(":")
-    params: dict = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"parameter {item!r} in {spec!r} is not key=value")
-        if key.strip() in params:
-            raise ValueError(f"parameter {key.strip()!r} given twice in {spec!r}")
-        params[key.strip()] = value.strip()
-    return name.strip(), params
+    read = Spec.parse(spec)
+    return read.name, dict(read.params)
 
 
 def did_you_mean(name: str, known) -> str:

@@ -104,6 +104,7 @@ class Board:
         """
         base = getattr(getattr(sm, "ground_program", None), "base", None)
         if base is None:
+            from ggp.reasoners import REFERENCE
             from ggp.reasoners.domains import relaxed_facts
             from ggp.reasoners.reference import Effort
             from ggp.statemachine import GameError
@@ -112,7 +113,7 @@ class Board:
                 facts = relaxed_facts(game.rules, effort=Effort(effort))
                 base = [a[1] for a in facts.get("true")]
             except GameError:
-                machine = sm if sm is not None else game.state_machine("reference")
+                machine = sm if sm is not None else game.state_machine(REFERENCE)
                 return cls.from_state(machine.state_facts(machine.initial_state()))
         return cls.from_base(base)
 

@@ -48,10 +48,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
 from ggp import RuleError
+from ggp.handover import Handover
+from ggp.reasoners import COMPILED
 from matches.records import game_source
 from matches.seats import GRACE, Fault, LocalSeat, RemoteSeat
 from players import Observation
-from players.base import FALLBACK
 
 log = logging.getLogger("matches.manager")
 
@@ -101,7 +102,7 @@ def run_match(
     seed: int | None = None,
     start_clock: float = 10,
     play_clock: float = 10,
-    reasoner: str = "compiled",
+    reasoner: str = COMPILED,
     on_step=None,
     specs: dict | None = None,
     on_fault=None,
@@ -165,39 +166,31 @@ def run_match(
 class _Machine:
     """The manager's state machine (``sm``): the ``reasoner``'s; for the
     compiled one, until its build ends, the fallback's, unless ``wait``
-    (see the module docstring).  :meth:`moved` carries states over when the
-    compiled one replaces the fallback."""
+    (:class:`ggp.handover.Handover`, as players do: the module docstring).
+    :meth:`moved` carries states over when the compiled one replaces the
+    fallback."""
 
     def __init__(self, game, reasoner: str, wait: bool):
-        self.game, self.building = game, None
-        if reasoner != "compiled":
-            self.sm = game.state_machine(reasoner)
-            return
-        build = game.build()
-        if wait or build.done():
-            self.sm = game.state_machine()
-            return
-        self.building = build
-        self.sm = game.state_machine(FALLBACK)
-        log.info(
-            "%s: the compiled reasoner is still building; the manager follows the "
-            "match on the demand-driven reasoner meanwhile",
-            game.name,
-        )
+        self.game = game
+        self.handover = Handover(game, reasoner, wait)
+        self.sm = self.handover.sm
+        if self.handover.building is not None:
+            log.info(
+                "%s: the compiled reasoner is still building; the manager follows the "
+                "match on the demand-driven reasoner meanwhile",
+                game.name,
+            )
 
     def moved(self, *states) -> tuple | None:
         """``states`` on the compiled machine once its build has ended (and the
         game grounded), the manager moving to it; else None."""
-        build = self.building
-        if build is None or not build.done():
+        old, new = self.sm, self.handover.moved()
+        if new is None:
             return None
-        self.building = None
-        if build.exception() is not None or build.result() != "compiled":
-            return None
-        old, self.sm = self.sm, self.game.state_machine()
+        self.sm = new
         log.info("%s: the compiled reasoner is ready; the manager moved to it", self.game.name)
         return tuple(
-            None if s is None else self.sm.state_from_facts(old.state_facts(s)) for s in states
+            None if s is None else new.state_from_facts(old.state_facts(s)) for s in states
         )
 
 

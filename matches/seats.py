@@ -29,6 +29,7 @@ import urllib.parse
 from dataclasses import dataclass
 
 from gdl import GdlError, to_kif
+from ggp.reasoners import COMPILED
 from matches.protocol import (
     Abort,
     Play,
@@ -75,12 +76,12 @@ class LocalSeat:
     def waits_for_build(self) -> bool:
         """True when the player's START would wait for the compiled build
         however long it takes (:attr:`players.Player.waits_for_build`)."""
-        return self.player.reasoner == "compiled" and self.player.waits_for_build
+        return self.player.reasoner == COMPILED and self.player.waits_for_build
 
     def start(self, game, match_id, role, start_clock, play_clock):
         deadline = time.monotonic() + start_clock
         try:
-            self.player.start(game, role, start_clock, play_clock)
+            self.player.start(game, role, start_clock, play_clock, deadline=deadline)
         except Exception as exc:
             return None, self._crashed("start", exc)
         return "ready", _late(deadline, start_clock)

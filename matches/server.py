@@ -76,6 +76,7 @@ from urllib.parse import unquote_plus
 import gdl
 import players
 from ggp import Game
+from ggp.specs import Spec
 from matches.protocol import (
     Abort,
     Info,
@@ -163,14 +164,15 @@ class PlayerService:
 
     def __init__(
         self,
-        spec: str,
+        spec: str | Spec,
         name: str | None = None,
         margin: float = DEFAULT_MARGIN,
         abandon_grace: float = 5.0,
     ):
-        players.make(spec)  # a bad spec fails here, not at START
-        self.spec, self.margin, self.abandon_grace = spec, margin, abandon_grace
-        self.name = name or players.parse_spec(spec)[0]
+        self.spec = Spec.of(spec)  # read once: each START makes its player from it
+        players.make(self.spec)  # a bad spec fails here, not at START
+        self.margin, self.abandon_grace = margin, abandon_grace
+        self.name = name or self.spec.name
         InfoReply("available", self.name)  # the name must be a symbol
         self._lock = threading.Lock()
         self._match: _Match | None = None
@@ -209,7 +211,7 @@ class PlayerService:
 
     # --- the messages -------------------------------------------------------------
     def _start(self, m: Start, arrival: float) -> str:
-        deadline = arrival + m.start_clock - min(self.margin, m.start_clock / 2)
+        deadline = arrival + self._usable(m.start_clock)
         with self._lock:
             if not self._free(arrival):
                 return "busy"
@@ -241,15 +243,19 @@ class PlayerService:
             player = players.make(self.spec)
             referee = _Referee(reasoner=player.reasoner)
             worker = ThreadPoolExecutor(1, thread_name_prefix=f"player-{m.match_id}")
-            play_clock = m.play_clock - min(self.margin, m.play_clock / 2)
             future = worker.submit(
-                lambda: player.start(game, role, max(0.0, deadline - time.monotonic()), play_clock)
+                partial(
+                    player.start,
+                    game,
+                    role,
+                    m.start_clock,
+                    self._usable(m.play_clock),
+                    deadline=deadline,
+                )
             )
+            # the referee does not give a question up (no overrun, no play clock)
             refereeing = _aside(
-                f"referee-{m.match_id}",
-                lambda: referee.start(
-                    game, role, max(0.0, deadline - time.monotonic()), play_clock
-                ),
+                f"referee-{m.match_id}", partial(referee.start, game, role, deadline=deadline)
             )
             match = _Match(
                 m, game, role, player, referee, refereeing, worker, arrival, m.start_clock
@@ -330,8 +336,14 @@ class PlayerService:
         return match
 
     def _deadline(self, match: _Match, arrival: float) -> float:
-        clock = match.start.play_clock
-        return arrival + clock - min(self.margin, clock / 2)
+        """The instant to answer a PLAY, STOP or ABORT of ``match`` by."""
+        return arrival + self._usable(match.start.play_clock)
+
+    def _usable(self, clock: float) -> float:
+        """The seconds of ``clock`` the server and its player may use: the
+        clock less the margin kept back for the reply to travel (at most half
+        the clock).  The one rule of every deadline the server sets."""
+        return clock - min(self.margin, clock / 2)
 
     @staticmethod
     def _game(m: Start) -> Game:
@@ -551,7 +563,7 @@ class PlayerServer(ThreadingHTTPServer):
 
     def __init__(
         self,
-        spec: str,
+        spec: str | Spec,
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
         name: str | None = None,

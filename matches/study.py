@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from ggp.specs import Spec
 from matches.manager import MAX_STEPS
 from players.params import Param
 
@@ -67,7 +68,7 @@ _SETTINGS = (
 class Study:
     name: str
     games: list
-    players: dict
+    players: dict  # label -> player spec (a ggp.specs.Spec, or its text)
     pairs: list
     matches: int = 100
     seed: int = 0
@@ -127,10 +128,11 @@ def load_study(path) -> Study:
     for key in ("games", "players"):
         if not data[key]:
             raise ValueError(f"{path}: '{key}' is empty: {FIELDS[key][1]}")
-    players = data["players"]
-    for label, spec in players.items():
+    players = {}  # label -> Spec, read here once
+    for label, text in data["players"].items():
         try:
-            registry.make(spec)
+            players[label] = Spec.parse(text)
+            registry.make(players[label])
         except ValueError as exc:
             raise ValueError(f"{path}: player {label}: {exc}") from None
     labels = list(players)
@@ -216,9 +218,10 @@ def play_task(task: dict) -> dict:
     if len(roles) != 2:
         raise ValueError(f"{game.name}: studies pair two players; it has roles {roles}")
     chosen = {}
-    for i, (role, spec) in enumerate(zip(roles, task["specs"])):
+    for i, (role, given) in enumerate(zip(roles, task["specs"])):
+        spec = Spec.of(given)
         chosen[role] = registry.make(
-            spec, **({} if "seed=" in spec else {"seed": task["seed"] * 10 + i})
+            spec, **({} if "seed" in spec.params else {"seed": task["seed"] * 10 + i})
         )
     record = run_match(
         game,

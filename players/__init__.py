@@ -5,8 +5,9 @@
 'random'
 """
 
+from ggp.specs import parse_spec
 from players.base import Observation, Player
-from players.registry import make, names, parse_spec, register
+from players.registry import make, names, register
 from players.simple import LegalPlayer, RandomPlayer
 
 __all__ = [

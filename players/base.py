@@ -3,8 +3,10 @@
 A match talks to a player through four calls, mirroring the GGP protocol
 (START, PLAY, STOP, ABORT):
 
-* ``start(game, role, start_clock, play_clock)``: meta-game; return within
-  the start clock.
+* ``start(game, role, start_clock, play_clock, deadline=None)``: meta-game;
+  return within the start clock (by ``deadline``, a ``time.monotonic()``
+  instant, when the caller has one: the same kind of instant as each turn's
+  ``Observation.deadline``).
 * ``play(observation)``: return a legal move within the play clock.  The
   observation holds what the protocol gives this role and nothing more: the
   previous joint move (GDL-I), or its own last move and its percepts (GDL-II),
@@ -20,7 +22,8 @@ percepts, :mod:`players.belief`) so that a subclass only chooses:
 A compiled state machine can take longer to build than the start clock
 (:meth:`ggp.Game.build` builds it in the background).  A player that thinks
 on the clock then starts on the demand-driven reasoner (:data:`FALLBACK`)
-and moves to the compiled machine at the first turn after it is built: the
+and moves to the compiled machine at the first turn after it is built
+(:class:`ggp.handover.Handover`, as the manager does): the
 position is rebuilt by replaying what the role was told so far, and
 :meth:`Player.rebuild_search` lets a subclass rebuild its search there.  One
 log line says each (logger ``players``).  A player whose moves must not
@@ -35,22 +38,20 @@ import math
 import random
 import re
 import time
-from concurrent.futures import wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ggp import Interrupted
 from ggp.collector import collector_paused
+from ggp.handover import FALLBACK as FALLBACK  # the reasoner followed while the build runs
+from ggp.handover import Handover
+from ggp.reasoners import COMPILED
 from ggp.reasoners import names as reasoner_names
 from players.belief import Belief, Steps
 from players.params import Param, settings
 
 log = logging.getLogger("players")
 
-#: The reasoner a player searches on while its compiled machine builds: the
-#: one a game too large to ground runs on anyway, and on the slow-building
-#: games measured the faster of the two (docs/matches.md, "Ready within the start clock").
-FALLBACK = "demand"
 #: The share of the start clock a player keeps, when the compiled build is
 #: not done, to start on the fallback reasoner and think before answering.
 BUILD_RESERVE = 0.25
@@ -131,7 +132,7 @@ class Player:
         Param(
             "reasoner",
             str,
-            "compiled",
+            COMPILED,
             "the state machine the player reasons with",
             choices=reasoner_names,
         ),
@@ -147,7 +148,9 @@ class Player:
             setattr(self, key, value)
         self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
-        self._building = None  # the compiled build to move to, while on the fallback
+        self._handover: Handover | None = (
+            None  # the machine followed, and the move to the compiled one
+        )
         #: the distribution (move -> probability) the last move was drawn from,
         #: for a player that keeps one (players.imperfect.evaluation reads it); else None
         self.last_policy = None
@@ -187,8 +190,23 @@ class Player:
         }
 
     # --- protocol ----------------------------------------------------------
-    def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
-        deadline = time.monotonic() + start_clock
+    def start(
+        self,
+        game,
+        role,
+        start_clock: float = 10.0,
+        play_clock: float = 10.0,
+        *,
+        deadline: float | None = None,
+    ):
+        """Begin a match as ``role``, answering by ``deadline`` (a
+        ``time.monotonic()`` instant, as the turns' deadlines are: a caller
+        that has one, such as the server with its margin taken off, passes it
+        as it is), else ``start_clock`` seconds from now.  ``play_clock``, the
+        seconds of a turn, bounds what an overrun keeps back from the later
+        deadlines (at most half of it, :meth:`_deadline`)."""
+        now = time.monotonic()
+        deadline = now + start_clock if deadline is None else deadline
         self.game, self.role = game, role
         self.play_clock = play_clock
         self.imperfect = game.is_gdl2
@@ -196,7 +214,7 @@ class Player:
         self._lost = False  # the position is to be rebuilt from the observations
         self._slack = 0.0  # seconds kept back besides the margin: the slowest overrun
         self._interruptions = 0
-        self.sm = self._first_machine(deadline - BUILD_RESERVE * start_clock)
+        self.sm = self._first_machine(deadline - BUILD_RESERVE * (deadline - now))
         with self._deadline(deadline, measure=False) as turn:
             self._lost = True
             self._follow(deadline)
@@ -209,8 +227,7 @@ class Player:
         deadline = obs.deadline - self._slack
         new = obs.turn > 0 or obs.joint is not None or obs.percepts is not None
         with self._deadline(deadline) as turn:
-            if self._building is not None and self._building.done():
-                self._move_to_compiled(obs)
+            if self._move_to_compiled(obs):
                 self.sm.deadline = turn.instant
             if self._lost:  # a turn was given up before the position was up to date
                 if new:
@@ -285,51 +302,33 @@ class Player:
 
     # --- the state machine ------------------------------------------------------
     def _first_machine(self, until: float):
-        """The machine START begins on: the player's reasoner; for the
-        compiled one, its build (started in the background if need be) when
-        it ends by ``until`` or :attr:`waits_for_build`, else the fallback,
-        with one log line, and the build is kept to move to later."""
-        game, self._building = self.game, None
-        if self.reasoner != "compiled":
-            return game.state_machine(self.reasoner)
-        build = game.build()
-        if self.waits_for_build:
-            return game.state_machine()
-        if not build.done():  # the fallback's static relations can take a while too
-            game.build(FALLBACK)
-        if wait([build], max(0.0, until - time.monotonic())).done:
-            build.result()  # raises if it failed, or was cancelled (the match is over)
-            return game.state_machine()
-        self._building = build
-        log.log(
-            logging.WARNING if self.log_reasoners else logging.DEBUG,
-            "%s: the compiled reasoner is still building; role %s searches on the "
-            "demand-driven reasoner meanwhile",
-            game.name,
-            self.role,
-        )
-        return game.state_machine(FALLBACK)
-
-    def _move_to_compiled(self, obs: Observation):
-        """The compiled build has ended: follow the game on it from now on
-        (the position rebuilt from what the role was told, the search by
-        :meth:`rebuild_search`), with one log line; unless the game did not
-        ground (it then runs on the demand-driven reasoner already) or the
-        build failed (said once)."""
-        build, self._building = self._building, None
-        if build.exception() is not None:
-            log.warning(
-                "%s: the compiled reasoner's build failed (%s); role %s goes on with "
-                "the %s reasoner",
+        """The machine START begins on (:class:`ggp.handover.Handover`): the
+        player's reasoner; for the compiled one, its build when it ends by
+        ``until`` or :attr:`waits_for_build`, else the fallback, with one log
+        line, and the build is kept to move to later."""
+        self._handover = Handover(self.game, self.reasoner, self.waits_for_build, until)
+        if self._handover.building is not None:
+            log.log(
+                logging.WARNING if self.log_reasoners else logging.DEBUG,
+                "%s: the compiled reasoner is still building; role %s searches on the "
+                "demand-driven reasoner meanwhile",
                 self.game.name,
-                build.exception(),
                 self.role,
-                self.sm.name,
             )
-            return
-        if build.result() != "compiled":
-            return
-        self.sm = self.game.state_machine()
+        return self._handover.sm
+
+    def _move_to_compiled(self, obs: Observation) -> bool:
+        """When the compiled build has ended: follow the game on it from now on
+        (the position rebuilt from what the role was told, the search by
+        :meth:`rebuild_search`), with one log line, and say True; unless the
+        game did not ground (it then runs on the demand-driven reasoner
+        already) or the build failed (said once)."""
+        if self._handover is None:
+            return False
+        sm = self._handover.moved(failed=self._build_failed)
+        if sm is None:
+            return False
+        self.sm = sm
         self._follow(obs.deadline)
         self.rebuild_search(obs.deadline)
         log.log(
@@ -338,6 +337,16 @@ class Player:
             self.game.name,
             self.role,
             obs.turn,
+        )
+        return True
+
+    def _build_failed(self, exception: BaseException):
+        log.warning(
+            "%s: the compiled reasoner's build failed (%s); role %s goes on with the %s reasoner",
+            self.game.name,
+            exception,
+            self.role,
+            self.sm.name,
         )
 
     def _follow(self, deadline: float):

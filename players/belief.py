@@ -74,6 +74,7 @@ import warnings
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from ggp.reasoners import COMPILED
 from ggp.statemachine import RuleError
 from players._sampling import extend_key
 
@@ -99,7 +100,7 @@ class Steps:
         self.sm, self.imperfect = sm, imperfect
         self.roles = tuple(sm.roles)
         self._warned = False
-        self.compiled = getattr(sm, "name", "") == "compiled"
+        self.compiled = getattr(sm, "name", "") == COMPILED
         if self.compiled:
             self.kernel = sm.kernel
             self._moves = sm.move_terms

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import time
 
-from ggp.specs import parse_spec
+from ggp.reasoners import COMPILED
+from ggp.specs import Spec
 from players.base import Observation
 from players.registry import make
 
 
-def bench_player(game, spec: str, seconds: float, reasoner: str = "compiled") -> dict:
+def bench_player(game, spec: str | Spec, seconds: float, reasoner: str = COMPILED) -> dict:
     """``spec``'s simulations a second thinking for ``seconds`` about the first
     move of ``game``'s first role (GDL-II's ``random`` aside), as a first turn
     on the clock (START at a start clock of 0, then PLAY), on the reasoner
@@ -24,7 +25,8 @@ def bench_player(game, spec: str, seconds: float, reasoner: str = "compiled") ->
     one it searched on, ``fallback_reason`` why that is not the one asked for
     (a game too large to ground; None otherwise).  ValueError (one line) for a
     spec that is not a player, or a player that does not search."""
-    named = "reasoner" in parse_spec(spec)[1]
+    spec = Spec.of(spec)
+    named = "reasoner" in spec.params
     player = make(spec, **({} if named else {"reasoner": reasoner}))
     if not hasattr(player, "think"):
         raise ValueError(f"player {spec!r} does not search: nothing to measure")

@@ -1,7 +1,7 @@
 """Players by name: ``players.make("random")``, ``players.make("uct:simulations=100,seed=1")``.
 
 A spec is a registered name, optionally followed by ``:`` and comma-separated
-``key=value`` parameters (:func:`ggp.specs.parse_spec`).  Each value is
+``key=value`` parameters (:class:`ggp.specs.Spec`).  Each value is
 checked against the player's declaration (:mod:`players.params`) when the
 player is made, so that a wrong value is one line naming the parameter, what
 it got and what it accepts, before any match starts.
@@ -23,7 +23,7 @@ or a module whose import registers its players).  Nothing lists the players.
 from __future__ import annotations
 
 from ggp.plugins import Registry
-from ggp.specs import did_you_mean, parse_spec
+from ggp.specs import Spec, did_you_mean
 from players.base import Player
 
 #: The entry-point group through which other packages add players.
@@ -53,16 +53,16 @@ def player_class(name: str) -> type[Player]:
         ) from None
 
 
-def make(spec: str, **overrides) -> Player:
-    """A new player from a spec string; ``overrides`` add or replace parameters.
-    ValueError (one line) for an unknown player or a bad parameter."""
-    name, params = parse_spec(spec)
-    cls = player_class(name)
-    params.update(overrides)
+def make(spec: str | Spec, **overrides) -> Player:
+    """A new player from a spec (its text, or a :class:`ggp.specs.Spec` read
+    already); ``overrides`` add or replace parameters.  ValueError (one line)
+    for an unknown player or a bad parameter."""
+    spec = Spec.of(spec)
+    cls = player_class(spec.name)
     try:
-        return cls(**params)
+        return cls(**{**spec.params, **overrides})
     except ValueError as exc:
-        raise ValueError(f"player {name}: {exc}") from None
+        raise ValueError(f"player {spec.name}: {exc}") from None
 
 
 def describe() -> list[dict]:

@@ -20,8 +20,13 @@ from ggp.statemachine import StateMachine
 
 #: The entry-point group through which other packages add reasoners.
 ENTRY_POINTS = "ggp.reasoners"
+#: The names of the reasoners of this package, as ``StateMachine.name`` and
+#: every spec, option and record spell them: the code says these, not the text.
+COMPILED = "compiled"
+DEMAND = "demand"
+REFERENCE = "reference"
 #: The reasoner a game's state machine is by default.
-DEFAULT = "compiled"
+DEFAULT = COMPILED
 
 REGISTRY: Registry[StateMachine] = Registry(StateMachine, __name__, ENTRY_POINTS)
 #: Make a StateMachine class a reasoner named ``name`` (default its ``name``);

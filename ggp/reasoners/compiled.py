@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from ggp.collector import collector_paused
-from ggp.reasoners import register
+from ggp.reasoners import COMPILED, register
 from ggp.reasoners._propnet import Kernel, cone, gating_nodes
 from ggp.reasoners.datalog import BUILD_LOG
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT, GroundProgram, ground
@@ -45,7 +45,7 @@ class CompiledMachine(StateMachine):
     roles, limit, effort)``, e.g. in another process: ``Game.build``), and
     only the network and the kernel are built here."""
 
-    name = "compiled"
+    name = COMPILED
 
     def __init__(
         self,

@@ -74,14 +74,6 @@ def instantiate(t, b):
     return t
 
 
-def _is_ground(t) -> bool:
-    if isinstance(t, Var):
-        return False
-    if isinstance(t, tuple):
-        return all(_is_ground(a) for a in t[1:])
-    return True
-
-
 class Facts:
     """Derived atoms by relation, with indexes on bound argument positions.
 
@@ -380,7 +372,7 @@ class Effort:
 
     def watch(self, pool, relation: str):
         """``pool``, the candidate atoms of one join, as the join iterates
-        them (a :class:`_Clock` checks its deadline on the way)."""
+        them (a :class:`Clock` checks its deadline on the way)."""
         return pool
 
     def spend(self, atoms: int, relation: str) -> None:
@@ -393,7 +385,7 @@ class Effort:
             )
 
 
-class _Clock:
+class Clock:
     """An :class:`Effort` of time, not work: it raises
     :class:`~ggp.statemachine.Interrupted` once ``deadline`` has passed, when
     a join begins and every :data:`CHECK_EVERY` candidate atoms of a join."""

@@ -45,7 +45,7 @@ from typing import cast
 from gdl import Distinct, Not, Var
 from gdl.ast import name_of, variables
 from gdl.validate import expand
-from ggp.reasoners import register
+from ggp.reasoners import DEMAND, register
 from ggp.reasoners.datalog import (
     CHECK_EVERY,
     Facts,
@@ -204,7 +204,7 @@ class DemandMachine(ReferenceMachine):
     its board) and laikLee_hex's lists of cells (past 6 GB computed whole).
     """
 
-    name = "demand"
+    name = DEMAND
 
     def __init__(self, rules, cache_size: int = 16):
         super().__init__(rules, cache_size)

@@ -20,8 +20,8 @@ import copy
 import math
 from collections import OrderedDict, defaultdict
 
-from ggp.reasoners import register
-from ggp.reasoners.datalog import Effort, Facts, Program, TooMuchWork, _Clock
+from ggp.reasoners import REFERENCE, register
+from ggp.reasoners.datalog import Clock, Effort, Facts, Program, TooMuchWork
 from ggp.statemachine import GameError, StateMachine, single_goal, term_key
 
 # Effort and TooMuchWork are the Datalog core's (ggp.reasoners.datalog), kept
@@ -52,7 +52,7 @@ class ReferenceMachine(StateMachine):
     A state is the frozenset of its true base facts (the arguments of ``true``).
     """
 
-    name = "reference"
+    name = REFERENCE
 
     def __init__(self, rules, cache_size: int = 64):
         self.program = Program(rules)
@@ -89,7 +89,7 @@ class ReferenceMachine(StateMachine):
         :attr:`~ggp.statemachine.StateMachine.deadline`: it raises
         :class:`~ggp.statemachine.Interrupted` once that has passed (before
         the question's facts are cached); None without one."""
-        return None if self.deadline == math.inf else _Clock(self.deadline)
+        return None if self.deadline == math.inf else Clock(self.deadline)
 
     @staticmethod
     def _role_order(rules, role):

@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from gdl import to_kif
+from ggp.reasoners import COMPILED
 from ggp.statemachine import GameError
 
 CHANCE_ROLE = "random"
@@ -275,7 +276,7 @@ def infostate_key(role: str, observations: tuple, moves: tuple) -> str:
 
 
 def estimate_histories(
-    game, reasoner: str = "compiled", samples: int = 1000, seconds: float = 1.0, seed: int = 0
+    game, reasoner: str = COMPILED, samples: int = 1000, seconds: float = 1.0, seed: int = 0
 ) -> tuple[float, int]:
     """(Histories of :func:`build_tree`'s tree, estimated; the random paths
     it took) by Knuth's estimator (D. E. Knuth, "Estimating the Efficiency of
@@ -303,7 +304,7 @@ def estimate_histories(
 
 def build_tree(
     game,
-    reasoner: str = "compiled",
+    reasoner: str = COMPILED,
     unit: Unit | None = None,
     limit: int = HISTORY_LIMIT,
     deadline: float | None = None,

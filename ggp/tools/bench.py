@@ -9,12 +9,13 @@ import resource
 import time
 import warnings
 
+from ggp.reasoners import COMPILED
 from ggp.statemachine import RuleError
 
 
 def bench(
     game,
-    reasoner: str = "compiled",
+    reasoner: str = COMPILED,
     seconds: float = 10.0,
     seed: int = 1,
     limits: dict | None = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ggp.progress import TIMED, Progress
 from ggp.solvers.efg import TreeTooLarge, build_tree, exploitability_in_unit
+from ggp.specs import Spec
 from matches.cli.common import (
     ALGO,
     BUDGETS,
@@ -202,16 +203,16 @@ def _exploit_online(args) -> int:
     from players.imperfect.evaluation import budget_param, online_exploitability
     from players.imperfect.online import View
     from players.learning.curves import write_curve
-    from players.registry import make, parse_spec, player_class
+    from players.registry import make, player_class
 
     if args.curve:
         writable(args.curve)
+    spec = _player_spec(args)
     try:
-        player = make(args.player)  # the spec, checked before any work
-        name, given = parse_spec(args.player)
+        player = make(spec)  # the spec, checked before any work
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
-    budgets = _online_budgets(args, player, budget_param(player_class(name)), given)
+    budgets = _online_budgets(args, player, budget_param(player_class(spec.name)), spec.params)
     game = load_args_game(args)
     view = View(tree_of(args, game))
     seeds = args.seeds or 10
@@ -246,7 +247,7 @@ def _exploit_online(args) -> int:
             len(budgets) * seeds * len(view.tree.players),
             quiet=args.json,
         ) as progress:
-            online_exploitability(game, view, args.player, seeds, budgets, rows, progress)
+            online_exploitability(game, view, spec, seeds, budgets, rows, progress)
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
     except KeyboardInterrupt:
@@ -279,6 +280,14 @@ def _exploit_online(args) -> int:
     ]
     emit(args, data, "\n".join(lines))
     return 0
+
+
+def _player_spec(args) -> Spec:
+    """``--player``, read here once (UserError for a malformed spec)."""
+    try:
+        return Spec.parse(args.player)
+    except ValueError as exc:
+        raise UserError(str(exc), "player") from None
 
 
 def _online_budgets(args, player, knob, given) -> list:
@@ -345,10 +354,10 @@ def _exploit_selfplay(args, game, tree) -> int:
     from players.learning.curves import checkpoints
     from players.learning.nfsp import LEARNERS, NFSP
     from players.learning.selfplay import learner_for, train
-    from players.registry import parse_spec
 
+    spec = _player_spec(args)
     episodes = 1_000_000 if args.episodes is None else args.episodes
-    if args.save and parse_spec(args.player)[0] not in LEARNERS:
+    if args.save and spec.name not in LEARNERS:
         raise UserError(
             "--save: only nfsp and mc-nfsp learners are saved (the others "
             "train in seconds: --out saves their policy)"
@@ -365,7 +374,7 @@ def _exploit_selfplay(args, game, tree) -> int:
             raise UserError(f"{args.save}: no learner to resume ({exc})", "io") from None
     try:
         learner = learner or learner_for(
-            tree, args.player, {} if args.seed is None else {"seed": args.seed}
+            tree, spec, {} if args.seed is None else {"seed": args.seed}
         )
     except ValueError as exc:
         raise UserError(str(exc), "player") from None
@@ -428,10 +437,9 @@ def _exploit_sampled(args, game, too_large) -> int:
     ``--resume``); exploitability is not measured, and the output says what is."""
     from players.learning.nfsp_sampled import SampledNFSP
     from players.learning.selfplay import train
-    from players.registry import parse_spec
 
-    name, given = parse_spec(args.player)
-    if name != "nfsp":
+    spec = _player_spec(args)
+    if spec.name != "nfsp":
         raise UserError(
             f"{too_large}: exploitability needs the whole tree; nfsp learns "
             "such a game by sampling (--player nfsp --save DIR), and its players "
@@ -455,7 +463,7 @@ def _exploit_sampled(args, game, too_large) -> int:
                 game,
                 settings(
                     SampledNFSP.declared,
-                    {**given, **({} if args.seed is None else {"seed": args.seed})},
+                    {**spec.params, **({} if args.seed is None else {"seed": args.seed})},
                 ),
             )
     except (OSError, KeyError) as exc:

@@ -37,10 +37,11 @@ import time
 import numpy as np
 
 from ggp.solvers.cfr import exploitability
+from ggp.specs import Spec
 from players.base import Observation
 from players.imperfect.online import SolvingPlayer, View
 from players.params import settings
-from players.registry import make, parse_spec, player_class
+from players.registry import make, player_class
 
 #: Seconds of replaying above which a branch of the evaluation gets a copy of
 #: the process instead (a fork costs about 8 ms on this machine).
@@ -57,7 +58,7 @@ def budget_param(cls) -> str | None:
 
 
 def online_policy(
-    game, view: View, spec: str, seeds: int, budget: int | None, progress=None
+    game, view: View, spec: str | Spec, seeds: int, budget: int | None, progress=None
 ) -> list:
     """The strategy of ``spec`` with ``budget`` a move, averaged over
     ``seeds`` seeds (0 .. seeds-1) at each information state (the plain mean
@@ -65,7 +66,8 @@ def online_policy(
     module's docstring), as a policy of ``view``'s tree (a list, per
     information state, of move probabilities); ``progress(runs)`` after each
     run of the player (one a role and seed)."""
-    name, given = parse_spec(spec)
+    spec = Spec.of(spec)
+    name, given = spec.name, dict(spec.params)
     cls = player_class(name)
     knob = budget_param(cls)
     if knob and budget is not None:
@@ -90,7 +92,7 @@ def online_policy(
     return [total[move_start[i] : move_start[i + 1]].tolist() for i in range(len(move_start) - 1)]
 
 
-def _replayed(game, view: View, player: int, spec: str, seed: int, given: dict) -> np.ndarray:
+def _replayed(game, view: View, player: int, spec: Spec, seed: int, given: dict) -> np.ndarray:
     """Player ``player``'s strategy with ``seed``: the player is told the
     histories of its observations depth first (at a decision, with its legal
     moves), and this process goes down the last branch at each step.  Another
@@ -194,7 +196,7 @@ def _forked(work):
 
 
 def online_exploitability(
-    game, view: View, spec: str, seeds: int, budgets, rows=None, progress=None
+    game, view: View, spec: str | Spec, seeds: int, budgets, rows=None, progress=None
 ) -> list:
     """Per budget: (budget, exploitability in the tree's unit, seconds), added
     to ``rows`` (a list) as they come, so that the caller keeps them when

@@ -252,8 +252,17 @@ class SolvingPlayer(Player):
         utilities sum to ``total`` (None: not constant-sum); None: it can."""
         return None
 
-    def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
+    def start(
+        self,
+        game,
+        role,
+        start_clock: float = 10.0,
+        play_clock: float = 10.0,
+        *,
+        deadline: float | None = None,
+    ):
         begin = time.monotonic()
+        deadline = begin + start_clock if deadline is None else deadline
         self.fallback, self.sampled = None, None
         self.record: list[tuple] = []  # (own move, percepts) a turn
         reason = None
@@ -261,7 +270,7 @@ class SolvingPlayer(Player):
             self.sampled = True
         else:
             try:
-                self.view = view_of(game, begin + 0.5 * start_clock)
+                self.view = view_of(game, begin + 0.5 * (deadline - begin))
                 reason = self.why_not(len(self.view.tree.players), self.view.total)
             except TreeTooLarge as exc:
                 self.sampled = True
@@ -281,12 +290,10 @@ class SolvingPlayer(Player):
                 reasoner=self.reasoner,
             )
             self.fallback.rng = self.rng
-            return self.fallback.start(
-                game, role, start_clock - (time.monotonic() - begin), play_clock
-            )
+            return self.fallback.start(game, role, start_clock, play_clock, deadline=deadline)
         if not self.sampled:
             self.player = self.view.tree.players.index(role) if role != CHANCE_ROLE else -1
-        super().start(game, role, start_clock - (time.monotonic() - begin), play_clock)
+        super().start(game, role, start_clock, play_clock, deadline=deadline)
 
     def play(self, obs):
         if self.fallback is not None:

@@ -47,9 +47,17 @@ class NFSPPlayer(SolvingPlayer):
     learner = NFSP
     params = _player_params(NFSP.declared)
 
-    def start(self, game, role, start_clock: float = 10.0, play_clock: float = 10.0):
+    def start(
+        self,
+        game,
+        role,
+        start_clock: float = 10.0,
+        play_clock: float = 10.0,
+        *,
+        deadline: float | None = None,
+    ):
         self.gdl2 = game.is_gdl2
-        return super().start(game, role, start_clock, play_clock)
+        return super().start(game, role, start_clock, play_clock, deadline=deadline)
 
     def why_not(self, players, total):
         if players != 2:

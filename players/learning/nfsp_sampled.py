@@ -37,6 +37,7 @@ import time
 import numpy as np
 
 from gdl import to_kif
+from ggp.reasoners import COMPILED
 from ggp.solvers.efg import utility_unit
 from ggp.solvers.features import StepEncoding
 from players.belief import Steps
@@ -120,7 +121,7 @@ class SampledNFSP(NFSP):
                 f"{self.name} by sampling learns games of imperfect information (GDL-II)"
             )
         self.game = game
-        self.stepper = steps or Steps(game.state_machine("compiled"), True)
+        self.stepper = steps or Steps(game.state_machine(COMPILED), True)
         if not self.stepper.compiled:
             raise ValueError(f"{self.name} by sampling needs the compiled reasoner")
         self.players = deciders(self.stepper.roles)

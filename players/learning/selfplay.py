@@ -19,7 +19,7 @@ trees (uniform at those never reached), scored by its exploitability
 >>> learner.run(100_000).exploitability() < 0.1       # uniform: 0.458 chip
 True
 
-Players (a spec as :func:`players.parse_spec` reads it):
+Players (a spec as :class:`ggp.specs.Spec` reads it):
 
 - ``smooth-uct``: Smooth UCT; parameters ``c``, ``gamma`` (0.1), ``eta0``
   (0.9), ``d`` (0.001), ``seed`` (0);
@@ -41,10 +41,11 @@ import time
 
 from ggp.solvers.cfr import exploitability
 from ggp.solvers.efg import Tree, flatten
+from ggp.specs import Spec
 from players.imperfect._infotree import InfoTrees
 from players.learning.curves import CurvePoint, checkpoints
 from players.params import settings
-from players.registry import names, parse_spec, player_class
+from players.registry import names, player_class
 
 #: self-play player -> SELECT of :class:`InfoTrees`
 ALGORITHMS = {"smooth-uct": "smooth", "efg-uct": "ucb"}
@@ -58,8 +59,9 @@ class SelfPlay:
     carry parameters (``"smooth-uct:c=1.3846,d=0.002"``); ``params`` add or
     replace them.  ValueError for an unknown player or parameter."""
 
-    def __init__(self, tree: Tree, spec: str = "smooth-uct", **params):
-        name, given = parse_spec(spec)
+    def __init__(self, tree: Tree, spec: str | Spec = "smooth-uct", **params):
+        spec = Spec.of(spec)
+        name, given = spec.name, spec.params
         if name not in ALGORITHMS:
             if name in names():
                 raise ValueError(
@@ -123,11 +125,12 @@ class SelfPlay:
         return point
 
 
-def learner_for(tree: Tree, spec: str, params: dict | None = None):
+def learner_for(tree: Tree, spec: str | Spec, params: dict | None = None):
     """The self-play learner a spec names: :class:`SelfPlay` (``smooth-uct``,
     ``efg-uct``), :class:`players.learning.nfsp.NFSP` (``nfsp``) or
     :class:`players.learning.nfsp.MCNFSP` (``mc-nfsp``)."""
-    name, given = parse_spec(spec)
+    spec = Spec.of(spec)
+    name, given = spec.name, spec.params
     from players.learning.nfsp import LEARNERS
 
     if name in LEARNERS:

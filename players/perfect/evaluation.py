@@ -54,6 +54,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ggp.reasoners import COMPILED
 from players.perfect.heuristic import OutOfTime, content_features, move_scale
 
 #: Ridge penalty per feature group, relative to the number of states, on
@@ -137,7 +138,7 @@ def play(sm, games: int, simulations: int, seed: int, until: float = math.inf) -
     from players.belief import Steps
     from players.perfect.searches import DISCOUNT, C, Forest, search_for
 
-    if getattr(sm, "name", "") != "compiled":
+    if getattr(sm, "name", "") != COMPILED:
         raise ValueError("self-play evaluation needs the compiled reasoner")
     steps = Steps(sm, imperfect=False)
     rows, goals, values = [], [], []
