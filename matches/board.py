@@ -56,7 +56,7 @@ MAX_SIDE = 30
 #: The symbol of an occupied cell of a relation without contents.
 OCCUPIED = "#"
 #: Candidate atoms the relaxed domain may examine when a board is built
-#: without a compiled machine (see :func:`ggp.reasoners.reference.solutions`): 1 to 3 s
+#: without a compiled machine (see :func:`ggp.reasoners.datalog.solutions`): 1 to 3 s
 #: at most on the public games (amazons is the slowest to give up).
 #: Tictactoe needs 500, connect four 7,000, reversi 330,000; checkers
 #: (1.8 million, 5 s) and chess (past 20 million, a minute) go past it and

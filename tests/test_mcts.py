@@ -274,11 +274,14 @@ def test_bad_parameters_are_refused():
 
 
 @needs_shared()
-def test_answers_within_a_one_second_play_clock_for_100_moves():
+@pytest.mark.parametrize("count", [30, pytest.param(100, marks=pytest.mark.slow)])
+def test_answers_within_a_one_second_play_clock(count):
+    """Every answer of ``count`` moves (matches against a random player) within
+    the 1 s play clock; the 100 moves of the slow run take about two minutes."""
     game = load_game(SHARED / "gdl1" / "breakthrough.kif")
     late = []
     moves = 0
-    while moves < 100:
+    while moves < count:
         player = make("uct:seed=1")
         opponent = make("random:seed=2")
         answers = []
@@ -297,7 +300,7 @@ def test_answers_within_a_one_second_play_clock_for_100_moves():
         assert not [step[0] for step in record.errors if step[0]], record.errors
         late += [t for t in answers if t > 1.0]
         moves += len(answers)
-    assert late == [] and moves >= 100
+    assert late == [] and moves >= count
 
 
 # --- the search by hand -------------------------------------------------------------

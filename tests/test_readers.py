@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
+from ggp.specs import Spec
 from matches.cli import main
 from matches.study import load_study
 
@@ -117,7 +118,10 @@ def test_a_study_file_of_any_yaml_is_read_or_refused_in_one_line(tmp_path, data)
     except (ValueError, gdl.GdlError) as exc:  # what `ggp study` prints on one line
         assert "\n" not in str(exc)
     else:  # read as written: no value of another type taken for a string
-        assert study.name == data.get("name", "study") and study.players == data["players"]
+        players = data["players"]
+        assert study.name == data.get("name", "study")
+        assert all(isinstance(spec, str) for spec in players.values())
+        assert study.players == {label: Spec.parse(spec) for label, spec in players.items()}
         assert study.out == tmp_path / data.get("out", "results/study") and study.out.is_dir()
 
 

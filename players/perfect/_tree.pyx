@@ -2,7 +2,7 @@
 """The search tree of :mod:`players.perfect.mcts` in C, on the network kernel
 (:mod:`ggp.reasoners._propnet`) and a playout policy (:mod:`players._policy`).
 
-The same search as the Python tree of :mod:`players.perfect.mcts` (whose docstring
+The same search as the Python tree of :mod:`players.perfect.tree` (whose docstring
 gives the algorithm and its sources): decoupled UCB1 per role, untried moves
 first (the policy picks which), one node added per simulation, a playout in C,
 the discounted goals backed up, the policy crediting the whole simulation,
