@@ -34,6 +34,7 @@ import contextlib
 import csv
 import gzip
 import hashlib
+import importlib
 import json
 import logging
 import math
@@ -337,8 +338,10 @@ def _connect_ray(ray, address: str | None) -> None:
         from ray._private.authentication.authentication_token_setup import (
             maybe_enable_token_auth_if_token_available,
         )
-        from ray._raylet import GcsClient
         from ray.exceptions import AuthenticationError
+
+        # Ray's client of its cluster store; its compiled module's stubs do not name it
+        GcsClient = importlib.import_module("ray._raylet").GcsClient
 
         quiet = logging.getLogger(maybe_enable_token_auth_if_token_available.__module__)
         quiet.disabled = True  # its warning speaks of the cluster, not of this driver
