@@ -22,10 +22,9 @@ import shlex
 import subprocess
 import time
 
-from lanes import source
-
 from ggp import load_game
 from ggp.reasoners import COMPILED
+from ggp.shared import named_game
 
 DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi"]
 
@@ -67,7 +66,7 @@ def main(argv=None):
             "charges (see the module docstring)"
         )
     command = shlex.split(os.environ["GGPLIB"])
-    machines = {g: load_game(source(g)).state_machine(COMPILED) for g in args.games}
+    machines = {g: load_game(named_game(g)).state_machine(COMPILED) for g in args.games}
     rates = {g: ([], []) for g in args.games}
     for r in range(args.rounds):
         for g, sm in machines.items():

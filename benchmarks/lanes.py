@@ -21,14 +21,9 @@ from pathlib import Path
 
 from ggp import load_game
 from ggp.reasoners import COMPILED
-from ggp.shared import shared_games_folder
+from ggp.shared import named_game
 
 DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "checkers", "reversi", "speedChess"]
-
-
-def source(name: str):
-    path = shared_games_folder() / "gdl1" / f"{name}.kif"
-    return path if path.exists() else name
 
 
 def calibrate(run, target: float) -> int:
@@ -78,7 +73,7 @@ def arguments(doc: str, default: list, seconds: float, what: str) -> argparse.Ar
 
 
 def measure(name: str, seconds: float, round_seconds: float = 0.25, limit: int = 1_000_000) -> dict:
-    game = load_game(source(name))
+    game = load_game(named_game(name))
     sm = game.state_machine(COMPILED, limit)
     if not hasattr(sm, "network"):
         raise SystemExit(f"{name} does not ground within {limit} rules (try --limit)")

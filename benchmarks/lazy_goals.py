@@ -12,13 +12,14 @@ state, one at a time (``Kernel.playouts``); both must sum the same goals.
 
 from __future__ import annotations
 
-from lanes import alternate, arguments, calibrate, source
+from lanes import alternate, arguments, calibrate
 
 from ggp import load_game
 from ggp.reasoners import COMPILED
 from ggp.reasoners._propnet import Kernel
 from ggp.reasoners.compiled import LAZY_GOAL_EDGES
 from ggp.reasoners.propnet import lazy_goals
+from ggp.shared import named_game
 
 DEFAULT = [
     "ticTacToe",
@@ -35,7 +36,7 @@ DEFAULT = [
 
 
 def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
-    sm = load_game(source(name)).state_machine(COMPILED)
+    sm = load_game(named_game(name)).state_machine(COMPILED)
     arrays = sm._arrays
     lazy_arrays, program = lazy_goals(arrays, [n for seen in sm._sees for n, _ in seen])
     kernels = {

@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from ggp.shared import shared_games_folder
+from ggp.shared import named_game
 from matches.study import score_interval
 
 #: The fixed panel of ``--panel``: the two-player games, then the puzzles each side plays alone.
@@ -133,11 +133,6 @@ class Side:
             os.killpg(self.proc.pid, 9)
 
 
-def game_path(name: str) -> str:
-    path = shared_games_folder() / "gdl1" / f"{name}.kif"
-    return str(path) if path.exists() else name
-
-
 def set_safety_margin(cfg: Path, ms: int) -> None:
     """Write ``SAFETY_MARGIN=ms`` into Sancho's configuration file, keeping
     its other settings."""
@@ -162,7 +157,7 @@ def manage(game: str, players: list, args, seed: int) -> dict:
         "-m",
         "matches.cli",
         "match",
-        game_path(game),
+        str(named_game(game)),
         "--json",
         "--startclock",
         str(args.startclock),

@@ -33,18 +33,13 @@ from pathlib import Path
 import players
 from ggp import load_game
 from ggp.reasoners import COMPILED
-from ggp.shared import shared_games_folder
+from ggp.shared import named_game
 from players.bench import bench_player
 
 GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
 PLAYERS = ["uct", "mast", "nst", "lgr"]
 GDL2 = ["leduc", "iigs13", "phantomttt"]
 GDL2_PLAYERS = ["ismcts", "smooth-uct", "efg-uct"]
-
-
-def source(name: str):
-    path = shared_games_folder() / "gdl1" / f"{name}.kif"
-    return path if path.exists() else name
 
 
 def simulations(game, spec: str, budget: int, c_tree: bool) -> float:
@@ -184,7 +179,7 @@ def main(argv=None):
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name in args.games:
-        game = load_game(source(name))
+        game = load_game(named_game(name))
         sm = game.state_machine(COMPILED)
         steps, outs = kernel_measures(sm, args.round)
         measures = {"steps": steps, "playouts": outs}
@@ -216,7 +211,7 @@ def main(argv=None):
     )
     print("|---|" + "---|" * (len(columns) + bool(openspiel)))
     for name in args.gdl2:
-        game = load_game(source(name))
+        game = load_game(named_game(name))
         measures = {
             (p, t): Measure(lambda n, p=p, c=in_c: (n, gdl2_simulations(game, p, n, c)), args.round)
             for p, t, in_c in columns

@@ -15,11 +15,12 @@ kernel's own), not their length on average.
 
 from __future__ import annotations
 
-from lanes import alternate, arguments, calibrate, source
+from lanes import alternate, arguments, calibrate
 
 from ggp import load_game
 from ggp.reasoners import COMPILED, compiled
 from ggp.reasoners.propnet import Network
+from ggp.shared import named_game
 
 DEFAULT = [
     "ticTacToe",
@@ -42,7 +43,7 @@ def build(name, complement: bool = True, ratio: float = 0.0):
     if not complement:
         Network._complement_does = lambda self: None
     try:
-        return load_game(source(name)).state_machine(COMPILED)
+        return load_game(named_game(name)).state_machine(COMPILED)
     finally:
         compiled.SPLIT_RATIO, Network._complement_does = saved
 

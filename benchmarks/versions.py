@@ -26,7 +26,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lanes import DEFAULT, source
+from lanes import DEFAULT
+
+from ggp.shared import named_game
 
 PROBE = r"""
 import json, sys, time
@@ -88,7 +90,7 @@ def main(argv=None) -> int:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for name in args.games:
-        game = str(source(name))
+        game = str(named_game(name))
         runs: dict = {"old": [], "new": []}
         for _ in range(args.rounds):
             for tag in runs:

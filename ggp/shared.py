@@ -40,3 +40,12 @@ def shared_games() -> Path:
             "to the folder that holds gdl1, gdl2 and corpus"
         )
     return folder
+
+
+def named_game(name: str, folder: str = "gdl1") -> Path | str:
+    """The shared game ``folder/name.kif`` when it is there, else ``name``
+    itself: the game of that name in games_gdl, as :func:`ggp.load_game`
+    reads it (the benchmarks' games by name, with or without the shared
+    material)."""
+    path = shared_games_folder() / folder / f"{name}.kif"
+    return path if path.exists() else name

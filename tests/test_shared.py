@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ggp import shared
-from ggp.shared import SharedGamesAbsent, shared_games, shared_games_folder
+from ggp.shared import SharedGamesAbsent, named_game, shared_games, shared_games_folder
 
 
 def test_the_environment_variable_names_the_folder(monkeypatch, tmp_path):
@@ -39,3 +39,12 @@ def test_an_absent_folder_is_one_line_saying_where_and_what_to_set(monkeypatch, 
     monkeypatch.setattr(shared, "DEFAULT", tmp_path / "absent")
     with pytest.raises(FileNotFoundError, match="beside the repository"):
         shared_games()
+
+
+def test_a_game_by_name_is_the_shared_file_when_there_else_the_name(monkeypatch, tmp_path):
+    (tmp_path / "gdl1").mkdir()
+    (tmp_path / "gdl1" / "connectFour.kif").write_text("(role a)")
+    monkeypatch.setenv("GGP_SHARED_GAMES", str(tmp_path))
+    assert named_game("connectFour") == tmp_path / "gdl1" / "connectFour.kif"
+    assert named_game("tictactoe") == "tictactoe"  # games_gdl's, by name
+    assert named_game("connectFour", "corpus") == "connectFour"
