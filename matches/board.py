@@ -180,9 +180,8 @@ class Board:
         first) of cell symbols: ``"."`` for an empty cell, ``""`` for a cell
         that is not on the board."""
         found = defaultdict(list)
-        for f in facts:
-            if isinstance(f, tuple) and len(f) == self.arity and f[0] == self.relation:
-                found[f[self.at[0]], f[self.at[1]]].append(tuple(f[i] for i in self.content_at))
+        for cell, content in self._cell_facts(facts):
+            found[cell].append(content)
         shown = {cell: self._show(contents) for cell, contents in found.items()}
         return [
             [shown.get((c, r), "." if (c, r) in self.cells else "") for c in self.columns]
@@ -194,12 +193,17 @@ class Board:
         propositions are ``facts``: (column, row) -> frozenset of contents
         (``True`` for an occupied cell of a relation without contents)."""
         found = defaultdict(set)
+        for cell, content in self._cell_facts(facts):
+            if not _empty(content):
+                found[cell].add(content or True)
+        return {cell: frozenset(c) for cell, c in found.items()}
+
+    def _cell_facts(self, facts):
+        """``((column, row), content)`` of each of ``facts`` that is the
+        board's relation: the cell it names and the rest of its arguments."""
         for f in facts:
             if isinstance(f, tuple) and len(f) == self.arity and f[0] == self.relation:
-                content = tuple(f[i] for i in self.content_at)
-                if not _empty(content):
-                    found[f[self.at[0]], f[self.at[1]]].add(content or True)
-        return {cell: frozenset(c) for cell, c in found.items()}
+                yield (f[self.at[0]], f[self.at[1]]), tuple(f[i] for i in self.content_at)
 
     def changed(self, before, after) -> list:
         """The cells whose contents differ between two states (their facts),

@@ -148,9 +148,8 @@ class Player:
             setattr(self, key, value)
         self.rng = random.Random(self.seed)
         self.game = self.sm = self.role = None
-        self._handover: Handover | None = (
-            None  # the machine followed, and the move to the compiled one
-        )
+        # the machine followed, and the move to the compiled one (set at START)
+        self._handover: Handover | None = None
         #: the distribution (move -> probability) the last move was drawn from,
         #: for a player that keeps one (players.imperfect.evaluation reads it); else None
         self.last_policy = None
