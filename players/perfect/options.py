@@ -14,6 +14,7 @@ import logging
 import time
 import warnings
 
+from players.params import settings
 from players.perfect.state import SearchState
 from players.registry import player_class
 
@@ -68,7 +69,7 @@ class SearchOptions(SearchState):
         if self.playout != "random":
             return
         kind = player_class(playout)
-        defaults = {p.name: p.default for p in kind.params}
+        defaults = settings(kind.params, {})  # every declared parameter at its default
         params = {arg: defaults[name] for name, arg in kind.policy_names.items()}
         self.playout, self.decay = playout, defaults["decay"]
         self.policy_params = {**self.policy_params, **params}
