@@ -1,7 +1,7 @@
 """MkDocs hook: the site also serves the benchmark results the pages cite.
 
-The plots and tables under ``benchmarks/results`` are written there by the
-benchmark scripts and stay there; the pages link them as ``results/...``, and
+The plots, tables and rows under ``benchmarks/results`` are written there by
+the benchmark harness and stay there; the pages link them as ``results/...``, and
 this hook adds those files to the build, so that a link to a result that does
 not exist fails the strict build like any other broken link.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks"
-SERVED = {".png", ".csv", ".svg"}
+SERVED = {".png", ".csv", ".svg", ".gz"}
 
 
 def on_files(files, config):

@@ -1,4 +1,5 @@
-"""The benchmark scripts' own safeguards (the figures they print are in docs/)."""
+"""The benchmark suites' own safeguards (the figures they measure are in docs/;
+the harness that runs them is tested in test_harness.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,31 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.harness import read_rows
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def benchmark(*argv, **kwargs):
+    """``python -m benchmarks ARGV`` run from the repository."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks", *map(str, argv)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        **kwargs,
+    )
+
+
 def run_sancho_script(tmp_path, stand_in: str, *options: str, timeout: float = 300):
-    """benchmarks/sancho.py on tictactoe with ``stand_in`` in Sancho's seat:
-    2 matches at 1 s start clock, both margins 0.5 s, writing into
+    """The against_sancho suite on tictactoe with ``stand_in`` in Sancho's
+    seat: 2 matches at 1 s start clock, both margins 0.5 s, writing into
     ``tmp_path``; ``options`` add to or override these."""
     argv = [
         sys.executable,
-        "benchmarks/sancho.py",
+        "-m",
+        "benchmarks",
+        "against_sancho",
         "--games",
         "tictactoe",
         "--matches",
@@ -45,11 +61,11 @@ def run_sancho_script(tmp_path, stand_in: str, *options: str, timeout: float = 3
 
 
 def sancho_rows(tmp_path) -> list:
-    return [json.loads(r) for r in (tmp_path / "out" / "matches.jsonl").read_text().splitlines()]
+    return read_rows(tmp_path / "out")
 
 
 def test_a_match_in_which_a_peer_dies_is_counted_apart_and_the_peer_started_again(tmp_path):
-    """benchmarks/sancho.py with a stand-in for Sancho (our random player
+    """The against_sancho suite with a stand-in for Sancho (our random player
     behind ``ggp serve``) that dies 4 s after each start, during each match
     (as Sancho runs out of memory building checkers): each match is recorded
     with who died, counted apart, not scored, and the stand-in is started
@@ -66,7 +82,7 @@ def test_a_match_in_which_a_peer_dies_is_counted_apart_and_the_peer_started_agai
 def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_path):
     """Sancho stops SAFETY_MARGIN ms (2,500 by default) before each deadline
     and our players 0.1 s, so left alone Sancho thinks half as long at a 5 s
-    clock.  The script writes --margin into Sancho's configuration, gives our
+    clock.  The suite writes --margin into Sancho's configuration, gives our
     player the same (``ggp serve``'s margin plus the player's), records both in
     every row, scores matches and puzzles apart, and resumes without
     replaying.  A stand-in (our random player) plays Sancho's seat."""
@@ -104,47 +120,29 @@ def test_against_sancho_both_sides_get_the_same_margin_and_a_run_resumes(tmp_pat
     assert "| tictactoe | 2 |" in second.stdout
 
 
-def test_mccr_budgets_writes_the_seeds_grid(tmp_path):
-    """benchmarks/mccr_budgets.py grid: a row per variant, root and resolve
+def test_mccr_budgets_writes_the_grid(tmp_path):
+    """The mccr_budgets suite's grid: a row per variant, root and resolve
     budget, each exploitability in Kuhn's range, and a plot."""
-    import csv
-
-    out = tmp_path / "grid.csv"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/mccr_budgets.py",
-            "grid",
-            "--game",
-            "kuhn",
-            "--seeds",
-            "1",
-            "--roots",
-            "100,100000",
-            "--budgets",
-            "100",
-            "--out",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = tmp_path / "grid"
+    done = benchmark(
+        *("mccr_budgets", "grid", "--game", "kuhn", "--seeds", "1"),
+        *("--roots", "100,100000", "--budgets", "100", "--out", out),
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    rows = list(csv.DictReader(out.open()))
+    rows = read_rows(out)
     assert [(r["player"], r["root"]) for r in rows] == [
-        ("mccr:variant=keep", "100"),
-        ("mccr:variant=keep", "100000"),
-        ("mccr:variant=reset", "100"),
-        ("mccr:variant=reset", "100000"),
+        ("mccr:variant=keep", 100),
+        ("mccr:variant=keep", 100000),
+        ("mccr:variant=reset", 100),
+        ("mccr:variant=reset", 100000),
     ]
     # Kuhn's exploitability in chips lies between 0 and 2 (the most a player
     # can lose); which root solve gives the less at one seed is noise since
     # the resolver's values skip their warm-up (0.207 against 0.237 at 100
     # iterations a resolve, the other way round at 1,000)
-    assert all(0 < float(r["exploitability_in_unit"]) < 2 for r in rows)
-    assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+    assert all(0 < r["exploitability_in_unit"] < 2 for r in rows)
+    assert (out / "grid_kuhn.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_a_peer_that_faults_is_started_again_before_the_next_match(tmp_path):
@@ -165,8 +163,8 @@ def test_a_peer_that_faults_is_started_again_before_the_next_match(tmp_path):
     assert "| tictactoe | 0 | - | - | 0 / 2 |" in done.stdout
 
 
-def test_puzzles_script_plays_each_spec_alone_and_resumes(tmp_path):
-    """benchmarks/puzzles.py finds the one-player games of a games folder,
+def test_puzzles_suite_plays_each_spec_alone_and_resumes(tmp_path):
+    """The puzzles suite finds the one-player games of a games folder,
     plays each spec alone on them, writes a row per match and the table, and
     a second run plays nothing again."""
     shared = tmp_path / "games"
@@ -180,7 +178,9 @@ def test_puzzles_script_plays_each_spec_alone_and_resumes(tmp_path):
     )
     argv = [
         sys.executable,
-        "benchmarks/puzzles.py",
+        "-m",
+        "benchmarks",
+        "puzzles",
         "--specs",
         "uct:simulations=20,seed=1",
         "uct:simulations=20,seed=1,puzzle=false",
@@ -196,15 +196,16 @@ def test_puzzles_script_plays_each_spec_alone_and_resumes(tmp_path):
     env = {**os.environ, "GGP_SHARED_GAMES": str(shared)}
     first = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr
-    rows = [json.loads(r) for r in (tmp_path / "out" / "rows.jsonl").read_text().splitlines()]
+    rows = read_rows(tmp_path / "out")
     assert [(r["game"], r["spec"]) for r in rows] == [
         ("gdl1/lightsout", "uct:simulations=20,seed=1"),
         ("gdl1/lightsout", "uct:simulations=20,seed=1,puzzle=false"),
     ]
     assert rows[0]["goal"] == 100 and rows[0]["faults"] == 0
-    assert "| gdl1/lightsout | 100 |" in (tmp_path / "out" / "puzzles.md").read_text()
+    assert "| gdl1/lightsout | 100 |" in (tmp_path / "out" / "summary.md").read_text()
     again = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "#0:" not in again.stdout
+    assert again.stdout.startswith("2 of 2 jobs already in")
 
 
 @pytest.mark.slow
@@ -212,11 +213,10 @@ def test_puzzles_script_plays_each_spec_alone_and_resumes(tmp_path):
 def test_a_benchmarked_player_searches_at_about_the_kernels_speed(game):
     """``ggp bench --player``'s simulations a second are within a factor of 5
     of the kernel's random playouts a second, measured alternately in one run
-    (benchmarks/search.py prints both; uct makes 0.7-1.1 of them).  It once
-    measured the demand-driven fallback, at 1/17,000 of them."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from search import Measure, clocked, kernel_measures, run_rounds
-
+    (the search_speed suite measures both).  It once measured the
+    demand-driven fallback, at 1/17,000 of them."""
+    from benchmarks.suites.search_speed import clocked, kernel_measures
+    from benchmarks.timing import Measure, run_rounds
     from ggp import load_game
     from players.bench import bench_player
 
@@ -249,17 +249,11 @@ def write_h2h_study(folder: Path, players: dict, matches: list) -> Path:
 
 
 def run_h2h(*argv):
-    return subprocess.run(
-        [sys.executable, "benchmarks/h2h.py", *map(str, argv)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return benchmark("h2h", *argv, timeout=60)
 
 
 def test_h2h_prints_each_player_against_random_beside_the_head_to_head(tmp_path):
-    """benchmarks/h2h.py: the head-to-head table, then every player's mean goal
+    """The h2h report: the head-to-head table, then every player's mean goal
     against random with its Wilson interval and whether that interval lies
     above the game's mean; a mean above it with a wide interval is not enough,
     and a match with faults is not scored."""
@@ -333,21 +327,26 @@ def test_h2h_takes_the_matches_against_random_from_the_study_named(tmp_path):
     assert "a is 'uct:simulations=20', not 'uct:simulations=10'" in refused.stderr
 
 
+def test_h2h_names_a_study_of_the_harness_or_says_which_is_near():
+    """A study is named by its file or as the harness lists it; a misspelt
+    name is one line with the nearest study."""
+    done = run_h2h("h2h_leduc", "--random", "h2h_leduc_random")
+    assert done.returncode == 0, done.stderr
+    assert "| leduc | mccr-reset |" in done.stdout and "above the game's mean" in done.stdout
+    refused = run_h2h("h2h_leduk")
+    assert refused.returncode == 1
+    assert refused.stderr == "h2h: h2h_leduk: no such study; did you mean 'h2h_leduc'?\n"
+
+
 def test_against_random_gives_the_equilibriums_bar_on_kuhn():
-    """benchmarks/against_random.py on Kuhn: an equilibrium wins at least the
+    """The equilibrium_vs_random suite on Kuhn: an equilibrium wins at least the
     game's mean against random (it is guaranteed the game's value, over both
     seats the mean) and a best response at least as much; the matches it gives
     are the fewest whose Wilson interval at the equilibrium's figure clears the
     mean."""
-    import importlib.util
-
+    from benchmarks.suites import equilibrium_vs_random as module
     from matches.study import score_interval
 
-    spec = importlib.util.spec_from_file_location(
-        "against_random", ROOT / "benchmarks/against_random.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     f = module.figures("kuhn", 500)
     assert f["mean"] == pytest.approx(50.0)
     assert f["exploitability"] < 0.05

@@ -139,7 +139,7 @@ def test_differential_corpus(source):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GroundingWarning)
         if game.state_machine("compiled").name != "compiled":
-            pytest.skip("not compiled (benchmarks/results/coverage.csv says why)")
+            pytest.skip("not compiled (benchmarks/results/coverage says why)")
     done, steps = compare(game, playouts=50, seconds=60.0)
     assert steps >= 1 or done >= 1
 

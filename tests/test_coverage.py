@@ -1,9 +1,8 @@
-"""The corpus harness (benchmarks/coverage.py): its rows, its table, resuming
-a killed run, --compare, and a fixed sample of the public corpus."""
+"""The corpus harness (the coverage suite of the benchmarks): its rows, its
+table, resuming a killed run, --compare, and a fixed sample of the public corpus."""
 
 from __future__ import annotations
 
-import csv
 import signal
 import subprocess
 import sys
@@ -13,8 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import SHARED, needs_shared
 
+from benchmarks.harness import Results, read_rows
+
 ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ROOT / "benchmarks" / "coverage.py"
+HARNESS = [sys.executable, "-m", "benchmarks", "coverage"]
 TICTACTOE = str(ROOT / "games_gdl" / "tictactoe.kif")
 UNSAFE = "tests/invalid/safety_negation.kif"  # static: unsafe rule, 7:20
 STUCK = "tests/invalid/play/legal_none.kif"  # in play: a role without a move
@@ -46,7 +47,7 @@ REJECTED = {"corpus/majorities": ("load", "stratification", "corpus/majorities.k
 def harness(*args, timeout=600):
     """Run the harness; its exit status, stdout and stderr."""
     return subprocess.run(
-        [sys.executable, str(HARNESS), *args],
+        [*HARNESS, *map(str, args)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -54,9 +55,8 @@ def harness(*args, timeout=600):
     )
 
 
-def rows_of(path) -> dict:
-    with open(path, newline="") as f:
-        return {r["game"]: r for r in csv.DictReader(f)}
+def rows_of(folder) -> dict:
+    return {r["game"]: r for r in read_rows(folder)}
 
 
 def assert_sound(row):
@@ -84,9 +84,9 @@ def test_a_goal_missing_in_a_rare_terminal_state_is_found_by_the_sweep(tmp_path)
     planet and the other has not stopped (line 230's goal rules list only
     seven of the nine pairs): the check's 20 playouts miss it, the sweep's
     lane playouts (counted in steps, not seconds) find it."""
-    table = tmp_path / "c.csv"
+    table = tmp_path / "c"
     done = harness(
-        str(SHARED / "corpus" / "asteroidsParallel.kif"), *FAST, "--no-match", "--csv", str(table)
+        str(SHARED / "corpus" / "asteroidsParallel.kif"), *FAST, "--no-match", "--out", str(table)
     )
     assert done.returncode == 0, done.stderr
     row = rows_of(table)["corpus/asteroidsParallel"]
@@ -105,7 +105,7 @@ def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
     manager plays chance) are compiled and played with no fault; a game
     with an unsafe rule is rejected when loaded, one whose role has no move
     when played, each with its rule and line; the summary lists them."""
-    table, md = tmp_path / "c.csv", tmp_path / "c.md"
+    table, md = tmp_path / "c", tmp_path / "c.md"
     done = harness(
         str(SHARED / "gdl1" / "ticTacToe.kif"),
         "gdl1/maze",  # a path, a name
@@ -113,9 +113,9 @@ def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
         UNSAFE,
         STUCK,
         *FAST,
-        "--jobs",
+        "--workers",
         "2",
-        "--csv",
+        "--out",
         str(table),
         "--md",
         str(md),
@@ -123,7 +123,16 @@ def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     rows = rows_of(table)
-    assert list(rows) == sorted(rows)  # the finished table is in order
+    assert (
+        list(rows)
+        == [  # the finished table is in the order of the games given
+            "gdl1/ticTacToe",
+            "gdl1/maze",
+            "gdl2/montyhall",
+            UNSAFE[:-4],
+            STUCK[:-4],
+        ]
+    )
     for name, roles in (
         ("gdl1/ticTacToe", "xplayer oplayer"),
         ("gdl1/maze", "robot"),
@@ -162,9 +171,9 @@ def test_rows_of_small_public_games_and_faulty_ones(tmp_path):
 def test_a_fixed_sample_of_the_corpus(tmp_path):
     """The CI sample: every game sound (rejected with its place, or built and
     played to the end with no fault)."""
-    table = tmp_path / "sample.csv"
+    table = tmp_path / "sample"
     done = harness(
-        *(str(SHARED / f"{g}.kif") for g in SAMPLE), *FAST, "--jobs", "2", "--csv", str(table)
+        *(str(SHARED / f"{g}.kif") for g in SAMPLE), *FAST, "--workers", "2", "--out", str(table)
     )
     assert done.returncode == 0, done.stderr
     rows = rows_of(table)
@@ -184,13 +193,12 @@ def test_a_killed_run_resumes(tmp_path):
     """A run stopped (SIGTERM) after its first game keeps that row, ends its
     child at once, and says how to go on; the same command then checks only
     the games not in the table."""
-    table = tmp_path / "c.csv"
+    table = tmp_path / "c"
     command = [
-        sys.executable,
-        str(HARNESS),
+        *HARNESS,
         UNSAFE,
         TICTACTOE,
-        "--csv",
+        "--out",
         str(table),
         "--start-clock",
         "1",
@@ -205,46 +213,42 @@ def test_a_killed_run_resumes(tmp_path):
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (
-        not table.exists() or len(table.read_text().splitlines()) < 2
-    ):
+    while time.monotonic() < deadline and not (table / "rows.jsonl.gz").exists():
         time.sleep(0.1)
     run.send_signal(signal.SIGTERM)
     out, err = run.communicate(timeout=20)
     assert run.returncode == 130
     assert err.strip().splitlines() == [
-        f"coverage: interrupted after 1 of 2 games; run again with --csv {table} to go on"
+        "coverage: interrupted after 1 of 2 jobs; the same command goes on from there"
     ]
-    assert list(rows_of(table)) == [UNSAFE[:-4]]
-    first = table.read_text()
-    done = harness(*command[2:])
+    (first,) = read_rows(table)
+    assert first["game"] == UNSAFE[:-4]
+    done = harness(*command[4:])
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("1 of 2 games already in")
+    assert done.stdout.startswith(f"1 of 2 jobs already in {table}; measuring the other 1\n")
     rows = rows_of(table)
-    assert sorted(rows) == sorted([UNSAFE[:-4], str(Path(TICTACTOE).relative_to(ROOT))[:-4]])
-    assert first.splitlines()[1] in table.read_text().splitlines()  # kept as it was
-    again = harness(*command[2:])
-    assert again.stdout.splitlines()[0] == f"2 of 2 games already in {table}; checking the other 0"
+    assert list(rows) == [UNSAFE[:-4], str(Path(TICTACTOE).relative_to(ROOT))[:-4]]
+    assert rows[UNSAFE[:-4]] == first  # kept as it was
+    assert len(Results(table).runs()) == 2
+    again = harness(*command[4:])
+    assert again.stdout.splitlines()[0] == f"2 of 2 jobs already in {table}; measuring the other 0"
 
 
 def test_compare_names_the_games_that_differ(tmp_path):
     """Two tables of the same games agree (exit 0); a game built to another
     network size, or missing from one, is printed (exit 1)."""
-    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a, b = tmp_path / "a", tmp_path / "b"
     done = harness(
-        TICTACTOE, UNSAFE, "--no-match", "--seconds", "0.2", "--playouts", "2", "--csv", str(a)
+        TICTACTOE, UNSAFE, "--no-match", "--seconds", "0.2", "--playouts", "2", "--out", str(a)
     )
     assert done.returncode == 0, done.stderr
     rows = rows_of(a)
     name = str(Path(TICTACTOE).relative_to(ROOT))[:-4]
     nodes = int(rows[name]["nodes"])
-    b.write_text(a.read_text())
+    Results(b).write(read_rows(a))
     same = harness("--compare", str(a), str(b))
     assert same.returncode == 0 and "2 games, 0 with differences" in same.stdout
-    with b.open("w", newline="") as f:
-        writer = csv.DictWriter(f, rows[name].keys())
-        writer.writeheader()
-        writer.writerow({**rows[name], "nodes": nodes + 1})
+    Results(b).write([{**rows[name], "nodes": str(nodes + 1)}])
     differ = harness("--compare", str(a), str(b))
     assert differ.returncode == 1
     lines = differ.stdout.splitlines()
@@ -256,9 +260,9 @@ def test_compare_names_the_games_that_differ(tmp_path):
 def test_a_game_past_the_timeout_is_reported_not_hidden(tmp_path):
     """The timeout only ends the waiting: the row says timeout, the stage it
     was in, and keeps what the stages before it found."""
-    table = tmp_path / "c.csv"
+    table = tmp_path / "c"
     done = harness(
-        TICTACTOE, "--no-match", "--seconds", "30", "--timeout", "6", "--csv", str(table)
+        TICTACTOE, "--no-match", "--seconds", "30", "--timeout", "6", "--out", str(table)
     )
     assert done.returncode == 0, done.stderr
     (row,) = rows_of(table).values()
@@ -268,18 +272,18 @@ def test_a_game_past_the_timeout_is_reported_not_hidden(tmp_path):
 
 
 def test_bad_arguments_give_one_line(tmp_path):
-    """No traceback: an unknown folder, or a CSV of other columns."""
+    """No traceback: an unknown folder, or a results folder of other columns."""
     done = harness("nosuchfolder")
     assert done.returncode == 1
     assert done.stderr.strip() == (
         f"coverage: nosuchfolder: no such folder or file (here or under {SHARED})"
     )
-    other = tmp_path / "other.csv"
-    other.write_text("a,b\n1,2\n")
-    done = harness(UNSAFE, "--csv", str(other))
+    other = tmp_path / "other"
+    Results(other).write([{"a": 1, "b": 2}])
+    done = harness(UNSAFE, "--out", str(other))
     assert done.returncode == 1
     assert done.stderr.strip() == (
-        f"coverage: {other}: not a coverage table (other columns); give another --csv"
+        f"coverage: {other}: not a coverage folder (other columns); give another --out"
     )
 
 
@@ -289,17 +293,17 @@ def test_every_public_game_is_sound(tmp_path):
     """Every game of gdl1, gdl2 and corpus, built and checked (no matches:
     with them the run takes hours), is rejected with the rule and place it
     breaks, or built with no fault."""
-    table = tmp_path / "all.csv"
+    table = tmp_path / "all"
     done = harness(
         "gdl1",
         "gdl2",
         "corpus",
         "--no-match",
-        "--jobs",
+        "--workers",
         "2",
         "--seconds",
         "0.5",
-        "--csv",
+        "--out",
         str(table),
         timeout=4 * 3600,
     )
@@ -327,14 +331,12 @@ def test_the_summary_goes_between_the_marks_on_lines_of_their_own(tmp_path):
         "`<!-- coverage: end -->` marks.\n\n## Summary\n\n"
         "<!-- coverage: begin -->\nold\n<!-- coverage: end -->\nafter\n"
     )
-    table = tmp_path / "c.csv"
-    table.write_text("game,status\n")
+    table = tmp_path / "c"
     done = subprocess.run(
         [
-            sys.executable,
-            str(HARNESS),
+            *HARNESS,
             TICTACTOE,
-            "--csv",
+            "--out",
             str(table),
             "--md",
             str(md),

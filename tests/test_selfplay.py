@@ -316,7 +316,7 @@ def test_cli_self_play_errors_are_one_line(capsys, argv, message):
 
 def test_a_curve_file_of_the_old_column_name_is_read_and_appended_to(tmp_path):
     """Curve files written when the exploitability in the game's unit was
-    ``exploitability_unit`` (benchmarks/results) are still plotted, and a run
+    ``exploitability_unit`` (rows in benchmarks/results) are still plotted, and a run
     appended to one keeps its columns; a file of other columns is refused."""
     old = tmp_path / "old.csv"
     header = [

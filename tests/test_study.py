@@ -321,7 +321,9 @@ def test_a_ray_address_where_no_cluster_answers_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "path", sorted((Path(__file__).parents[1] / "benchmarks").glob("*.yaml")), ids=lambda p: p.name
+    "path",
+    sorted((Path(__file__).parents[1] / "benchmarks" / "studies").glob("*.yaml")),
+    ids=lambda p: p.name,
 )
 def test_the_benchmark_studies_load(path):
     # every study the docs quote is still valid: its keys, player specs and games
@@ -333,27 +335,26 @@ def test_the_benchmark_studies_load(path):
 
 
 def test_the_unseen_corpus_games_are_the_seeded_draw():
-    """benchmarks/unseen_corpus.yaml names the games that its comment says
-    were drawn: the eligible corpus games of the harness's table, sampled
-    with random.Random(46), in that order."""
-    import csv
+    """benchmarks/studies/unseen_corpus.yaml names the games that its comment
+    says were drawn: the eligible corpus games of the coverage suite's table,
+    sampled with random.Random(46), in that order."""
     import random
 
     import yaml
 
-    root = Path(__file__).parents[1]
-    with open(root / "benchmarks" / "results" / "coverage.csv", newline="") as f:
-        eligible = sorted(
-            row["game"].removeprefix("corpus/")
-            for row in csv.DictReader(f)
-            if row["game"].startswith("corpus/")
-            and row["gdl"] == "I"
-            and len(row["roles"].split()) == 2
-            and row["steps"]
-            and row["faults"] == "0"
-        )
+    from benchmarks.harness import RESULTS, STUDIES, read_rows
+
+    eligible = sorted(
+        row["game"].removeprefix("corpus/")
+        for row in read_rows(RESULTS / "coverage")
+        if row["game"].startswith("corpus/")
+        and row["gdl"] == "I"
+        and len(row["roles"].split()) == 2
+        and row["steps"]
+        and row["faults"] == "0"
+    )
     assert len(eligible) == 122
-    study = yaml.safe_load((root / "benchmarks" / "unseen_corpus.yaml").read_text())
+    study = yaml.safe_load((STUDIES / "unseen_corpus.yaml").read_text())
     drawn = [Path(g).stem for g in study["games"]]
     assert drawn == random.Random(46).sample(eligible, 20)
 

@@ -358,7 +358,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 def test_every_results_folder_is_shown_or_refused_in_one_line(folder):
     """``ggp view --study`` on the project's own results: a study's folder
     (``ggp study``'s ``matches.jsonl.gz``, an older one's ``matches.jsonl``)
-    gives its tables; the others (curves, benchmarks/sancho.py's records)
+    gives its tables; the others (a measurement suite's rows: curves, the
+    against_sancho suite's matches)
     one line saying why (nfsp and sancho_equal raised nothing until the
     page was loaded)."""
     try:

@@ -20,7 +20,8 @@ incremental steps: on networks up to about half a million gate inputs they
 make several times the kernel's state changes per second, and only break even
 on the largest boards, where a move changes little of the network.  With fewer
 playouts to run than about 16, lanes idle and the kernel is faster (the
-figures: ``benchmarks/lanes.py``, docs/reasoners.md).
+figures, and the lanes suite of the benchmarks that measures them:
+docs/reasoners.md).
 
 Memory: a word per node, the gate programs (an int per gate input and three
 per gate), and scratch per move and per lane.

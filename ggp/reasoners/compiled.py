@@ -24,8 +24,9 @@ from ggp.statemachine import GameError, StateMachine, single_goal
 #: Goal-only gates are evaluated lazily, when goals are read, once they have
 #: at least this many input edges: below it, settling them at the end of
 #: every playout costs about what keeping them up to date does (leduc, 190
-#: edges: 0.91-1.00x); above it, reversi (37,000) and othello-comp2007
-#: (180,000) run 1.3-2.1x the state changes a second (docs/reasoners.md, "Lazy goals").
+#: edges); above it, reversi (37,000) and othello-comp2007 (180,000) make
+#: more state changes a second lazily (the figures, and the lazy_goals suite
+#: that measures them: docs/reasoners.md, "Lazy goals").
 LAZY_GOAL_EDGES = 1000
 
 #: A kernel is split by at most this many control propositions (one network
@@ -146,7 +147,8 @@ class CompiledMachine(StateMachine):
         where the legal moves of the roles with more than one, per step, are
         at least ``SPLIT_RATIO`` times the readers of the other base
         propositions that flip in a step (reversi and checkers, whose moves
-        flip propositions read by hundreds of gates, ran at 0.72-0.82x split)."""
+        flip propositions read by hundreds of gates, ran slower split: the
+        split_kernel suite, docs/reasoners.md)."""
         if self.network.sees or self.network_edges > SPLIT_EDGES:
             return ()
         arrays = self._arrays
@@ -296,9 +298,9 @@ class CompiledMachine(StateMachine):
 
     def _use_lanes(self, count: int) -> bool:
         """Lanes pay when most of the 64 are busy, and a sweep of the whole
-        network is not much dearer than what one step changes: measured by
-        ``benchmarks/lanes.py``, every case chosen here ran at 1.4x the kernel
-        or better, every case left out at about 1x or less."""
+        network is not much dearer than what one step changes: the cases
+        chosen here ran faster in lanes than on the kernel, those left out
+        not (the lanes suite; the figures in docs/reasoners.md)."""
         edges = self.network_edges
         return (count >= 64 and edges <= 1_000_000) or (count >= 16 and edges <= 200_000)
 
@@ -310,7 +312,7 @@ class CompiledMachine(StateMachine):
     def new_lanes(self):
         """Bit-parallel playouts (:class:`ggp.reasoners._lanes.Lanes`) of this network,
         its moves' ORs complemented (lanes sweep every gate, so fewer edges is
-        faster whatever flips: breakthrough 1.38x), with scratch of their own
+        faster whatever flips), with scratch of their own
         (for a search thread)."""
         from ggp.reasoners._lanes import Lanes
 

@@ -242,8 +242,9 @@ class Network:
         The complements are shared; the network is simplified again after.
         Only in the networks of a split kernel and of the lanes (which sweep
         every gate): a role's complement holds its ``noop``, which in the whole
-        network flips at every turn (the incremental kernel on breakthrough
-        0.61x), in the network of one role's turn never."""
+        network flips at every turn (slowing the incremental kernel: the
+        split_kernel suite, docs/reasoners.md), in the network of one role's
+        turn never."""
         moves = {}  # role -> its does nodes, in move order
         role_of = {}
         for (r, _), node in zip(self.gp.inputs, self.does_node):

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ggp.progress import TIMED, Progress
-from ggp.solvers.efg import TreeTooLarge, build_tree, exploitability_in_unit
+from ggp.solvers.efg import TreeTooLarge, build_tree
 from ggp.specs import Spec
 from matches.cli.common import (
     ALGO,
@@ -202,7 +202,7 @@ def _exploit_online(args) -> int:
     strategy, run at every decision it can reach (players.imperfect.evaluation)."""
     from players.imperfect.evaluation import budget_param, online_exploitability
     from players.imperfect.online import View
-    from players.learning.curves import write_curve
+    from players.learning.curves import plot_online, read_curve, write_curve
     from players.registry import make, player_class
 
     if args.curve:
@@ -238,7 +238,7 @@ def _exploit_online(args) -> int:
         except (OSError, ValueError) as exc:
             raise UserError(f"{args.curve}: {exc}", "io") from None
         if rows:
-            _plot_online(args.curve, Path(args.curve).with_suffix(".png"))
+            plot_online(read_curve(args.curve), Path(args.curve).with_suffix(".png"))
 
     try:
         with Progress(
@@ -310,42 +310,6 @@ def _online_budgets(args, player, knob, given) -> list:
             )
         return [getattr(player, knob)]
     return args.budgets or [100, 1000, 10000]
-
-
-def _plot_online(csv_path, png_path) -> None:
-    """Exploitability against the budget a move, log-log, one line per player."""
-    import csv
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    lines: dict = {}
-    with open(csv_path, newline="") as f:
-        for row in csv.DictReader(f):
-            budget = int(row["budget"]) if row["budget"] not in ("", "None") else None
-            lines.setdefault((row["game"], row["player"]), []).append(
-                (budget, exploitability_in_unit(row), row["unit"])
-            )
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (game, player), points in lines.items():
-        if all(b is None for b, _, _ in points):
-            ax.axhline(points[0][1], ls="--", color="grey", label=f"{player} ({game})")
-            continue
-        points = sorted((b, g) for b, g, _ in points if b is not None)
-        ax.plot(*zip(*points), marker="o", label=f"{player} ({game})")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("budget a move (iterations or simulations)")
-    units = sorted({u for points in lines.values() for _, _, u in points})
-    ax.set_ylabel(f"exploitability ({' / '.join(units)})")
-    ax.set_title("online players: exploitability of the seeds' average strategy")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=120)
-    plt.close(fig)
 
 
 def _exploit_selfplay(args, game, tree) -> int:

@@ -753,7 +753,7 @@ class MCCRPlayer(SolvingPlayer):
         regret-matching+), ``root`` iterations for the blueprint and
         ``iterations`` a resolve, through this player's own walk, resolver and
         kept values: the resolves' own errors aside, what the kept values cost
-        (the safety test, benchmarks/mccr_safety.py)."""
+        (the safety test: the mccr_safety suite of the benchmarks)."""
         from ggp.solvers.cfr import CFRSolver
 
         def cfr_plus(flat, seed):

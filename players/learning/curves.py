@@ -1,8 +1,9 @@
 """Learning curves: the exploitability of a learner's average policy at
 log-spaced episode counts (:func:`checkpoints`), as points
-(:class:`CurvePoint`), CSV files (:func:`write_curve`) and log-log plots
-(:func:`plot_curves`), for every self-play learner (:mod:`players.learning.selfplay`,
-:mod:`players.learning.nfsp`) and ``ggp solve``'s solvers."""
+(:class:`CurvePoint`), CSV files (:func:`write_curve`, :func:`read_curve`) and
+log-log plots (:func:`plot_curves`, :func:`plot_online`), for every self-play
+learner (:mod:`players.learning.selfplay`, :mod:`players.learning.nfsp`),
+``ggp solve``'s solvers and ``ggp exploit --online``'s players."""
 
 from __future__ import annotations
 
@@ -83,22 +84,32 @@ def write_curve(path, rows: list, append: bool = False, fields: tuple = CSV_FIEL
         writer.writerows(rows)
 
 
+def read_curve(path) -> list[dict]:
+    """The rows of a curve file, every value as its text."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
-    """A log-log plot of every run in the curve file: exploitability in the
-    game's unit against episodes (or, ``x="seconds"``, training seconds), as
-    the thesis' figures 3.2 and 3.3; one line per run (game, player, seed),
-    one colour per game and player."""
+    """:func:`plot_curve_rows` of the curve file ``csv_path``."""
+    plot_curve_rows(read_curve(csv_path), png_path, x)
+
+
+def plot_curve_rows(rows, png_path, x: str = "episodes") -> None:
+    """A log-log plot of every run in ``rows`` (a curve file's, as text or
+    numbers): exploitability in the game's unit against episodes (or,
+    ``x="seconds"``, training seconds), as the thesis' figures 3.2 and 3.3;
+    one line per run (game, player, seed), one colour per game and player."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     runs: dict[tuple, list] = {}
-    with open(csv_path, newline="") as f:
-        for row in csv.DictReader(f):
-            runs.setdefault((row["game"], row["player"], row["seed"]), []).append(
-                (float(row[x]), exploitability_in_unit(row), row["unit"])
-            )
+    for row in rows:
+        runs.setdefault((row["game"], row["player"], str(row["seed"])), []).append(
+            (float(row[x]), exploitability_in_unit(row), row["unit"])
+        )
     games = sorted({game for game, _, _ in runs})
     units = sorted({unit for points in runs.values() for _, _, unit in points})
     seeds: dict[tuple, list] = {}
@@ -121,6 +132,41 @@ def plot_curves(csv_path, png_path, x: str = "episodes") -> None:
     ax.set_title(f"self-play: {', '.join(games)}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+
+
+def plot_online(rows, png_path) -> None:
+    """Exploitability against the budget a move, log-log, one line per game
+    and player, of ``ggp exploit --online``'s rows (a curve file's, as text
+    or numbers); a player without a budget is a dashed level line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lines: dict = {}
+    for row in rows:
+        budget = None if row["budget"] in (None, "", "None") else int(row["budget"])
+        lines.setdefault((row["game"], row["player"]), []).append(
+            (budget, exploitability_in_unit(row), row["unit"])
+        )
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (game, player), points in lines.items():
+        if all(b is None for b, _, _ in points):
+            ax.axhline(points[0][1], ls="--", color="grey", label=f"{player} ({game})")
+            continue
+        points = sorted((b, g) for b, g, _ in points if b is not None)
+        ax.plot(*zip(*points), marker="o", label=f"{player} ({game})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("budget a move (iterations or simulations)")
+    units = sorted({u for points in lines.values() for _, _, u in points})
+    ax.set_ylabel(f"exploitability ({' / '.join(units)})")
+    ax.set_title("online players: exploitability of the seeds' average strategy")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(png_path, dpi=120)
     plt.close(fig)

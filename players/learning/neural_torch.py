@@ -2,8 +2,8 @@
 installed with ``pip install -e '.[torch]'``).
 
 At the sizes NFSP uses on Kuhn and Leduc numpy is faster, so it stays the
-default; PyTorch pays for larger networks (``benchmarks/backends.py``, figures
-in docs/learning.md).  :class:`TorchNetwork` is
+default; PyTorch pays for larger networks (the figures, and the nfsp_backends
+suite of the benchmarks that measures them: docs/learning.md).  :class:`TorchNetwork` is
 a :class:`~players.learning.neural.NeuralNetwork` whose parameters stay numpy arrays (so the
 optimisers, saving and loading are the same) and are shared with PyTorch
 without copies (``torch.from_numpy``); the forward pass and the gradients are

@@ -364,7 +364,7 @@ class NFSP:
 
     def run(self, episodes: int) -> NFSP:
         """Train ``episodes`` more episodes (on one BLAS thread: the matrices
-        are small, and threads cost more than they give, 2.6x here)."""
+        are small, and threads cost more than they give)."""
         with threadpool_limits(limits=1, user_api="blas"):
             return self._run(episodes)
 
