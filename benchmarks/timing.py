@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+from benchmarks.harness import Suite
+
 
 def calibrate(run, target: float) -> int:
     """A batch size (a multiple of 64 playouts, at least 64: lanes run 64 at
@@ -70,13 +72,36 @@ def run_rounds(measures: dict, seconds: float):
                 m.round()
 
 
-def speed_options(parser, games: list, seconds: float, what: str) -> None:
-    """The speed suites' options: games (names or ``.kif`` paths), and
-    ``--seconds`` of playouts per game and per ``what``."""
-    parser.add_argument("games", nargs="*", default=games, help=f"default: {' '.join(games)}")
-    parser.add_argument(
-        "--seconds",
-        type=float,
-        default=seconds,
-        help=f"seconds of playouts per game and per {what} (default {seconds:g})",
-    )
+#: The games of the speed tables: six public games of ../shared/games/gdl1.
+GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
+
+
+class GameSpeed(Suite):
+    """A speed suite of a row a game: its games (names or ``.kif`` paths,
+    :attr:`games` by default), each measured for ``--seconds`` of playouts per
+    :attr:`what` by :meth:`game`."""
+
+    games: list = []
+    seconds = 4.0
+    what = "reasoner"
+
+    def options(self, parser):
+        parser.add_argument(
+            "games", nargs="*", default=self.games, help=f"default: {' '.join(self.games)}"
+        )
+        parser.add_argument(
+            "--seconds",
+            type=float,
+            default=self.seconds,
+            help=f"seconds of playouts per game and per {self.what} (default {self.seconds:g})",
+        )
+
+    def jobs(self, args):
+        return [{"game": game, "seconds": args.seconds} for game in args.games]
+
+    def measure(self, job, args):
+        return [self.game(job["game"], job["seconds"])]
+
+    def game(self, name: str, seconds: float) -> dict:
+        """The row of one game."""
+        raise NotImplementedError

@@ -6,7 +6,7 @@ drawn as glyphs), a GDL-II match seen by one role, and a study's page.
     python docs/screenshots.py            # writes docs/img/viewer-*.png
 
 The matches are played here (seeded, into a scratch database); the study is
-one of the committed results (benchmarks/results/seed003_policies).
+one of the committed results (benchmarks/results/playout_policies).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from matches.viewer import Viewer, headless_chromium  # noqa: E402
 from matches.views import Library  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
-STUDY = ROOT / "benchmarks" / "results" / "seed003_policies"
+STUDY = ROOT / "benchmarks" / "results" / "playout_policies"
 MATCHES = [
     ("tictactoe", ["uct:simulations=200", "random"]),
     ("breakthroughsmall", ["uct:simulations=100", "mast:simulations=100"]),

@@ -2,7 +2,7 @@
 
 A study is a YAML file::
 
-    name: seed003
+    name: playout_policies
     games: [connectFour, ../shared/games/gdl1/breakthrough.kif]   # names or paths
     players:                       # label: player spec
       uct: uct:simulations=500
@@ -13,7 +13,7 @@ A study is a YAML file::
     startclock: 10
     playclock: 10
     maxsteps: 10000                # steps before a match is aborted (never ended)
-    out: results/seed003           # tables and plot; default: results/<file name>
+    out: results/playout_policies  # tables and plot; default: results/<file name>
     executor: process              # or ray (the optional extra: pip install '.[ray]')
 
 Paths are relative to the YAML file.  Match ``i`` of a pair gives the first

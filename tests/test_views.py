@@ -234,7 +234,7 @@ def test_study_view_from_its_folder(tmp_path):
 
 
 def test_a_study_page_is_computed_once_per_state_of_its_file(tmp_path, monkeypatch):
-    # the ranking's bootstrap of seed001_leduc's 18,000 matches took 50-62 s a page load
+    # the ranking's bootstrap of h2h_leduc's 18,000 matches took 50-62 s a page load
     # when recomputed on every request; now once per (path, mtime, size) of matches.jsonl
     from matches import study
 

@@ -1,8 +1,8 @@
 """State changes per second of bit-parallel playouts (ggp.reasoners._lanes.Lanes)
 against the incremental kernel (ggp.reasoners._propnet.Kernel), in the same process.
 
-Each game (a name in games_gdl or a .kif path; by default six public games
-from ../shared/games/gdl1) is built once; then both run random playouts from
+Each game (a name in games_gdl or a .kif path; by default the six public games
+of :data:`benchmarks.timing.GAMES`) is built once; then both run random playouts from
 the initial state in alternating rounds (a batch of about a quarter second
 each) until each has run ``--seconds``.  A row a game: the network's size
 (nodes, edges: gate inputs; moves; base propositions), what a lanes step
@@ -17,21 +17,20 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from benchmarks.harness import Suite, markdown
-from benchmarks.timing import alternate, calibrate, speed_options
+from benchmarks.harness import markdown
+from benchmarks.timing import GAMES, GameSpeed, alternate, calibrate
 from ggp import load_game
 from ggp.reasoners import COMPILED
 from ggp.shared import named_game
 
-DEFAULT = ["ticTacToe", "connectFour", "breakthrough", "checkers", "reversi", "speedChess"]
 
-
-class Lanes(Suite):
+class Lanes(GameSpeed):
     about = "bit-parallel lanes against the incremental kernel: state changes a second"
     duration = "2 minutes"
+    games, seconds, what = GAMES, 4.0, "reasoner"
 
     def options(self, parser):
-        speed_options(parser, DEFAULT, 4.0, "reasoner")
+        super().options(parser)
         parser.add_argument(
             "--limit",
             type=int,
@@ -40,7 +39,7 @@ class Lanes(Suite):
         )
 
     def jobs(self, args):
-        return [{"game": game, "seconds": args.seconds, "limit": args.limit} for game in args.games]
+        return [{**job, "limit": args.limit} for job in super().jobs(args)]
 
     def measure(self, job, args):
         return [measure(job["game"], job["seconds"], limit=job["limit"])]

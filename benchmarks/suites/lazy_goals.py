@@ -10,8 +10,8 @@ state, one at a time (``Kernel.playouts``); both must sum the same goals.
 
 from __future__ import annotations
 
-from benchmarks.harness import Suite, markdown
-from benchmarks.timing import alternate, calibrate, speed_options
+from benchmarks.harness import markdown
+from benchmarks.timing import GAMES, GameSpeed, alternate, calibrate
 from ggp import load_game
 from ggp.reasoners import COMPILED
 from ggp.reasoners._propnet import Kernel
@@ -19,32 +19,48 @@ from ggp.reasoners.compiled import LAZY_GOAL_EDGES
 from ggp.reasoners.propnet import lazy_goals
 from ggp.shared import named_game
 
-DEFAULT = [
-    "ticTacToe",
-    "connectFour",
-    "breakthrough",
-    "speedChess",
-    "reversi",
-    "checkers",
-    "othello-comp2007",
-    "dotsAndBoxes",
-    "pacman3p",
-    "leduc",
-]
+DEFAULT = [*GAMES, "othello-comp2007", "dotsAndBoxes", "pacman3p", "leduc"]
 
 
-class LazyGoals(Suite):
+class LazyGoals(GameSpeed):
     about = "the kernel with lazy goals against the same kernel keeping them up to date"
     duration = "2 minutes"
+    games, seconds, what = DEFAULT, 4.0, "kernel"
 
-    def options(self, parser):
-        speed_options(parser, DEFAULT, 4.0, "kernel")
+    def game(self, name: str, seconds: float, round_seconds: float = 0.25) -> dict:
+        sm = load_game(named_game(name)).state_machine(COMPILED)
+        arrays = sm._arrays
+        lazy_arrays, program = lazy_goals(arrays, [n for seen in sm._sees for n, _ in seen])
+        kernels = {
+            "eager": Kernel(**arrays, gating=sm.gating),
+            "lazy": Kernel(**lazy_arrays, gating=sm.gating, lazy=program),
+        }
+        root = sm.initial_state()
+        batch = calibrate(lambda n, s: kernels["eager"].playouts(root, n, s), round_seconds)
+        goals: dict = {}
 
-    def jobs(self, args):
-        return [{"game": game, "seconds": args.seconds} for game in args.games]
+        def same_goals(seed, _, result):
+            assert goals.setdefault(seed, result[1]) == result[1], (
+                f"{name}: lazy and eager goals differ (seed {seed})"
+            )
 
-    def measure(self, job, args):
-        return [measure(job["game"], job["seconds"])]
+        rate = alternate(
+            {
+                k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
+                for k, kernel in kernels.items()
+            },
+            seconds,
+            same_goals,
+        )
+        return {
+            "edges": len(arrays["in_lit"]),
+            "lazy_gates": len(program["node"]),
+            "lazy_edges": len(program["lit"]),
+            "chosen": len(program["lit"]) >= LAZY_GOAL_EDGES,
+            "eager": rate["eager"],
+            "lazy": rate["lazy"],
+            "ratio": rate["lazy"] / rate["eager"],
+        }
 
     def table(self, rows):
         return markdown(
@@ -60,42 +76,6 @@ class LazyGoals(Suite):
                 ("lazy / eager", "{ratio:.2f}"),
             ],
         )
-
-
-def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
-    sm = load_game(named_game(name)).state_machine(COMPILED)
-    arrays = sm._arrays
-    lazy_arrays, program = lazy_goals(arrays, [n for seen in sm._sees for n, _ in seen])
-    kernels = {
-        "eager": Kernel(**arrays, gating=sm.gating),
-        "lazy": Kernel(**lazy_arrays, gating=sm.gating, lazy=program),
-    }
-    root = sm.initial_state()
-    batch = calibrate(lambda n, s: kernels["eager"].playouts(root, n, s), round_seconds)
-    goals: dict = {}
-
-    def same_goals(seed, _, result):
-        assert goals.setdefault(seed, result[1]) == result[1], (
-            f"{name}: lazy and eager goals differ (seed {seed})"
-        )
-
-    rate = alternate(
-        {
-            k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
-            for k, kernel in kernels.items()
-        },
-        seconds,
-        same_goals,
-    )
-    return {
-        "edges": len(arrays["in_lit"]),
-        "lazy_gates": len(program["node"]),
-        "lazy_edges": len(program["lit"]),
-        "chosen": len(program["lit"]) >= LAZY_GOAL_EDGES,
-        "eager": rate["eager"],
-        "lazy": rate["lazy"],
-        "ratio": rate["lazy"] / rate["eager"],
-    }
 
 
 SUITE = LazyGoals()

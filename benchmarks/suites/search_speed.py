@@ -27,14 +27,13 @@ from pathlib import Path
 
 import players
 from benchmarks.harness import Suite, markdown
-from benchmarks.timing import Measure, run_rounds
+from benchmarks.timing import GAMES, Measure, run_rounds
 from ggp import load_game
 from ggp.reasoners import COMPILED
 from ggp.shared import named_game
 from players.bench import bench_player
 from players.imperfect.search import InformationSetPlayer
 
-GAMES = ["ticTacToe", "connectFour", "breakthrough", "speedChess", "reversi", "checkers"]
 PLAYERS = ["uct", "mast", "nst", "lgr"]
 GDL2 = ["leduc", "iigs13", "phantomttt"]
 GDL2_PLAYERS = ["ismcts", "smooth-uct", "efg-uct"]

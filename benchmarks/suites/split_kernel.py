@@ -13,38 +13,44 @@ kernel's own), not their length on average.
 
 from __future__ import annotations
 
-from benchmarks.harness import Suite, markdown
-from benchmarks.timing import alternate, calibrate, speed_options
+from benchmarks.harness import markdown
+from benchmarks.timing import GAMES, GameSpeed, alternate, calibrate
 from ggp import load_game
 from ggp.reasoners import COMPILED, compiled
 from ggp.reasoners.propnet import Network
 from ggp.shared import named_game
 
-DEFAULT = [
-    "ticTacToe",
-    "connectFour",
-    "breakthrough",
-    "speedChess",
-    "reversi",
-    "checkers",
-    "nineBoardTicTacToe",
-    "pentago",
-    "knightThrough",
-]
+DEFAULT = [*GAMES, "nineBoardTicTacToe", "pentago", "knightThrough"]
 
 
-class SplitKernel(Suite):
+class SplitKernel(GameSpeed):
     about = "the kernel split by control against the whole network's kernel"
     duration = "2 minutes"
+    games, seconds, what = DEFAULT, 3.0, "variant"
 
-    def options(self, parser):
-        speed_options(parser, DEFAULT, 3.0, "variant")
-
-    def jobs(self, args):
-        return [{"game": game, "seconds": args.seconds} for game in args.games]
-
-    def measure(self, job, args):
-        return [measure(job["game"], job["seconds"])]
+    def game(self, name: str, seconds: float, round_seconds: float = 0.25) -> dict:
+        sm = build(name)
+        if not sm.controls:
+            return {"controls": 0}
+        kernels = {
+            "whole": sm.kernel.subs[-1].copy(),
+            "split": build(name, complement=False).kernel,
+            "complemented": sm.kernel,
+        }
+        root = sm.initial_state()
+        batch = calibrate(lambda n, s: kernels["whole"].playouts(root, n, s), round_seconds)
+        rate = alternate(
+            {
+                k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
+                for k, kernel in kernels.items()
+            },
+            seconds,
+        )
+        return {
+            "controls": len(sm.controls),
+            "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls),
+            **rate,
+        }
 
     def table(self, rows):
         def cells(r):
@@ -86,31 +92,6 @@ def build(name, complement: bool = True, ratio: float = 0.0):
     finally:
         compiled.SPLIT_RATIO = saved[0]
         setattr(Network, "_complement_does", saved[1])
-
-
-def measure(name: str, seconds: float, round_seconds: float = 0.25) -> dict:
-    sm = build(name)
-    if not sm.controls:
-        return {"controls": 0}
-    kernels = {
-        "whole": sm.kernel.subs[-1].copy(),
-        "split": build(name, complement=False).kernel,
-        "complemented": sm.kernel,
-    }
-    root = sm.initial_state()
-    batch = calibrate(lambda n, s: kernels["whole"].playouts(root, n, s), round_seconds)
-    rate = alternate(
-        {
-            k: lambda seed, kernel=kernel: kernel.playouts(root, batch, seed)
-            for k, kernel in kernels.items()
-        },
-        seconds,
-    )
-    return {
-        "controls": len(sm.controls),
-        "chosen": bool(build(name, ratio=compiled.SPLIT_RATIO).controls),
-        **rate,
-    }
 
 
 SUITE = SplitKernel()

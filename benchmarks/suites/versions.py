@@ -13,8 +13,8 @@ one at a time on the incremental kernel (what a player's playouts use).
 A row a game: the network's nodes in each and the median over the rounds of
 each rate, with the new/old ratio; medians of alternating rounds, since a
 shared machine's noise moves single runs by more than the differences looked
-for.  Games: names under ../shared/games/gdl1 (default: those of the lanes
-suite) or .kif paths.
+for.  Games: names under ../shared/games/gdl1 (default: the six of
+:data:`benchmarks.timing.GAMES`) or .kif paths.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.harness import Suite, markdown
-from benchmarks.suites.lanes import DEFAULT
+from benchmarks.timing import GAMES
 from ggp.shared import named_game
 
 PROBE = r"""
@@ -62,7 +62,7 @@ class Versions(Suite):
     def options(self, parser):
         parser.add_argument("old", type=Path, help="the checkout measured first in every round")
         parser.add_argument("new", type=Path, help="the checkout compared with it")
-        parser.add_argument("games", nargs="*", default=DEFAULT)
+        parser.add_argument("games", nargs="*", default=GAMES)
         parser.add_argument("--rounds", type=int, default=3)
         parser.add_argument(
             "--seconds",
