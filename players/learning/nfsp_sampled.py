@@ -22,9 +22,9 @@ information state comes from and how it is kept:
 Utilities are the goals scaled to -1..1 by the game's goal range
 (:func:`ggp.solvers.efg.utility_unit`), as on a tree.  Exploitability cannot be
 measured without the tree; these learners are measured in matches (the
-nfsp_sampled studies of the benchmarks, docs/learning.md).  MC-NFSP is not built this way: its search
-samples histories of the information state in proportion to the opponent's
-reach, which here would need a belief per search.
+nfsp_sampled studies of the benchmarks, docs/learning.md).  MC-NFSP is not
+built this way: its search samples histories of the information state in
+proportion to the opponent's reach, which here would need a belief per search.
 """
 
 from __future__ import annotations
