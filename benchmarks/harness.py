@@ -50,6 +50,7 @@ from pathlib import Path
 
 import yaml
 
+import gdl
 from ggp.specs import did_you_mean
 
 HERE = Path(__file__).resolve().parent
@@ -485,4 +486,8 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 1
-    return known[name].run(argv[1:])
+    try:
+        return known[name].run(argv[1:])
+    except (gdl.GdlError, OSError) as exc:  # a game or file that is not there or not GDL
+        print(f"benchmarks: {name}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        return 1

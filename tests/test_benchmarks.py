@@ -355,3 +355,26 @@ def test_against_random_gives_the_equilibriums_bar_on_kuhn():
     assert score_interval([f["equilibrium"]] * n)[0] > f["mean"]
     assert score_interval([f["equilibrium"]] * (n - 1))[0] <= f["mean"]
     assert module.matches_needed(50.0, 50.0, most=1000) is None
+
+
+def test_background_build_searches_on_the_fallback_from_the_first_slice(tmp_path):
+    """The background_build suite's search on a fallback reasoner: the player
+    is ready at the end of START (its machine built before the clock starts),
+    so every slice searches and a run writes its row."""
+    from benchmarks.suites import background_build as module
+    from ggp.shared import named_game
+
+    row = module.fallback(str(named_game("ticTacToe")), "demand", 0.5)
+    assert row["uct sims/s"] > 0
+    game = named_game("ticTacToe")
+    done = benchmark("background_build", game, "--fallbacks", "--seconds", "0.3", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(read_rows(tmp_path)) == 2
+
+
+def test_a_suite_given_a_game_that_is_not_there_says_so_in_one_line(tmp_path):
+    done = benchmark("background_build", "ticTacToo", "--fallbacks", "--out", tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith("benchmarks: background_build: ticTacToo: ")
+    assert "did you mean" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1

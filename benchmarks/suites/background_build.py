@@ -111,11 +111,15 @@ def searching(game, fallback: str, until, slice_seconds: float = 2.0) -> tuple:
     """(simulations, seconds) of a ``uct`` player on ``fallback`` thinking
     about the first move in slices until ``until()`` is true (a playout that
     would not end within its slice is not started: slices as long as a play
-    clock)."""
+    clock), its first slice the start clock.  The fallback's machine is built
+    before the clock starts: a player whose machine is not ready by the end
+    of START has no search until the next turn."""
+    game.state_machine(fallback)
     player = players.make(f"uct:reasoner={fallback},seed=1")
     assert isinstance(player, MCTSPlayer)
-    player.start(game, game.roles[0], start_clock=0.0, play_clock=1.0)
-    simulations, start = 0, time.monotonic()
+    start = time.monotonic()
+    player.start(game, game.roles[0], start_clock=slice_seconds, play_clock=slice_seconds)
+    simulations = player.last_simulations
     while not until():
         player.think(time.monotonic() + slice_seconds)
         simulations += player.last_simulations
