@@ -806,11 +806,17 @@ class Resolver:
         sets = [view.tree.augmented[t][opponent] for t in tops]
         subgame, policy, tracked = self.last
         weights, values = kept_data(subgame, policy, self.player, tops, sets, self.values, tracked)
-        self._solve(
-            gadget(view.flat, view.end, tops, weights, opponent, sets, values, view.total),
-            seed,
-            budget,
+        subgame = gadget(
+            view.flat,
+            view.end,
+            tops,
+            weights,
+            opponent=opponent,
+            opponent_sets=sets,
+            values=values,
+            total=view.total,
         )
+        self._solve(subgame, seed, budget)
 
     def _mccfr(self, flat, seed):
         from ggp.solvers.mccfr import MCCFRSolver

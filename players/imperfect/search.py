@@ -293,12 +293,12 @@ class ISMCTSPlayer(InformationSetPlayer):
                 self.me,
                 self.chance,
                 sees,
-                self.selection == "rm",
-                self.explore,
-                self.gamma,
-                self.unit.scale,
-                self.unit.offset,
-                self.draw_seed,
+                rm=self.selection == "rm",
+                c=self.explore,
+                gamma=self.gamma,
+                scale=self.unit.scale,
+                offset=self.unit.offset,
+                seed=self.draw_seed,
             )
             return
         # own information-state key -> per role: move ->
@@ -464,9 +464,9 @@ class SmoothUCTPlayer(InformationSetPlayer):
                 self.playouts.policy,
                 self.chance,
                 sees,
-                self.unit.scale,
-                self.unit.offset,
-                self.draw_seed,
+                scale=self.unit.scale,
+                offset=self.unit.offset,
+                seed=self.draw_seed,
             )
 
     def simulate(self, hypothesis):
