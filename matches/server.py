@@ -350,7 +350,10 @@ class PlayerService:
     def _usable(self, clock: float) -> float:
         """The seconds of ``clock`` the server and its player may use: the
         clock less the margin kept back for the reply to travel (at most half
-        the clock).  The one rule of every deadline the server sets."""
+        the clock).  The one rule of every deadline the server sets; the
+        player keeps back its own margin from the deadline it is given, by its
+        own rule (:meth:`players.Player.think_until`, which says why the two
+        differ)."""
         return clock - min(self.margin, clock / 2)
 
     @staticmethod

@@ -350,9 +350,9 @@ class MCTSPlayer(Budget, RootDecision, SearchOptions):
     def meta_game(self, deadline):
         self.rebuild_search(deadline)
         if self.planning is not None:
-            self.planning.think(deadline - self.margin, self._plan_budget())
+            self.planning.think(self.think_until(deadline), self._plan_budget())
         if self.simulations is None:
-            self.think(deadline - self.margin)
+            self.think(self.think_until(deadline))
 
     def rebuild_search(self, deadline):
         """The search and its tree over ``self.steps``, rooted at the current
@@ -448,7 +448,7 @@ class MCTSPlayer(Budget, RootDecision, SearchOptions):
                 return legal[0]
             self.think(math.inf, self.simulations)
         else:
-            self.think(deadline - self.margin)
+            self.think(self.think_until(deadline))
         allowed = {self.search.steps.move_id(me, m) for m in legal}
         if proved is not None:  # never a move proved lost while another is not
             allowed = (allowed - proved[1]) or allowed
