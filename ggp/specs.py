@@ -2,7 +2,8 @@
 optionally followed by ``:`` and comma-separated ``key=value`` parameters
 (``"mast:policy=gibbs,tau=10"``, ``"mccfr:sampling=external"``).  The values
 stay text here; whoever owns the name checks and converts them, and
-:func:`did_you_mean` suggests a known name for a mistyped one.
+:func:`did_you_mean` suggests a known name for a mistyped one (in the message
+:func:`unknown_name` writes).
 
 A spec is read once, where its text comes in (a command's argument, a study
 file, a server's spec), into a :class:`Spec` passed on from there;
@@ -77,3 +78,17 @@ def did_you_mean(name: str, known) -> str:
     by_case = {k.lower(): k for k in known}
     near = difflib.get_close_matches(name.lower(), list(by_case), n=1)
     return f"did you mean {by_case[near[0]]!r}?" if near else ""
+
+
+def unknown_name(what: str, name: str, known) -> str:
+    """The message for ``name``, not among ``known``: what it was taken for,
+    the nearest known name (:func:`did_you_mean`) when one is near, and the
+    known ones in their order.
+
+    >>> unknown_name("player", "rnadom", ["legal", "random"])
+    "unknown player 'rnadom'; did you mean 'random'? known: legal, random"
+    """
+    hint = did_you_mean(name, known)
+    return (
+        f"unknown {what} {name!r}; " + (f"{hint} " if hint else "") + f"known: {', '.join(known)}"
+    )

@@ -258,7 +258,15 @@ class PlayerService:
                 f"referee-{m.match_id}", partial(referee.start, game, role, deadline=deadline)
             )
             match = _Match(
-                m, game, role, player, referee, refereeing, worker, arrival, m.start_clock
+                start=m,
+                game=game,
+                role=role,
+                player=player,
+                referee=referee,
+                refereeing=refereeing,
+                worker=worker,
+                last_arrival=arrival,
+                clock=m.start_clock,
             )
             self._match = match
         fault = _wait(future, deadline)[1]
@@ -342,7 +350,10 @@ class PlayerService:
     def _usable(self, clock: float) -> float:
         """The seconds of ``clock`` the server and its player may use: the
         clock less the margin kept back for the reply to travel (at most half
-        the clock).  The one rule of every deadline the server sets."""
+        the clock).  The one rule of every deadline the server sets; the
+        player keeps back its own margin from the deadline it is given, by its
+        own rule (:meth:`players.Player.think_until`, which says why the two
+        differ)."""
         return clock - min(self.margin, clock / 2)
 
     @staticmethod
@@ -511,14 +522,14 @@ class _Handler(BaseHTTPRequestHandler):
         """Send the reply and log the exchange on one line."""
         self._send(code, reply)
         arrived = time.time() - (time.monotonic() - arrival)
+        clock = time.strftime("%H:%M:%S", time.localtime(arrived))
         log.info(
-            "%s %s: %d %s (arrived %s.%03d, %.3f s)",
+            "%s %s: %d %s (arrived %s, %.3f s)",
             kind,
             match_id,
             code,
             reply if len(reply) <= 80 else reply[:77] + "...",
-            time.strftime("%H:%M:%S", time.localtime(arrived)),
-            int(arrived % 1 * 1000),
+            f"{clock}.{int(arrived % 1 * 1000):03d}",
             time.monotonic() - arrival,
         )
 

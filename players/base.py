@@ -81,11 +81,13 @@ class Observation:
     legal: tuple | None = None
 
 
+#: What a player thinking on the clock keeps back from the deadline it is given
+#: to stop, choose and answer (:meth:`Player.think_until`); a served player's
+#: deadline already has the server's own margin taken off (matches.server), so
+#: the two do not add up to most of a short clock.
+MARGIN = Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0)
 #: The thinking budget of the search players: simulations a move, else the
-#: clock.  The margin is what the player keeps back from the deadline it is
-#: given to stop, choose and answer; a served player's deadline already has
-#: the server's own margin taken off (matches.server), so the two do not add
-#: up to most of a short clock.
+#: clock less the margin.
 BUDGET = (
     Param(
         "simulations",
@@ -94,7 +96,7 @@ BUDGET = (
         "simulations a move (reproducible with seed); default: think on the clock",
         low=1,
     ),
-    Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0),
+    MARGIN,
 )
 
 
@@ -242,6 +244,21 @@ class Player:
         self._interrupted(f"turn {obs.turn}", "playing a legal move at random")
         return None if not obs.legal else self.rng.choice(obs.legal)
 
+    def think_until(self, deadline: float) -> float:
+        """The instant at which a turn due at ``deadline`` stops thinking and
+        gives up its reasoner's questions: ``deadline`` less the player's
+        ``margin`` (:data:`MARGIN`; :data:`ANSWER_MARGIN` for a player
+        without one), the seconds it keeps back to stop, choose and answer.
+
+        The server keeps a margin of its own (``matches.server``, the reply's
+        travel), by a rule of its own: taken off a clock's seconds before the
+        player is given its deadline, and at most half the clock, so that a
+        fixed margin does not eat a short clock.  The player's rule applies to
+        the instant it is given, whoever set it (the server, a local match, an
+        overrun kept back), with no clock at hand to cap it by, so the two are
+        not one rule: each covers its own stage, one after the other."""
+        return deadline - getattr(self, "margin", ANSWER_MARGIN)
+
     @contextmanager
     def _deadline(self, deadline: float, measure: bool = True):
         """The block's questions given up at ``deadline`` less the margin
@@ -251,8 +268,7 @@ class Player:
         held every thread for 0.1-0.3 s on amazons' demand-driven reasoner).  The overrun
         past that instant, measured when the block ends (if ``measure``),
         adds to the margin of the later turns (the module's docstring)."""
-        margin = getattr(self, "margin", ANSWER_MARGIN)
-        turn = _Turn(deadline - margin if self.on_deadline else math.inf)
+        turn = _Turn(self.think_until(deadline) if self.on_deadline else math.inf)
         self.sm.deadline = turn.instant
         try:
             with collector_paused():
@@ -261,7 +277,7 @@ class Player:
             turn.interrupted = True
         finally:
             self.sm.deadline = math.inf
-            overrun = time.monotonic() - turn.instant - margin / 2
+            overrun = time.monotonic() - (turn.instant + deadline) / 2  # past half the margin
             if measure and overrun > self._slack and turn.instant < math.inf:
                 self._slack = min(overrun, self.play_clock / 2)
 

@@ -29,6 +29,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ggp.specs import did_you_mean
+
 _KINDS = {int: "integer", float: "number", bool: "boolean", str: "string"}
 
 #: The largest value of an integer parameter that declares no ``high``: what
@@ -80,12 +82,17 @@ class Param:
 
     def convert(self, value):
         """``value`` (a Python value or spec text) as this parameter's type;
-        ValueError naming the parameter, the value and what it accepts."""
+        ValueError naming the parameter, the value and what it accepts (and,
+        for a name, the nearest of its choices: :func:`ggp.specs.did_you_mean`)."""
         if value is None and self.default is None:
             return None
         converted = self._typed(value)
         if converted is None or not self._in_range(converted):
-            raise ValueError(f"{self.name}={_shown(value)}: expected {self.accepts()}")
+            hint = did_you_mean(value, self.options) if isinstance(value, str) else ""
+            raise ValueError(
+                f"{self.name}={_shown(value)}: expected {self.accepts()}"
+                + (f"; {hint}" if hint else "")
+            )
         if self.kind is int and self.high is None and converted > INT_MAX:
             raise ValueError(
                 f"{self.name}={_shown(value)}: expected {self.accepts()} and at "

@@ -23,7 +23,7 @@ or a module whose import registers its players).  Nothing lists the players.
 from __future__ import annotations
 
 from ggp.plugins import Registry
-from ggp.specs import Spec, did_you_mean
+from ggp.specs import Spec, unknown_name
 from players.base import Player
 
 #: The entry-point group through which other packages add players.
@@ -41,16 +41,11 @@ def names() -> list[str]:
 
 def player_class(name: str) -> type[Player]:
     """The class registered as ``name``; ValueError naming the known ones
-    (and the nearest, :func:`ggp.specs.did_you_mean`)."""
+    (and the nearest: :func:`ggp.specs.unknown_name`)."""
     try:
         return REGISTRY.found()[name]
     except KeyError:
-        hint = did_you_mean(name, names())
-        raise ValueError(
-            f"unknown player {name!r}; "
-            + (f"{hint} " if hint else "")
-            + f"known: {', '.join(names())}"
-        ) from None
+        raise ValueError(unknown_name("player", name, names())) from None
 
 
 def make(spec: str | Spec, **overrides) -> Player:

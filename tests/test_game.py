@@ -89,5 +89,7 @@ def test_cancelled_builds_end_their_process_and_build_again_later(monkeypatch):
 
 
 def test_unknown_reasoner():
-    with pytest.raises(ValueError, match="unknown reasoner 'fast'"):
+    with pytest.raises(ValueError, match="unknown reasoner 'fast'; known: compiled, "):
         load_game("tictactoe").build("fast")
+    with pytest.raises(ValueError, match="'compild'; did you mean 'compiled'"):
+        load_game("tictactoe").state_machine("compild")

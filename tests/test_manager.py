@@ -224,6 +224,19 @@ def test_the_margin_grows_by_the_slowest_overrun():
     assert kept - 0.02 < early < kept + 0.1, early
 
 
+def test_one_margin_rule_for_every_player():
+    """A turn stops thinking at its deadline less the player's margin: the one
+    parameter the search and solving players declare, else ANSWER_MARGIN."""
+    from players.base import ANSWER_MARGIN, MARGIN
+    from players.registry import player_class
+
+    assert players.make("uct:margin=0.3").think_until(10.0) == 10.0 - 0.3
+    assert players.make("mccfr:margin=0.2").think_until(10.0) == 10.0 - 0.2
+    assert players.make("random").think_until(10.0) == 10.0 - ANSWER_MARGIN
+    for name in ("uct", "ismcts", "mccfr", "nfsp"):
+        assert MARGIN in player_class(name).params
+
+
 @pytest.mark.parametrize("reasoner", ["reference", "demand"])
 def test_a_question_given_up_leaves_the_machine_as_if_not_asked(reasoner):
     from ggp import Interrupted

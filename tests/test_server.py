@@ -63,9 +63,11 @@ HIDDEN_CARD = """
 
 
 class Faulty(players.Player):
-    """A player with a fault: ``raise``, answer ``none``, an ``illegal`` move,
-    or ``sleep`` for ``seconds`` before answering the first legal move; or
-    none: ``first`` answers the first legal move."""
+    """A player with a fault (registered for every test after this module's,
+    so described as any player is, in whole sentences without markup): mode
+    raise raises, none answers nothing, illegal answers an illegal move, sleep
+    sleeps for seconds before answering the first legal move, and first
+    answers the first legal move."""
 
     name = "faulty"
     params = extend(
@@ -277,6 +279,8 @@ def test_a_player_that_sleeps_past_the_clock(caplog):
 
 def test_a_slow_meta_game_still_gets_ready_in_time():
     class SlowStart(Faulty):
+        """A player whose meta-game takes a second."""
+
         name = "slowstart"
 
         def meta_game(self, deadline):

@@ -16,6 +16,7 @@ so that a package outside this repository adds a reasoner by declaring one
 from __future__ import annotations
 
 from ggp.plugins import Registry
+from ggp.specs import unknown_name
 from ggp.statemachine import StateMachine
 
 #: The entry-point group through which other packages add reasoners.
@@ -40,8 +41,9 @@ def names() -> tuple:
 
 
 def reasoner_class(name: str) -> type:
-    """The StateMachine class of reasoner ``name``; ValueError naming the known ones."""
+    """The StateMachine class of reasoner ``name``; ValueError naming the known
+    ones (and the nearest: :func:`ggp.specs.unknown_name`)."""
     try:
         return REGISTRY.found()[name]
     except KeyError:
-        raise ValueError(f"unknown reasoner {name!r}; choose from {', '.join(names())}") from None
+        raise ValueError(unknown_name("reasoner", name, names())) from None

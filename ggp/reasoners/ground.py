@@ -106,16 +106,16 @@ def ground(rules, roles, limit: int = GROUND_LIMIT, effort: int = EFFORT) -> Gro
     )
     init = sorted({a[1] for a in facts.get("init")}, key=term_key)
     return GroundProgram(
-        tuple(roles),
-        base,
-        inputs,
-        init,
-        grounder.atoms,
-        grounder.heads,
-        grounder.starts,
-        grounder.lits,
-        _StaticFacts(facts, static),
-        budget.used,
+        roles=tuple(roles),
+        base=base,
+        inputs=inputs,
+        init=init,
+        atoms=grounder.atoms,
+        rule_head=grounder.heads,
+        rule_start=grounder.starts,
+        rule_lits=grounder.lits,
+        static=_StaticFacts(facts, static),
+        effort=budget.used,
     )
 
 

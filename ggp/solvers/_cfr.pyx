@@ -1,42 +1,34 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The CFR / CFR+ traversal kernel for ``ggp.solvers.cfr`` over a flattened tree.
 
-Nodes: ``kind`` (0 terminal, 1 chance, 2 decision, as ``ggp.solvers.efg``), children
-in CSR form (``child_start[n]`` .. ``child_start[n + 1]`` in ``child``, with
-``child_prob`` the chance probabilities), ``player`` and ``infoset`` per node,
-``utility[n, p]``.  Information states: moves in CSR form (``move_start``);
+Nodes, the arrays of a ``ggp.solvers.efg.FlatTree``: ``kind`` (0 terminal, 1
+chance, 2 decision), children in CSR form (``child_start[n]`` ..
+``child_start[n + 1]`` in ``child``, with ``child_prob`` the chance
+probabilities), ``player`` and ``infoset`` per node, ``utility[n, p]``.
+Information states: moves in CSR form (``move_start``);
 ``regret``, ``cumulative`` and ``current`` are flat per (information state,
 move).  The arithmetic is ``CFRSolver``'s in the same order.
 """
 import numpy as np
 cimport numpy as cnp
+from ggp.solvers._flat cimport FlatArrays
 
 cdef int TERMINAL = 0
 cdef int CHANCE = 1
 
 
-cdef class CFRKernel:
-    cdef int[::1] kind, child_start, child, player, infoset, move_start
-    cdef double[::1] child_prob, regret, cumulative, current, values
-    cdef double[:, ::1] utility
+cdef class CFRKernel(FlatArrays):
+    cdef double[::1] regret, cumulative, current, values
     cdef int infosets
     cdef double weight
 
-    def __init__(self, kind, child_start, child, child_prob, player, infoset,
-                 utility, move_start, regret, cumulative, current):
-        self.kind = kind
-        self.child_start = child_start
-        self.child = child
-        self.child_prob = child_prob
-        self.player = player
-        self.infoset = infoset
-        self.utility = utility
-        self.move_start = move_start
+    def __init__(self, flat, regret, cumulative, current):
+        FlatArrays.__init__(self, flat)
         self.regret = regret
         self.cumulative = cumulative
         self.current = current
-        self.values = np.zeros(len(child), dtype=np.float64)
-        self.infosets = len(move_start) - 1
+        self.values = np.zeros(len(flat.child), dtype=np.float64)
+        self.infosets = len(flat.move_start) - 1
 
     def run(self, long start, long iterations, int players, bint plus):
         """Iterations start + 1 .. start + iterations (alternating updates)."""

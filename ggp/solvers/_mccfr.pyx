@@ -40,15 +40,14 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
+from ggp.solvers._flat cimport FlatArrays
 
 cdef int TERMINAL = 0
 cdef int CHANCE = 1
 
 
-cdef class MCCFRSampler:
-    cdef int[::1] kind, child_start, child, player, infoset, move_start
-    cdef double[::1] child_prob, regret, cumulative, track_value, track_reach
-    cdef double[:, ::1] utility
+cdef class MCCFRSampler(FlatArrays):
+    cdef double[::1] regret, cumulative, track_value, track_reach
     cdef int tracked
     cdef double tracked_utility
     cdef unsigned char[::1] target
@@ -60,14 +59,7 @@ cdef class MCCFRSampler:
     cdef int scratch
 
     def __init__(self, flat, regret, cumulative, double epsilon=0.6, seed=0):
-        self.kind = flat.kind
-        self.child_start = flat.child_start
-        self.child = flat.child
-        self.child_prob = flat.child_prob
-        self.player = flat.player
-        self.infoset = flat.infoset
-        self.utility = flat.utility
-        self.move_start = flat.move_start
+        FlatArrays.__init__(self, flat)
         self.regret = regret
         self.cumulative = cumulative
         self.epsilon = epsilon

@@ -201,19 +201,7 @@ class CFRSolver(TableSolver):
         sizes = np.diff(flat.move_start)
         self._current = np.repeat(1.0 / sizes, sizes)
         self._tracked: tuple | None = None
-        self._kernel = CFRKernel(
-            flat.kind,
-            flat.child_start,
-            flat.child,
-            flat.child_prob,
-            flat.player,
-            flat.infoset,
-            flat.utility,
-            flat.move_start,
-            self._regret,
-            self._cumulative,
-            self._current,
-        )
+        self._kernel = CFRKernel(flat, self._regret, self._cumulative, self._current)
 
     @property
     def current(self) -> list:

@@ -457,12 +457,12 @@ def flatten(tree: Tree) -> FlatTree:
     move_start = np.zeros(len(tree.infosets) + 1, dtype=np.int32)
     np.cumsum([len(info.moves) for info in tree.infosets], out=move_start[1:])
     return FlatTree(
-        np.asarray(tree.kind, dtype=np.int32),
-        child_start,
-        child,
-        child_prob,
-        np.asarray(tree.player, dtype=np.int32),
-        np.asarray(tree.infoset, dtype=np.int32),
-        utility,
-        move_start,
+        kind=np.asarray(tree.kind, dtype=np.int32),
+        child_start=child_start,
+        child=child,
+        child_prob=child_prob,
+        player=np.asarray(tree.player, dtype=np.int32),
+        infoset=np.asarray(tree.infoset, dtype=np.int32),
+        utility=utility,
+        move_start=move_start,
     )

@@ -24,6 +24,7 @@ import numpy as np
 
 from ggp.solvers.cfr import TableSolver
 from ggp.solvers.efg import Tree
+from ggp.specs import unknown_name
 
 #: outcome sampling's exploration at the updated player's nodes (the MCCR slides)
 EPSILON = 0.6
@@ -47,7 +48,7 @@ class MCCFRSolver(TableSolver):
         from ggp.solvers._mccfr import MCCFRSampler
 
         if sampling not in SAMPLINGS:
-            raise ValueError(f"unknown sampling {sampling!r}; choose {' or '.join(SAMPLINGS)}")
+            raise ValueError(unknown_name("sampling", sampling, SAMPLINGS))
         if not 0 < epsilon <= 1:
             raise ValueError(f"epsilon must be in (0, 1], not {epsilon}")
         super().__init__(tree, flat)

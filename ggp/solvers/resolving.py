@@ -178,7 +178,16 @@ def gadget(
         utility[leaf[i], opponent] = pay
         utility[leaf[i], 1 - opponent] = total - pay
     return Subgame(
-        FlatTree(kind, child_start, child, child_prob, player, infoset, utility, move_start),
+        FlatTree(
+            kind=kind,
+            child_start=child_start,
+            child=child,
+            child_prob=child_prob,
+            player=player,
+            infoset=infoset,
+            utility=utility,
+            move_start=move_start,
+        ),
         origin,
         move_origin,
         tops,

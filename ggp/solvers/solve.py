@@ -9,7 +9,10 @@ import time
 from ggp.solvers.cfr import CFRSolver, TableSolver, exploitability
 from ggp.solvers.efg import Tree
 from ggp.solvers.mccfr import SAMPLINGS, MCCFRSolver
-from ggp.specs import parse_spec
+from ggp.specs import parse_spec, unknown_name
+
+#: The algorithms :func:`solve` runs.
+ALGORITHMS = ("cfr", "cfr+", "mccfr")
 
 
 def parse_algo(spec: str) -> tuple[str, dict]:
@@ -21,17 +24,12 @@ def parse_algo(spec: str) -> tuple[str, dict]:
             raise ValueError(f"{name} takes no options, got {', '.join(options)}")
         return name, {}
     if name != "mccfr":
-        raise ValueError(f"unknown algorithm {name!r}; choose cfr, cfr+ or mccfr")
+        raise ValueError(unknown_name("algorithm", name, ALGORITHMS))
     unknown = set(options) - {"sampling", "epsilon"}
     if unknown:
-        raise ValueError(
-            f"mccfr has no option {sorted(unknown)[0]!r}; it takes sampling "
-            f"(outcome|external) and epsilon"
-        )
+        raise ValueError(unknown_name("mccfr option", sorted(unknown)[0], ("sampling", "epsilon")))
     if options.get("sampling", "outcome") not in SAMPLINGS:
-        raise ValueError(
-            f"unknown sampling {options['sampling']!r}; choose {' or '.join(SAMPLINGS)}"
-        )
+        raise ValueError(unknown_name("sampling", options["sampling"], SAMPLINGS))
     if "epsilon" in options:
         try:
             options["epsilon"] = float(options["epsilon"])

@@ -10,6 +10,7 @@ from pathlib import Path
 import gdl
 from ggp import load_game
 from ggp.reasoners import names as reasoner_names
+from ggp.reasoners import reasoner_class
 from ggp.reasoners.ground import EFFORT, GROUND_LIMIT
 from ggp.solvers.efg import HISTORY_LIMIT, TreeTooLarge, build_tree
 from matches.manager import MAX_STEPS
@@ -159,6 +160,16 @@ def ALGO(text):
 PORT = number(int, low=0, high=65535)
 
 
+def REASONER(text):
+    """An argparse type: a reasoner's name (:func:`ggp.reasoners.reasoner_class`
+    names the known ones, and the nearest, for another)."""
+    try:
+        reasoner_class(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's defaults in the help, once: not where the help already says
     its default, nor where there is none to say (a None, a flag's False)."""
@@ -225,6 +236,7 @@ class Commands:
     def reasoner(self, p):
         p.add_argument(
             "--reasoner",
+            type=REASONER,
             choices=reasoner_names(),
             default=reasoner_names()[0],
             help="compiled (a propositional network in C), reference (bottom-up, the "

@@ -55,7 +55,14 @@ def cmd_solve(args) -> int:
     try:
         with progress:
             solver, _ = solve(
-                tree, args.algo, iterations, args.seconds, args.seed, points, curve, progress
+                tree,
+                args.algo,
+                iterations,
+                seconds=args.seconds,
+                seed=args.seed,
+                points=points,
+                curve=curve,
+                progress=progress,
             )
     except KeyboardInterrupt:
         if args.curve:

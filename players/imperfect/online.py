@@ -61,7 +61,7 @@ import numpy as np
 
 from ggp.solvers.efg import CHANCE_ROLE, TERMINAL, TreeTooLarge, build_tree, flatten, infostate_key
 from ggp.solvers.resolving import VALUES
-from players.base import Player
+from players.base import MARGIN, Player
 from players.imperfect.search import ISMCTSPlayer
 from players.params import Param, extend
 from players.registry import register
@@ -215,7 +215,7 @@ class SolvingPlayer(Player):
             "MCCFR iterations a move (reproducible with seed); default: think on the clock",
             low=1,
         ),
-        Param("margin", float, 0.1, "seconds before the deadline when thinking stops", low=0),
+        MARGIN,
         Param(
             "epsilon",
             float,
@@ -333,15 +333,19 @@ class SolvingPlayer(Player):
 
     def spend(self, run, deadline: float):
         """Run iterations (``run(n)``) for the budget: ``iterations``, else
-        until ``deadline`` less the margin, in batches whose time is measured
-        (the first of one iteration: a traversal of a sampled tree can take
-        milliseconds), each sized to take at most :data:`BATCH_SECONDS` and a
-        quarter of the time left, so that a machine slower than the last batch
-        measured overruns by little."""
+        until :meth:`think_until` ``deadline`` (:meth:`_run_until`)."""
         if self.iterations is not None:
             run(self.iterations)
             return
-        until, batch = deadline - self.margin, 1
+        self._run_until(run, self.think_until(deadline))
+
+    def _run_until(self, run, until: float):
+        """Run iterations (``run(n)``) until the instant ``until``, in batches
+        whose time is measured (the first of one iteration: a traversal of a
+        sampled tree can take milliseconds), each sized to take at most
+        :data:`BATCH_SECONDS` and a quarter of the time left, so that a
+        machine slower than the last batch measured overruns by little."""
+        batch = 1
         while True:
             started = time.monotonic()
             if started >= until:
@@ -391,8 +395,8 @@ class SolvingPlayer(Player):
 
     def think_sampled(self, deadline):
         """:meth:`spend` the budget on the sampled tree's solver, whose
-        traversals stop at the deadline less the margin."""
-        until = deadline - self.margin if self.on_clock else None
+        traversals stop at :meth:`think_until` ``deadline``."""
+        until = self.think_until(deadline) if self.on_clock else None
         self.spend(lambda n: self.solver.run(n, until), deadline)
 
     def budget(self, deadline, warmup: float):
@@ -403,8 +407,8 @@ class SolvingPlayer(Player):
             return warmed(self.iterations, warmup)
 
         def spend(run, settle):
-            left = max(0.0, deadline - self.margin - time.monotonic())
-            self.spend(run, time.monotonic() + warmup * left + self.margin)
+            left = max(0.0, self.think_until(deadline) - time.monotonic())
+            self._run_until(run, time.monotonic() + warmup * left)
             settle()
             self.spend(run, deadline)
 
@@ -806,11 +810,17 @@ class Resolver:
         sets = [view.tree.augmented[t][opponent] for t in tops]
         subgame, policy, tracked = self.last
         weights, values = kept_data(subgame, policy, self.player, tops, sets, self.values, tracked)
-        self._solve(
-            gadget(view.flat, view.end, tops, weights, opponent, sets, values, view.total),
-            seed,
-            budget,
+        subgame = gadget(
+            view.flat,
+            view.end,
+            tops,
+            weights,
+            opponent=opponent,
+            opponent_sets=sets,
+            values=values,
+            total=view.total,
         )
+        self._solve(subgame, seed, budget)
 
     def _mccfr(self, flat, seed):
         from ggp.solvers.mccfr import MCCFRSolver

@@ -252,7 +252,7 @@ class SampledMCCFR:
             state, seen = steps.next_seen(state, joint)
             keys = tuple(extend_key(k, joint[r], seen[r]) for r, k in enumerate(keys))
             t += 1
-        self._update(i, records, step_of, keys_at, prefixes, first, t, u)
+        self._update(i, records, step_of, keys_at, prefixes, first=first, end=t, u=u)
         return True
 
     def _record(self, records, table, at, r, i, choice=None) -> int:

@@ -122,7 +122,7 @@ class InformationSetPlayer(Player):
         self.typical = 0.0  # seconds, the last move's mean simulation
         self.rebuild_search(deadline)
         if self.simulations is None:
-            self.think(deadline - self.margin)
+            self.think(self.think_until(deadline))
 
     def rebuild_search(self, deadline):
         """The playouts and the search over ``self.steps``: at START, and when
@@ -140,12 +140,12 @@ class InformationSetPlayer(Player):
             return None
         if len(legal) == 1:
             if self.simulations is None:
-                self.think(deadline - self.margin)
+                self.think(self.think_until(deadline))
             return legal[0]
         if self.simulations is not None:
             self.think(math.inf, self.simulations)
         else:
-            self.think(deadline - self.margin)
+            self.think(self.think_until(deadline))
         ids = [self.steps.move_id(self.me, m) for m in legal]
         choice = self.choose(ids)
         if choice is None:
@@ -293,12 +293,12 @@ class ISMCTSPlayer(InformationSetPlayer):
                 self.me,
                 self.chance,
                 sees,
-                self.selection == "rm",
-                self.explore,
-                self.gamma,
-                self.unit.scale,
-                self.unit.offset,
-                self.draw_seed,
+                rm=self.selection == "rm",
+                c=self.explore,
+                gamma=self.gamma,
+                scale=self.unit.scale,
+                offset=self.unit.offset,
+                seed=self.draw_seed,
             )
             return
         # own information-state key -> per role: move ->
@@ -464,9 +464,9 @@ class SmoothUCTPlayer(InformationSetPlayer):
                 self.playouts.policy,
                 self.chance,
                 sees,
-                self.unit.scale,
-                self.unit.offset,
-                self.draw_seed,
+                scale=self.unit.scale,
+                offset=self.unit.offset,
+                seed=self.draw_seed,
             )
 
     def simulate(self, hypothesis):

@@ -572,13 +572,13 @@ class NFSP:
         """Called after :meth:`load` restored the agents."""
 
 
-#: MC-NFSP's parameters: NFSP's without DQN's (epsilon, refit), Zhang et al.'s
-#: Othello settings where they apply (Adam, learning rates 0.01 and 0.005,
-#: M_RL 4,000,000, M_SL 400,000), and the search's.  The paper gives no number
-#: of simulations: 200, four times the 50 of before, put the default training
-#: below 2.5 goal points on Kuhn (docs/learning.md).
-MC_PARAMS = extend(
-    tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit", "depth")),
+#: MC-NFSP's own parameters, in place of NFSP's of the same names or after
+#: them (:data:`MC_PARAMS`): Zhang et al.'s Othello settings where they apply
+#: (Adam, learning rates 0.01 and 0.005, M_RL 4,000,000, M_SL 400,000), and the
+#: search's.  The paper gives no number of simulations: 200, four times the 50
+#: of before, put the default training below 2.5 goal points on Kuhn
+#: (docs/learning.md).
+_MC_OWN = (
     Param("rl_lr", float, 0.01, "learning rate of the policy-value network", low=0, low_open=True),
     Param("optimizer", str, "adam", "the networks' optimiser", choices=("sgd", "adam")),
     Param(
@@ -609,6 +609,12 @@ MC_PARAMS = extend(
         "Algorithm 1: players share B and Pi), or each has its own",
         choices=("shared", "per-role"),
     ),
+)
+
+#: MC-NFSP's parameters: NFSP's without DQN's (epsilon, refit), and its own.
+MC_PARAMS = extend(
+    tuple(p for p in PARAMS if p.name not in ("epsilon", "decay", "refit", "depth")),
+    *_MC_OWN,
 )
 
 

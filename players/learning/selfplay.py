@@ -41,7 +41,7 @@ import time
 
 from ggp.solvers.cfr import exploitability
 from ggp.solvers.efg import Tree, flatten
-from ggp.specs import Spec
+from ggp.specs import Spec, unknown_name
 from players.imperfect._infotree import InfoTrees
 from players.learning.curves import CurvePoint, checkpoints
 from players.params import settings
@@ -68,7 +68,7 @@ class SelfPlay:
                     f"player {name!r} plays matches; it does not learn by "
                     f"self-play: choose {' or '.join(ALGORITHMS)}"
                 )
-            raise ValueError(f"unknown self-play player {name!r}; known: {', '.join(ALGORITHMS)}")
+            raise ValueError(unknown_name("self-play player", name, ALGORITHMS))
         declared = [p for p in player_class(name).params if p.name in LEARNING_PARAMS]
         try:
             chosen = settings(declared, {**given, **params})
@@ -128,7 +128,8 @@ class SelfPlay:
 def learner_for(tree: Tree, spec: str | Spec, params: dict | None = None):
     """The self-play learner a spec names: :class:`SelfPlay` (``smooth-uct``,
     ``efg-uct``), :class:`players.learning.nfsp.NFSP` (``nfsp``) or
-    :class:`players.learning.nfsp.MCNFSP` (``mc-nfsp``)."""
+    :class:`players.learning.nfsp.MCNFSP` (``mc-nfsp``); ValueError naming
+    them (and the nearest) for a name that is none of them nor a player."""
     spec = Spec.of(spec)
     name, given = spec.name, spec.params
     from players.learning.nfsp import LEARNERS
@@ -139,6 +140,8 @@ def learner_for(tree: Tree, spec: str | Spec, params: dict | None = None):
             return learner(tree, settings(learner.declared, {**given, **(params or {})}))
         except ValueError as exc:
             raise ValueError(f"player {name}: {exc}") from None
+    if name not in ALGORITHMS and name not in names():
+        raise ValueError(unknown_name("self-play player", name, (*ALGORITHMS, *LEARNERS)))
     return SelfPlay(tree, spec, **(params or {}))
 
 

@@ -90,9 +90,12 @@ cdef inline uint64_t _hash(const uint8_t* state, int size) noexcept nogil:
 
 
 cdef class SearchTree:
-    """The tree of one player's search (module docstring).  ``c`` is UCB1's
-    constant, ``discount`` the backed-up goal's factor a ply, ``max_nodes``
-    the nodes a move may add; ``root`` is the state to search from."""
+    """The tree of one player's search (module docstring) from the state
+    ``root``, with ``options`` (a :class:`players.perfect.searches.TreeOptions`:
+    UCB1's constant, the discount, the nodes a move may add, the solver, RAVE,
+    the evaluation and what uses it), read into the tree's fields here; with
+    ``lanes``, a new leaf is played out ``options.leaf`` times in them, their
+    random numbers seeded by ``seed``."""
 
     cdef Kernel K
     cdef Policy policy
@@ -159,11 +162,13 @@ cdef class SearchTree:
         self.qmoves = self.qfixed = NULL
         self.qvals = NULL
 
-    def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, double c,
-                 double discount, bint transpositions, long max_nodes, bint solver=False,
-                 bint tactics=False, double rave=0.0, evaluation=None, double alpha=0.0, long prior=0,
-                 Lanes lanes=None, long leaf=1, unsigned long long seed=0, double imm=0.0,
-                 int cutoff=0, int quiesce=0, int early=0):
+    def __init__(self, Kernel kernel, Policy policy, const uint8_t[:] root, options,
+                 Lanes lanes=None, unsigned long long seed=0):
+        cdef double rave = options.rave, alpha = options.heuristic, imm = options.imm
+        cdef long prior = options.prior, leaf = options.leaf
+        cdef int cutoff = options.cutoff, quiesce = options.quiesce, early = options.early
+        cdef bint solver = options.solver, tactics = options.tactics
+        evaluation = options.evaluation
         self.K, self.policy = kernel, policy
         self.nroles, self.nbase = kernel.nroles, kernel.nbase
         self.lanes, self.leaf = lanes, leaf if lanes is not None else 1
@@ -201,12 +206,13 @@ cdef class SearchTree:
                 self.eval_b[r] = bias[r]
                 for b in range(self.nbase):
                     self.eval_w[r * self.nbase + b] = weights[r][b]
-        self.c, self.gamma, self.transpositions = c, discount, transpositions
+        self.c, self.gamma = options.c, options.discount
+        self.transpositions = options.transpositions
         self.solver = solver
         if tactics and not (solver and kernel.wins):
             raise ValueError("tactics need the solver and a kernel that reads wins")
         self.tactics = tactics
-        self.max_nodes = max_nodes
+        self.max_nodes = options.max_nodes
         self.context = <int32_t*> _grown(NULL, 2 * self.nroles * sizeof(int32_t))
         self.state = <uint8_t*> _grown(NULL, self.nbase)
         self.legal = <int32_t*> _grown(NULL, (kernel.nmoves + 1) * sizeof(int32_t))

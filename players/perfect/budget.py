@@ -70,7 +70,7 @@ class Budget(PythonTree):
                 planning.think(math.inf, self._plan_budget())
             else:
                 now = time.monotonic()
-                planning.think(now + (deadline - self.margin - now) / 2)
+                planning.think(now + (self.think_until(deadline) - now) / 2)
         planned = planning.next_move() if planning.solved else None
         moves = {self.search.steps.move_id(me, m): m for m in legal}
         return moves.get(planned)

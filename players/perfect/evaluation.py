@@ -136,7 +136,7 @@ def play(sm, games: int, simulations: int, seed: int, until: float = math.inf) -
     player's ``final=average``).  Game ``g`` is seeded from ``seed`` and ``g``
     alone.  :class:`OutOfTime` past ``until`` (checked between searches)."""
     from players.belief import Steps
-    from players.perfect.searches import DISCOUNT, C, Forest, search_for
+    from players.perfect.searches import Forest, TreeOptions, search_for
 
     if getattr(sm, "name", "") != COMPILED:
         raise ValueError("self-play evaluation needs the compiled reasoner")
@@ -146,7 +146,7 @@ def play(sm, games: int, simulations: int, seed: int, until: float = math.inf) -
         rng = random.Random(f"{seed}/{g}")
         search = search_for(steps, "random", {}, rng.getrandbits(63))
         state = sm.initial_state()
-        tree = Forest(search, state, 1, C, DISCOUNT, False, [])
+        tree = Forest(search, state, TreeOptions())
         states: list = []
         roots, decisions = [], 0
         while (legal := steps.legal(state)) is not None and len(states) < MAX_STEPS:

@@ -94,7 +94,7 @@ from players.params import Param, extend
 from players.perfect.budget import Budget
 from players.perfect.options import SearchOptions
 from players.perfect.root import RootDecision
-from players.perfect.searches import DISCOUNT, C, Forest, search_for
+from players.perfect.searches import DISCOUNT, C, Forest, TreeOptions, search_for
 from players.registry import register
 
 __all__ = ["AUTO", "LGRPlayer", "MASTPlayer", "MCTSPlayer", "NSTPlayer", "UCTPlayer"]
@@ -110,6 +110,182 @@ AUTO = (
 )
 
 
+#: The search's parameters, after the budget's (their defaults' sources: the
+#: module docstring).
+_SEARCH_PARAMS = (
+    Param("c", float, C, "UCB1 exploration constant on the 0..100 goal scale", low=0),
+    Param(
+        "discount",
+        float,
+        DISCOUNT,
+        "discount of the backed-up goal per ply",
+        low=0,
+        high=1,
+        low_open=True,
+    ),
+    Param(
+        "final",
+        str,
+        "average",
+        "the move played: most visited, best average, best "
+        "reward seen, or drawn in proportion to the visits (Tak et al. 2012, slide 29)",
+        choices=("visits", "average", "best", "mixed"),
+    ),
+    Param("transpositions", bool, False, "one node per state instead of per path"),
+    Param(
+        "engine",
+        str,
+        "c",
+        "the tree in C (on the compiled reasoner) or in Python (the same simulations, slower)",
+        choices=("c", "python"),
+    ),
+    Param(
+        "threads",
+        int,
+        1,
+        "trees searched in parallel from the root, their root "
+        "statistics summed (root parallelism; engine=c)",
+        low=1,
+        high=64,
+    ),
+    Param(
+        "solver",
+        bool,
+        False,
+        "MCTS-Solver: values under best play known in the tree are backed up and played (engine=c)",
+    ),
+    Param(
+        "heuristic",
+        float,
+        0.0,
+        "weight of a material evaluation learned from random "
+        "playouts at the start (players.perfect.heuristic) in each new leaf's value, the "
+        "playout's outcome getting the rest; 0: off (engine=c)",
+        low=0,
+        high=1,
+    ),
+    Param(
+        "prior",
+        int,
+        0,
+        "virtual visits each move of a new node starts with, at a value "
+        "from how much it changes its role's learned material evaluation "
+        "(players.perfect.heuristic); 0: off (engine=c)",
+        low=0,
+    ),
+    Param(
+        "proof",
+        int,
+        0,
+        "expansions a move of a bounded proof search for forced wins (played at once) "
+        "and for moves after which the opponent forces one (not played while another "
+        "is not), two-player turn-taking games (players.perfect._proof); 0: off",
+        low=0,
+    ),
+    Param(
+        "fit",
+        str,
+        "playouts",
+        "what the evaluation that heuristic, prior, imm, cutoff and greedy use is fitted "
+        "on: random playouts, games of a small search (players.perfect.evaluation), or "
+        "the rules alone: pieces and their distance to the goal, or the lines of the goal "
+        "(players.perfect.rules)",
+        choices=("playouts", "selfplay", "rules", "lines"),
+    ),
+    Param(
+        "imm",
+        float,
+        0.0,
+        "weight of the evaluation's implicit minimax value beside a move's "
+        "average in selection (Lanctot et al. 2014); 0: off (engine=c)",
+        low=0,
+        high=1,
+    ),
+    Param(
+        "greedy",
+        float,
+        0.0,
+        "probability that a playout plays a capture of its mover when it has one "
+        "(capture-first playouts; a capture takes pieces the evaluation counts for "
+        "another role, learned from random playouts: players.perfect.rules); "
+        "0: off (engine=c)",
+        low=0,
+        high=1,
+    ),
+    Param(
+        "mvv",
+        bool,
+        False,
+        "greedy playouts take the most valuable victim (the highest weight of a "
+        "piece taken in its owner's evaluation) rather than any capture",
+    ),
+    Param("auto", bool, False, AUTO),
+    Param(
+        "defend",
+        bool,
+        False,
+        "greedy playouts first take a piece from which another role has a "
+        "learned winning move (anti-decisive moves), before other captures",
+    ),
+    Param(
+        "quiesce",
+        int,
+        0,
+        "plies of captures played out before imm values a capture: a capture "
+        "quiescence on the evaluation's material; 0: off (needs imm)",
+        low=0,
+        high=16,
+    ),
+    Param(
+        "early",
+        int,
+        0,
+        "plies after which a playout stops and is scored by the game's own goals in "
+        "the state it reached (early cutoffs, Finnsson 2012); 0: off (engine=c)",
+        low=0,
+    ),
+    Param(
+        "cutoff",
+        int,
+        0,
+        "plies a playout runs before the evaluation scores it (early playout "
+        "termination, Lorentz 2015); 0: to the end (engine=c)",
+        low=0,
+    ),
+    Param(
+        "rave",
+        float,
+        0.0,
+        "RAVE's equivalence parameter k: selection mixes in the "
+        "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
+        low=0,
+    ),
+    Param(
+        "puzzle",
+        bool,
+        True,
+        "one-player games: plan a path to the best ending by breadth- and "
+        "depth-first search of the state graph, and play it once it promises at "
+        "least what the tree has seen (players.perfect.puzzle; compiled reasoner)",
+    ),
+    Param(
+        "decisive",
+        bool,
+        False,
+        "decisive-move playouts: where one role has a choice, "
+        "a move that wins at once is played (compiled reasoner)",
+    ),
+    Param(
+        "tactics",
+        bool,
+        False,
+        "MCTS-Solver whose new nodes are solved at once where their mover "
+        "has a move that wins at once: decisive and anti-decisive moves in the tree "
+        "(players.perfect._tree; engine=c)",
+    ),
+)
+
+
 class MCTSPlayer(Budget, RootDecision, SearchOptions):
     """The search shared by the registered players; ``playout`` names the
     policy (see :class:`players._policy.Policy` for its parameters)."""
@@ -117,181 +293,7 @@ class MCTSPlayer(Budget, RootDecision, SearchOptions):
     name = "mcts"
     playout = "random"
 
-    params = extend(
-        Player.params,
-        *BUDGET,
-        Param("c", float, C, "UCB1 exploration constant on the 0..100 goal scale", low=0),
-        Param(
-            "discount",
-            float,
-            DISCOUNT,
-            "discount of the backed-up goal per ply",
-            low=0,
-            high=1,
-            low_open=True,
-        ),
-        Param(
-            "final",
-            str,
-            "average",
-            "the move played: most visited, best average, best "
-            "reward seen, or drawn in proportion to the visits (Tak et al. 2012, slide 29)",
-            choices=("visits", "average", "best", "mixed"),
-        ),
-        Param("transpositions", bool, False, "one node per state instead of per path"),
-        Param(
-            "engine",
-            str,
-            "c",
-            "the tree in C (on the compiled reasoner) or in Python (the same simulations, slower)",
-            choices=("c", "python"),
-        ),
-        Param(
-            "threads",
-            int,
-            1,
-            "trees searched in parallel from the root, their root "
-            "statistics summed (root parallelism; engine=c)",
-            low=1,
-            high=64,
-        ),
-        Param(
-            "solver",
-            bool,
-            False,
-            "MCTS-Solver: values under best play known in the tree "
-            "are backed up and played (engine=c)",
-        ),
-        Param(
-            "heuristic",
-            float,
-            0.0,
-            "weight of a material evaluation learned from random "
-            "playouts at the start (players.perfect.heuristic) in each new leaf's value, the "
-            "playout's outcome getting the rest; 0: off (engine=c)",
-            low=0,
-            high=1,
-        ),
-        Param(
-            "prior",
-            int,
-            0,
-            "virtual visits each move of a new node starts with, at a value "
-            "from how much it changes its role's learned material evaluation "
-            "(players.perfect.heuristic); 0: off (engine=c)",
-            low=0,
-        ),
-        Param(
-            "proof",
-            int,
-            0,
-            "expansions a move of a bounded proof search for forced wins (played at once) "
-            "and for moves after which the opponent forces one (not played while another "
-            "is not), two-player turn-taking games (players.perfect._proof); 0: off",
-            low=0,
-        ),
-        Param(
-            "fit",
-            str,
-            "playouts",
-            "what the evaluation that heuristic, prior, imm, cutoff and greedy use is fitted "
-            "on: random playouts, games of a small search (players.perfect.evaluation), or "
-            "the rules alone: pieces and their distance to the goal, or the lines of the goal "
-            "(players.perfect.rules)",
-            choices=("playouts", "selfplay", "rules", "lines"),
-        ),
-        Param(
-            "imm",
-            float,
-            0.0,
-            "weight of the evaluation's implicit minimax value beside a move's "
-            "average in selection (Lanctot et al. 2014); 0: off (engine=c)",
-            low=0,
-            high=1,
-        ),
-        Param(
-            "greedy",
-            float,
-            0.0,
-            "probability that a playout plays a capture of its mover when it has one "
-            "(capture-first playouts; a capture takes pieces the evaluation counts for "
-            "another role, learned from random playouts: players.perfect.rules); "
-            "0: off (engine=c)",
-            low=0,
-            high=1,
-        ),
-        Param(
-            "mvv",
-            bool,
-            False,
-            "greedy playouts take the most valuable victim (the highest weight of a "
-            "piece taken in its owner's evaluation) rather than any capture",
-        ),
-        Param("auto", bool, False, AUTO),
-        Param(
-            "defend",
-            bool,
-            False,
-            "greedy playouts first take a piece from which another role has a "
-            "learned winning move (anti-decisive moves), before other captures",
-        ),
-        Param(
-            "quiesce",
-            int,
-            0,
-            "plies of captures played out before imm values a capture: a capture "
-            "quiescence on the evaluation's material; 0: off (needs imm)",
-            low=0,
-            high=16,
-        ),
-        Param(
-            "early",
-            int,
-            0,
-            "plies after which a playout stops and is scored by the game's own goals in "
-            "the state it reached (early cutoffs, Finnsson 2012); 0: off (engine=c)",
-            low=0,
-        ),
-        Param(
-            "cutoff",
-            int,
-            0,
-            "plies a playout runs before the evaluation scores it (early playout "
-            "termination, Lorentz 2015); 0: to the end (engine=c)",
-            low=0,
-        ),
-        Param(
-            "rave",
-            float,
-            0.0,
-            "RAVE's equivalence parameter k: selection mixes in the "
-            "all-moves-as-first average with weight sqrt(k / (3 n + k)); 0: off (engine=c)",
-            low=0,
-        ),
-        Param(
-            "puzzle",
-            bool,
-            True,
-            "one-player games: plan a path to the best ending by breadth- and "
-            "depth-first search of the state graph, and play it once it promises at "
-            "least what the tree has seen (players.perfect.puzzle; compiled reasoner)",
-        ),
-        Param(
-            "decisive",
-            bool,
-            False,
-            "decisive-move playouts: where one role has a choice, "
-            "a move that wins at once is played (compiled reasoner)",
-        ),
-        Param(
-            "tactics",
-            bool,
-            False,
-            "MCTS-Solver whose new nodes are solved at once where their mover "
-            "has a move that wins at once: decisive and anti-decisive moves in the tree "
-            "(players.perfect._tree; engine=c)",
-        ),
-    )
+    params = extend(Player.params, *BUDGET, *_SEARCH_PARAMS)
     #: The playout policy's parameters (:class:`players._policy.Policy`), by
     #: the names the policy gives them.
     policy_names: dict[str, str] = {}
@@ -348,9 +350,9 @@ class MCTSPlayer(Budget, RootDecision, SearchOptions):
     def meta_game(self, deadline):
         self.rebuild_search(deadline)
         if self.planning is not None:
-            self.planning.think(deadline - self.margin, self._plan_budget())
+            self.planning.think(self.think_until(deadline), self._plan_budget())
         if self.simulations is None:
-            self.think(deadline - self.margin)
+            self.think(self.think_until(deadline))
 
     def rebuild_search(self, deadline):
         """The search and its tree over ``self.steps``, rooted at the current
@@ -382,29 +384,24 @@ class MCTSPlayer(Budget, RootDecision, SearchOptions):
             self.evaluation = self._evaluation(deadline)
             if self.greedy > 0 and self.evaluation is not None:
                 self._learn_captures()
-            uses = {
-                "alpha": self.heuristic,
-                "prior": self.prior,
-                "imm": self.imm,
-                "cutoff": self.cutoff,
-                "quiesce": self.quiesce,
-                "early": self.early,
-            }
-            self.ctree = Forest(
-                self.search,
-                self.position(),
-                self.threads,
-                self.c,
-                self.discount,
-                self.transpositions,
-                [self.rng.getrandbits(63) for _ in range(self.threads - 1)],
-                self.solver or self.tactics,
-                self.tactics,
-                self.rave,
-                self.leaf,
-                self.evaluation,
-                uses,
+            options = TreeOptions(
+                c=self.c,
+                discount=self.discount,
+                transpositions=self.transpositions,
+                solver=self.solver or self.tactics,
+                tactics=self.tactics,
+                rave=self.rave,
+                leaf=self.leaf,
+                early=self.early,
+                evaluation=self.evaluation,
+                heuristic=self.heuristic,
+                prior=self.prior,
+                imm=self.imm,
+                quiesce=self.quiesce,
+                cutoff=self.cutoff,
             )
+            seeds = [self.rng.getrandbits(63) for _ in range(self.threads - 1)]
+            self.ctree = Forest(self.search, self.position(), options, seeds)
         else:
             self._warn_without_c()
             self.root = self._node(self.position())
@@ -451,7 +448,7 @@ class MCTSPlayer(Budget, RootDecision, SearchOptions):
                 return legal[0]
             self.think(math.inf, self.simulations)
         else:
-            self.think(deadline - self.margin)
+            self.think(self.think_until(deadline))
         allowed = {self.search.steps.move_id(me, m) for m in legal}
         if proved is not None:  # never a move proved lost while another is not
             allowed = (allowed - proved[1]) or allowed

@@ -62,7 +62,7 @@ class RootDecision(SearchState):
         state, other = self.position(), 1 - me
         until = math.inf
         if self.simulations is None:
-            until = time.monotonic() + max(0.0, deadline - self.margin - time.monotonic()) / 4
+            until = time.monotonic() + max(0.0, self.think_until(deadline) - time.monotonic()) / 4
         won = self.prover.forced_win(state, me, PROOF_PLIES, self.proof // 2, until)
         if won >= 0:
             return won, set()

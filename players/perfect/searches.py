@@ -11,6 +11,7 @@ import math
 import random
 import time
 import warnings
+from dataclasses import dataclass
 
 #: Nodes added per move at most: past it, simulations play out from leaves.
 MAX_NODES = 1_000_000
@@ -21,49 +22,56 @@ C = 40.0
 DISCOUNT = 0.999
 
 
-class Forest:
-    """The C trees of a search (:mod:`players.perfect._tree`): one, or ``threads``
-    searching in parallel from the same root, each on its own copy of the
-    kernel with its own playout policy and seed, their root statistics summed
-    when the move is chosen (root parallelism: Chaslot, Winands and van den
-    Herik, "Parallel Monte-Carlo Tree Search", Computers and Games 2008).  The
-    trees run in threads without the interpreter lock."""
+@dataclass(frozen=True)
+class TreeOptions:
+    """What a C tree (:class:`players.perfect._tree.SearchTree`) searches
+    with, read once when it is built.  UCB1's constant ``c``, the
+    ``discount`` of the backed-up goal a ply, ``transpositions`` and the
+    nodes a move may add (``max_nodes``) are the Python tree's too; the rest
+    only the C tree has: MCTS-Solver (``solver``) and its ``tactics``,
+    RAVE's equivalence parameter ``rave``, ``leaf`` playouts a new leaf in
+    the lanes, playouts cut after ``early`` plies and scored by the goals,
+    and the ``evaluation`` (weights, bias, scale, and lines when it has
+    them: :mod:`players.perfect.heuristic`, :mod:`players.perfect.rules`)
+    with what uses it: its weight ``heuristic`` in a new leaf's value,
+    ``prior`` virtual visits, the implicit minimax weight ``imm`` with
+    ``quiesce`` plies of captures, and playouts cut after ``cutoff`` plies.
+    The :class:`players.perfect.mcts.MCTSPlayer` parameters of the same
+    names describe each (``heuristic`` is the tree's ``alpha``); the
+    defaults are the ``uct`` player's, every option off."""
 
-    def __init__(
-        self,
-        search,
-        root,
-        threads,
-        c,
-        discount,
-        transpositions,
-        seeds,
-        solver=False,
-        tactics=False,
-        rave=0.0,
-        leaf=1,
-        evaluation=None,
-        uses=None,
-    ):
+    c: float = C
+    discount: float = DISCOUNT
+    transpositions: bool = False
+    max_nodes: int = MAX_NODES
+    solver: bool = False
+    tactics: bool = False
+    rave: float = 0.0
+    leaf: int = 1
+    early: int = 0
+    evaluation: tuple | None = None
+    heuristic: float = 0.0
+    prior: int = 0
+    imm: float = 0.0
+    quiesce: int = 0
+    cutoff: int = 0
+
+
+class Forest:
+    """The C trees of a search (:mod:`players.perfect._tree`), built with
+    ``options``: one, or one more per seed of ``seeds`` searching in parallel
+    from the same root, each on its own copy of the kernel with its own
+    playout policy and seed, their root statistics summed when the move is
+    chosen (root parallelism: Chaslot, Winands and van den Herik, "Parallel
+    Monte-Carlo Tree Search", Computers and Games 2008).  The trees run in
+    threads without the interpreter lock."""
+
+    def __init__(self, search, root, options: TreeOptions, seeds=()):
         from players.perfect._tree import SearchTree
 
         self.searches = [search] + [search.fork(seed) for seed in seeds]
         self.trees = [
-            SearchTree(
-                s.kernel,
-                s.policy,
-                root,
-                c,
-                discount,
-                transpositions,
-                MAX_NODES,
-                solver,
-                tactics,
-                rave,
-                evaluation,
-                **(uses or {}),
-                **dict(zip(("lanes", "leaf", "seed"), s.lanes(leaf))),
-            )
+            SearchTree(s.kernel, s.policy, root, options, **s.lanes(options.leaf))
             for s in self.searches
         ]
 
@@ -198,12 +206,13 @@ class CompiledSearch(_Search):
         self.captures = victims, greed, wins, worth, threats
         self.policy.greedy(victims, greed, wins, worth, threats)
 
-    def lanes(self, leaf: int) -> tuple:
-        """The leaf-parallel arguments of a C tree: (lanes of its own, ``leaf``,
-        a seed), or none for one playout a leaf on the kernel."""
+    def lanes(self, leaf: int) -> dict:
+        """The leaf-parallel keyword arguments of a C tree playing ``leaf``
+        playouts a new leaf: lanes of its own and their seed, or none for one
+        playout a leaf on the kernel."""
         if leaf <= 1:
-            return ()
-        return self.sm.new_lanes(), leaf, self.seed
+            return {}
+        return {"lanes": self.sm.new_lanes(), "seed": self.seed}
 
     def fork(self, seed) -> CompiledSearch:
         """The same search on a copy of the kernel, with a policy of its own."""
