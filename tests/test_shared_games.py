@@ -27,8 +27,9 @@ def test_the_public_games_are_there():
     assert len(GAMES) >= 50
 
 
-#: The reference reasoner's first steps of chess take about 110 s: in the slow run.
-SLOW = {"chess"}
+#: Games whose reference reasoner takes 20 s or more to play its first steps
+#: (chess about 110 s, amazons about 20 s): in the slow run.
+SLOW = {"chess", "amazons"}
 
 
 @needs_shared()
